@@ -1,0 +1,47 @@
+#pragma once
+// Every tuning knob of the runtime, in one struct. `runtime_config::from_env()`
+// is the only place environment variables are read; a bad value throws
+// cws::error naming the variable, the value and what is accepted.
+//
+//   CWS_WORKERS   number of workers (default: one per core of the topology)
+//   CWS_TOPOLOGY  hwloc synthetic topology, e.g. "pack:4 numa:1 core:2 pu:1"
+//   CWS_PIN       1 = pin each worker to its core (default), 0 = do not pin
+//   CWS_IDLE      adaptive (spin, then yield, then sleep; default) | spin | sleep
+//   CWS_NESTING   max nested segments a worker blocked in sync may start (default 16)
+//   CWS_SEED      seed of the victim-selection generators (default 0x5eed)
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace cws {
+
+// What an idle worker does while a phase runs. Between phases workers always sleep.
+enum class idle_mode {
+  adaptive,  // spin briefly, then yield, then sleep until woken (or a short timeout)
+  spin,      // spin and yield, never sleep inside a phase (lowest latency, burns the core)
+  sleep,     // sleep almost at once (friendliest to other processes)
+};
+
+std::string_view to_string(idle_mode m) noexcept;
+
+struct runtime_config {
+  unsigned workers = 0;                    // 0 = one per core of the topology
+  std::optional<std::string> topology;     // hwloc synthetic description; empty = this machine
+  bool pin = true;
+  idle_mode idle = idle_mode::adaptive;
+  unsigned max_nesting = 16;
+  std::uint64_t seed = 0x5eed;
+
+  // Defaults overridden by the CWS_* variables that are set.
+  static runtime_config from_env();
+  // Same, but `base` supplies the defaults instead of the built-in ones.
+  static runtime_config from_env(runtime_config base);
+};
+
+// The parser behind from_env, exposed for tests: `lookup(name)` returns the
+// variable's value or nullptr.
+runtime_config parse_config(runtime_config base, const char* (*lookup)(const char*));
+
+}  // namespace cws

@@ -1,0 +1,26 @@
+#pragma once
+// The few out-of-line entry points the inline API (spawn.hpp) calls into.
+
+#include <exception>
+
+#include "cws/detail/frame.hpp"
+#include "cws/detail/task_pool.hpp"
+
+namespace cws::detail {
+
+class worker;
+
+// Set on a thread while it works for a runtime inside a phase; null elsewhere.
+extern thread_local worker* tls_worker;
+extern thread_local task_pool* tls_pool;
+
+void submit(worker& w, task* t);          // push (or route) a freshly spawned task
+void sync(worker& w);                     // cws::sync on the innermost frame
+void open_frame(worker& w, frame& f);     // cws::finish / cws::scope begin
+// Waits for f's children, closes it, then rethrows `body_error` or the first
+// child's exception (unless `rethrow` is false).
+void close_frame(worker& w, frame& f, std::exception_ptr body_error, bool rethrow);
+unsigned worker_id(const worker& w) noexcept;
+unsigned worker_count(const worker& w) noexcept;
+
+}  // namespace cws::detail

@@ -1,0 +1,36 @@
+#pragma once
+// A frame is the join state of one running task (or of one cws::finish scope).
+// It lives on the stack of the worker executing that task; its children point
+// to it, which is safe because a frame never returns before all its children
+// completed (implicit sync), and a frame always resumes on its own worker.
+//
+// Counting: `spawned` and `joined_local` are touched only by the owning
+// worker, so children run locally cost no atomic RMW. Children finished by
+// other workers bump `joined_remote` (release); the owner reads it (acquire),
+// which also publishes `error` written before the bump.
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+
+namespace cws::detail {
+
+struct frame {
+  std::int64_t deque_base = 0;  // deque entries at or above this index are this frame's children
+  std::uint32_t level = 0;      // spawn depth of the running task inside its segment
+  std::uint64_t spawned = 0;
+  std::uint64_t joined_local = 0;
+  std::atomic<std::uint64_t> joined_remote{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;     // first exception of a child (or of the body), set once
+  frame* outer = nullptr;       // enclosing frame on the same worker
+
+  bool children_done() const noexcept {
+    return spawned == joined_local + joined_remote.load(std::memory_order_acquire);
+  }
+  void record_error(std::exception_ptr e) noexcept {
+    if (!failed.exchange(true, std::memory_order_relaxed)) error = std::move(e);
+  }
+};
+
+}  // namespace cws::detail

@@ -1,0 +1,95 @@
+#pragma once
+// cws::runtime — the worker pool and the entry point of every parallel phase.
+//
+//   cws::runtime rt;                                   // config from CWS_* variables
+//   auto& step = rt.schedule("stencil", cws::policy::random);
+//   for (int it = 0; it < iters; ++it)
+//     rt.run(step, [&] { stencil(0, n); });            // one phase
+//
+// One runtime may be alive at a time in a process. The thread that calls run()
+// is worker 0 for that phase; the other workers sleep between phases.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "cws/config.hpp"
+#include "cws/observer.hpp"
+#include "cws/policy.hpp"
+#include "cws/stats.hpp"
+#include "cws/topology.hpp"
+
+namespace cws {
+
+namespace detail { class scheduler; }
+
+// A named slot for one recurring phase: its policy and its history.
+class schedule {
+ public:
+  const std::string& name() const noexcept { return name_; }
+  std::string_view policy_name() const noexcept { return policy_->name(); }
+  scheduling_policy& policy() noexcept { return *policy_; }
+  std::uint64_t iterations() const noexcept { return iterations_; }
+  // Statistics of the latest run; nullptr before the first.
+  const phase_stats* last() const noexcept { return iterations_ ? &last_ : nullptr; }
+
+ private:
+  friend class runtime;
+  schedule(std::string name, std::unique_ptr<scheduling_policy> p) : name_(std::move(name)), policy_(std::move(p)) {}
+  std::string name_;
+  std::unique_ptr<scheduling_policy> policy_;
+  std::uint64_t iterations_ = 0;
+  phase_stats last_;
+};
+
+class runtime {
+ public:
+  runtime();                                  // runtime_config::from_env()
+  explicit runtime(const runtime_config& cfg);
+  ~runtime();
+  runtime(const runtime&) = delete;
+  runtime& operator=(const runtime&) = delete;
+
+  const runtime_config& config() const noexcept;
+  const cws::topology& topology() const noexcept;
+  unsigned workers() const noexcept;
+  const std::vector<worker_placement>& placement() const noexcept;
+  // Multi-line description: topology, its source, worker -> core/node/PU map, knobs.
+  std::string describe() const;
+
+  // Finds the slot `name`, or creates it with `policy` ("random" by default).
+  // Throws cws::error for an unknown policy name, or when the slot exists with
+  // a different policy.
+  cws::schedule& schedule(std::string_view name, std::string_view policy = cws::policy::random);
+
+  // Runs `root` as the root task of one phase on the calling thread (worker 0)
+  // and returns when everything it spawned has finished. An exception thrown by
+  // the phase is rethrown here after the phase ended; the runtime stays usable.
+  template <class F>
+  const phase_stats& run(cws::schedule& s, F&& root) {
+    return run_phase(s, [](void* f) { (*static_cast<std::remove_reference_t<F>*>(f))(); },
+                     static_cast<void*>(&root));
+  }
+  template <class F>
+  const phase_stats& run(F&& root) {
+    return run(schedule("default"), std::forward<F>(root));
+  }
+
+  // Observers see every later phase. They must outlive their registration.
+  void add_observer(observer& o);
+  void remove_observer(observer& o);
+
+  // The live runtime, or nullptr.
+  static runtime* current() noexcept;
+
+ private:
+  const phase_stats& run_phase(cws::schedule& s, void (*fn)(void*), void* arg);
+  std::unique_ptr<detail::scheduler> sched_;
+  std::vector<std::unique_ptr<cws::schedule>> schedules_;  // boxed: references stay valid
+};
+
+}  // namespace cws

@@ -1,0 +1,103 @@
+#pragma once
+// Cilk-style fork/join: spawn, sync, finish, scope.
+//
+//   cws::spawn(f)   run f as a child of the current task; the caller continues.
+//   cws::sync()     wait for every child the current task spawned so far and
+//                   rethrow the first exception one of them threw.
+//   cws::finish(f)  run f; return once everything f spawned has finished.
+//   cws::scope s;   RAII: the destructor (or s.wait()) syncs what was spawned
+//                   since s was opened.
+//
+// Every task ends with an implicit sync.
+//
+// FUNCTION BOUNDARIES ARE INVISIBLE TO THE RUNTIME. A plain function call runs
+// inside its caller's task, so:
+//   * a sync inside a callee also waits for children its caller spawned before
+//     the call (harmless over-synchronization), and
+//   * a function whose children use its locals MUST sync (or use cws::finish
+//     or a cws::scope) before it returns, or the children outlive the locals.
+//
+// Outside a phase (no rt.run on this thread) spawn runs f at once and sync is
+// a no-op: the serial elision, so library code works in both contexts.
+
+#include <exception>
+#include <type_traits>
+#include <utility>
+
+#include "cws/detail/entry.hpp"
+
+namespace cws {
+
+template <class F>
+void spawn(F&& f) {
+  static_assert(std::is_invocable_v<std::decay_t<F>&>, "cws::spawn needs a callable taking no arguments");
+  detail::worker* w = detail::tls_worker;
+  if (w == nullptr) {
+    std::forward<F>(f)();
+    return;
+  }
+  detail::task* t = detail::tls_pool->allocate();
+  t->emplace(std::forward<F>(f));
+  detail::submit(*w, t);
+}
+
+inline void sync() {
+  if (detail::worker* w = detail::tls_worker) detail::sync(*w);
+}
+
+template <class F>
+void finish(F&& f) {
+  detail::worker* w = detail::tls_worker;
+  if (w == nullptr) {
+    std::forward<F>(f)();
+    return;
+  }
+  detail::frame fr;
+  detail::open_frame(*w, fr);
+  std::exception_ptr body_error;
+  try {
+    std::forward<F>(f)();
+  } catch (...) {
+    body_error = std::current_exception();
+  }
+  detail::close_frame(*w, fr, std::move(body_error), true);
+}
+
+// RAII async-finish scope. wait() syncs and rethrows; the destructor syncs and
+// rethrows a child's exception unless the scope is being left by an exception.
+class scope {
+ public:
+  scope() : worker_(detail::tls_worker) {
+    if (worker_) detail::open_frame(*worker_, frame_);
+  }
+  scope(const scope&) = delete;
+  scope& operator=(const scope&) = delete;
+  ~scope() noexcept(false) {
+    if (worker_ && open_) detail::close_frame(*worker_, frame_, nullptr, std::uncaught_exceptions() == entry_exceptions_);
+  }
+  void wait() {
+    if (worker_ && open_) {
+      open_ = false;
+      detail::close_frame(*worker_, frame_, nullptr, true);
+    }
+  }
+
+ private:
+  detail::worker* worker_;
+  detail::frame frame_;
+  bool open_ = true;
+  int entry_exceptions_ = std::uncaught_exceptions();
+};
+
+// Worker executing the calling code (0 outside a phase), and the worker count
+// of the running phase (1 outside a phase).
+inline unsigned this_worker() noexcept {
+  detail::worker* w = detail::tls_worker;
+  return w ? detail::worker_id(*w) : 0;
+}
+inline unsigned num_workers() noexcept {
+  detail::worker* w = detail::tls_worker;
+  return w ? detail::worker_count(*w) : 1;
+}
+
+}  // namespace cws

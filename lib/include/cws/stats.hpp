@@ -1,0 +1,39 @@
+#pragma once
+// Per-phase statistics, gathered per worker without sharing and summed after
+// the phase.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cws {
+
+struct worker_stats {
+  std::uint64_t tasks = 0;           // tasks executed (the root counts on worker 0)
+  std::uint64_t segments = 0;        // segments started (phase root, steals, hand-overs)
+  std::uint64_t steals = 0;          // successful steals from other workers' deques or mailboxes
+  std::uint64_t failed_steals = 0;   // steal attempts that found nothing
+  std::uint64_t nested_segments = 0; // segments started while blocked in sync
+  double idle_s = 0;                 // time inside the phase spent looking for work or waiting
+};
+
+struct phase_info {
+  std::string schedule;   // name of the schedule slot
+  std::uint64_t iteration = 0;  // 0-based count of runs of this schedule
+  std::string policy;
+  unsigned workers = 0;
+};
+
+struct phase_stats {
+  phase_info phase;
+  double wall_s = 0;
+  std::vector<worker_stats> per_worker;
+
+  std::uint64_t tasks() const noexcept;
+  std::uint64_t steals() const noexcept;
+  std::uint64_t failed_steals() const noexcept;
+  std::uint64_t segments() const noexcept;
+  double idle_s() const noexcept;
+};
+
+}  // namespace cws

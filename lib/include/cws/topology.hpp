@@ -1,0 +1,66 @@
+#pragma once
+// The machine as cws sees it: packages, NUMA nodes, L3 groups, cores and PUs,
+// discovered with hwloc from this system or built from an hwloc synthetic
+// description (CWS_TOPOLOGY). Workers are placed one per core, NUMA node 0
+// first. For a synthetic topology, worker threads are pinned round-robin onto
+// the real PUs of this machine; node numbers stay the virtual ones, so
+// placement and locality accounting behave as on the described machine.
+
+#include <string>
+#include <vector>
+
+namespace cws {
+
+struct core_info {
+  unsigned index;           // logical index, in worker-placement order
+  unsigned numa_node;       // logical NUMA node index
+  unsigned l3_group;        // logical L3 index (== numa_node when there is no L3 level)
+  unsigned package;
+  std::vector<unsigned> pus;  // OS indices of the core's PUs in this topology
+};
+
+struct worker_placement {
+  unsigned worker;
+  unsigned core;         // index into topology::cores()
+  unsigned numa_node;
+  unsigned pin_pu;       // OS index of the real PU the thread is pinned to
+};
+
+class topology {
+ public:
+  // Discover this machine (description empty) or build a synthetic one.
+  // Throws cws::error with hwloc's complaint when that fails.
+  static topology discover();
+  static topology synthetic(const std::string& description);
+
+  unsigned packages() const noexcept { return packages_; }
+  unsigned numa_nodes() const noexcept { return numa_nodes_; }
+  unsigned l3_groups() const noexcept { return l3_groups_; }
+  unsigned pus() const noexcept { return pus_; }
+  const std::vector<core_info>& cores() const noexcept { return cores_; }
+
+  bool is_synthetic() const noexcept { return synthetic_; }
+  // "hwloc (this system)" or "synthetic \"pack:4 core:2\" (CWS_TOPOLOGY)".
+  const std::string& source() const noexcept { return source_; }
+  // Human-readable one-line summary: "2 packages, 4 NUMA nodes, 8 cores, 8 PUs".
+  std::string summary() const;
+
+  // Placement of `workers` workers: one per core in core order (node 0 first),
+  // wrapping onto further PUs of each core when there are more workers than
+  // cores. Throws cws::error when workers is 0 or exceeds pus().
+  std::vector<worker_placement> place_workers(unsigned workers) const;
+
+  // OS indices of the PUs of this real machine (the pinning targets).
+  const std::vector<unsigned>& real_pus() const noexcept { return real_pus_; }
+
+ private:
+  topology() = default;
+  unsigned packages_ = 0, numa_nodes_ = 0, l3_groups_ = 0, pus_ = 0;
+  std::vector<core_info> cores_;
+  std::vector<unsigned> real_pus_;
+  bool synthetic_ = false;
+  std::string source_;
+  friend struct topology_builder;
+};
+
+}  // namespace cws
