@@ -12,7 +12,7 @@
 namespace cws {
 
 struct core_info {
-  unsigned index;           // logical index, in worker-placement order
+  unsigned index;           // position in topology::cores() (worker-placement order)
   unsigned numa_node;       // logical NUMA node index
   unsigned l3_group;        // logical L3 index (== numa_node when there is no L3 level)
   unsigned package;
@@ -42,7 +42,7 @@ class topology {
   bool is_synthetic() const noexcept { return synthetic_; }
   // "hwloc (this system)" or "synthetic \"pack:4 core:2\" (CWS_TOPOLOGY)".
   const std::string& source() const noexcept { return source_; }
-  // Human-readable one-line summary: "2 packages, 4 NUMA nodes, 8 cores, 8 PUs".
+  // One-line summary: "2 packages, 4 NUMA nodes, 4 L3 groups, 8 cores, 8 PUs".
   std::string summary() const;
 
   // Placement of `workers` workers: one per core in core order (node 0 first),
@@ -50,14 +50,24 @@ class topology {
   // cores. Throws cws::error when workers is 0 or exceeds pus().
   std::vector<worker_placement> place_workers(unsigned workers) const;
 
-  // OS indices of the PUs of this real machine (the pinning targets).
+  // OS indices of the PUs of this real machine (the pinning targets), in the
+  // real machine's placement order: one PU per core first, then the further
+  // hardware threads, so round-robin pinning spreads over cores before sharing one.
   const std::vector<unsigned>& real_pus() const noexcept { return real_pus_; }
+
+  // The OS (kernel) number of logical NUMA node `node`, e.g. for mbind. For a
+  // synthetic topology these are hwloc's virtual numbers, which mean nothing
+  // to the kernel. NUMA nodes without PUs (memory-only nodes) are not counted
+  // as nodes of the topology: no worker runs there, so nothing is local to them.
+  // Precondition: node < numa_nodes().
+  unsigned numa_os_index(unsigned node) const noexcept { return numa_os_[node]; }
 
  private:
   topology() = default;
   unsigned packages_ = 0, numa_nodes_ = 0, l3_groups_ = 0, pus_ = 0;
   std::vector<core_info> cores_;
   std::vector<unsigned> real_pus_;
+  std::vector<unsigned> numa_os_;  // OS index of each logical NUMA node
   bool synthetic_ = false;
   std::string source_;
   friend struct topology_builder;

@@ -1,0 +1,98 @@
+#pragma once
+// How a worker waits: spin, then yield, then sleep (runtime_config::idle).
+//
+// parker protocol (one sleeper, many wakers):
+//   sleeper: arm() (sleeping_ = true, then a full fence), re-check its wake-up
+//            condition, then either disarm() or sleep(timeout).
+//   waker:   make the condition true (an RMW or seq_cst store), then unpark().
+// Either the sleeper's re-check sees the condition, or the waker sees
+// sleeping_ == true and posts the semaphore: the fence pair rules out a lost
+// wake-up for conditions published with seq_cst. Wakers that publish work
+// with weaker orders (a deque push) may still miss a sleeper; the timeout
+// bounds that delay. A post that arrives after a timeout leaves one token,
+// which only causes one spurious (harmless) wake-up later.
+
+#include <atomic>
+#include <chrono>
+#include <semaphore>
+#include <thread>
+
+#include "cws/config.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace cws::detail {
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+class parker {
+ public:
+  void arm() noexcept {
+    sleeping_.store(true, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  }
+  void disarm() noexcept { sleeping_.store(false, std::memory_order_relaxed); }
+  void sleep(std::chrono::microseconds timeout) {
+    (void)token_.try_acquire_for(timeout);
+    sleeping_.store(false, std::memory_order_relaxed);
+  }
+  // True if the worker was asleep (or about to be) and has been woken.
+  bool unpark() noexcept {
+    if (!sleeping_.load(std::memory_order_relaxed)) return false;
+    if (!sleeping_.exchange(false, std::memory_order_acq_rel)) return false;
+    token_.release();
+    return true;
+  }
+  bool armed() const noexcept { return sleeping_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<bool> sleeping_{false};
+  std::counting_semaphore<> token_{0};
+};
+
+// Escalation of one wait: call pause() after every fruitless attempt; it
+// returns true when the caller should sleep now, and sleep_timeout() says for
+// how long (growing while nothing turns up).
+class backoff {
+ public:
+  explicit backoff(idle_mode mode) noexcept : mode_(mode) {}
+  void reset() noexcept { rounds_ = 0, sleeps_ = 0; }
+
+  bool pause() noexcept {
+    ++rounds_;
+    const unsigned spin = mode_ == idle_mode::sleep ? 0 : spin_rounds;
+    const unsigned yield = mode_ == idle_mode::sleep ? 2 : yield_rounds;
+    if (rounds_ <= spin) {
+      for (unsigned i = 0; i < 32; ++i) cpu_relax();
+      return false;
+    }
+    if (mode_ == idle_mode::spin || rounds_ <= spin + yield) {
+      std::this_thread::yield();
+      return false;
+    }
+    return true;
+  }
+
+  std::chrono::microseconds sleep_timeout() noexcept {
+    const unsigned shift = sleeps_ < 6 ? sleeps_++ : 6;
+    return std::chrono::microseconds(first_sleep_us << shift);  // 100 us .. 6.4 ms
+  }
+
+ private:
+  static constexpr unsigned spin_rounds = 64;
+  static constexpr unsigned yield_rounds = 64;
+  static constexpr unsigned first_sleep_us = 100;
+  idle_mode mode_;
+  unsigned rounds_ = 0;
+  unsigned sleeps_ = 0;
+};
+
+}  // namespace cws::detail

@@ -1,0 +1,16 @@
+#pragma once
+// `random`: the Cilk-like baseline. Spawned tasks stay on the spawner's deque;
+// an idle worker reads its mailbox, then tries one victim chosen uniformly at
+// random among the other workers.
+
+#include "cws/policy.hpp"
+
+namespace cws::detail {
+
+class random_policy final : public scheduling_policy {
+ public:
+  std::string_view name() const noexcept override { return "random"; }
+  task* find_work(worker_view& view) override;
+};
+
+}  // namespace cws::detail

@@ -1,0 +1,82 @@
+#include "cws/runtime.hpp"
+
+#include <atomic>
+
+#include <fmt/format.h>
+
+#include "cws/error.hpp"
+#include "scheduler.hpp"
+
+namespace cws {
+
+namespace {
+std::atomic<runtime*> live_runtime{nullptr};
+
+runtime* claim(runtime* self) {
+  runtime* expected = nullptr;
+  if (!live_runtime.compare_exchange_strong(expected, self))
+    throw error("cws::runtime: another runtime is alive in this process; destroy it first");
+  return self;
+}
+}  // namespace
+
+runtime::runtime() : runtime(runtime_config::from_env()) {}
+
+runtime::runtime(const runtime_config& cfg) {
+  claim(this);
+  try {
+    sched_ = std::make_unique<detail::scheduler>(cfg);
+  } catch (...) {
+    live_runtime.store(nullptr);
+    throw;
+  }
+}
+
+runtime::~runtime() {
+  sched_.reset();
+  live_runtime.store(nullptr);
+}
+
+runtime* runtime::current() noexcept { return live_runtime.load(std::memory_order_acquire); }
+
+const runtime_config& runtime::config() const noexcept { return sched_->config(); }
+const cws::topology& runtime::topology() const noexcept { return sched_->topology(); }
+unsigned runtime::workers() const noexcept { return sched_->workers(); }
+const std::vector<worker_placement>& runtime::placement() const noexcept { return sched_->placement(); }
+
+std::string runtime::describe() const {
+  const runtime_config& c = config();
+  std::string out = fmt::format("topology: {} [{}]\n", topology().summary(), topology().source());
+  out += fmt::format("workers:  {} (pin={}, idle={}, nesting={}, seed={:#x})\n", workers(), c.pin ? "on" : "off",
+                     to_string(c.idle), c.max_nesting, c.seed);
+  for (const worker_placement& p : placement())
+    out += fmt::format("  worker {:>3} -> core {:>3}, NUMA node {:>2}, PU {:>3}\n", p.worker, p.core, p.numa_node,
+                       p.pin_pu);
+  return out;
+}
+
+cws::schedule& runtime::schedule(std::string_view name, std::string_view policy) {
+  for (auto& s : schedules_) {
+    if (s->name() != name) continue;
+    if (s->policy_name() != policy)
+      throw error(fmt::format("schedule '{}' already exists with policy '{}' (asked for '{}')", name,
+                              s->policy_name(), policy));
+    return *s;
+  }
+  auto made = policy_registry::create(policy);  // throws for an unknown name
+  schedules_.push_back(std::unique_ptr<cws::schedule>(new cws::schedule(std::string(name), std::move(made))));
+  return *schedules_.back();
+}
+
+const phase_stats& runtime::run_phase(cws::schedule& s, void (*fn)(void*), void* arg) {
+  phase_info info{s.name(), s.iterations_, std::string(s.policy_name()), workers()};
+  std::exception_ptr error = sched_->run(info, s.policy(), fn, arg, s.last_);
+  ++s.iterations_;
+  if (error) std::rethrow_exception(error);
+  return s.last_;
+}
+
+void runtime::add_observer(observer& o) { sched_->add_observer(o); }
+void runtime::remove_observer(observer& o) { sched_->remove_observer(o); }
+
+}  // namespace cws

@@ -1,0 +1,82 @@
+#pragma once
+// The worker pool and the phase protocol.
+//
+// Between phases the worker threads sleep in epoch_.wait(). run() publishes
+// the phase setup to every worker, raises active_, bumps epoch_ (release) and
+// wakes them; the calling thread becomes worker 0 and runs the root. When the
+// root returns, every task of the phase has finished (implicit syncs), so
+// run() lowers active_, wakes parked workers and waits on running_ until all
+// have left their work loop before it reads their statistics.
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "cws/config.hpp"
+#include "cws/observer.hpp"
+#include "cws/policy.hpp"
+#include "cws/stats.hpp"
+#include "cws/topology.hpp"
+#include "pinning.hpp"
+#include "worker.hpp"
+
+namespace cws::detail {
+
+class scheduler {
+ public:
+  explicit scheduler(const runtime_config& cfg);
+  ~scheduler();
+  scheduler(const scheduler&) = delete;
+  scheduler& operator=(const scheduler&) = delete;
+
+  // Runs one phase. Fills `stats`; returns the exception the phase threw, if any.
+  std::exception_ptr run(const phase_info& info, scheduling_policy& policy, void (*fn)(void*), void* arg,
+                         phase_stats& stats);
+
+  const runtime_config& config() const noexcept { return config_; }
+  const cws::topology& topology() const noexcept { return topology_; }
+  const std::vector<worker_placement>& placement() const noexcept { return placement_; }
+  unsigned workers() const noexcept { return static_cast<unsigned>(workers_.size()); }
+  worker& at(unsigned i) noexcept { return *workers_[i]; }
+
+  void add_observer(observer& o);
+  void remove_observer(observer& o);
+
+  // --- used by workers ---
+  bool phase_active() const noexcept { return active_.load(std::memory_order_acquire); }
+  bool sleepers() const noexcept { return sleepers_.load(std::memory_order_relaxed) != 0; }
+  void sleeper_enter() noexcept { sleepers_.fetch_add(1, std::memory_order_seq_cst); }
+  void sleeper_leave() noexcept { sleepers_.fetch_sub(1, std::memory_order_relaxed); }
+  void wake_one() noexcept;
+  // Whether any worker other than `self` has work to steal (a snapshot).
+  bool work_visible(unsigned self) const noexcept;
+
+ private:
+  void thread_main(unsigned id);
+  void pin_caller();
+
+  runtime_config config_;
+  cws::topology topology_;
+  std::vector<worker_placement> placement_;
+  std::vector<std::unique_ptr<worker>> workers_;
+  std::vector<std::thread> threads_;
+  std::vector<observer*> observers_;
+  std::vector<observer*> task_observers_;  // rebuilt per phase
+
+  std::mutex run_mutex_;  // one phase at a time
+  std::thread::id pinned_caller_{};
+  std::optional<thread_binding> caller_binding_;  // the first caller's affinity before we pinned it
+  alignas(64) std::atomic<std::uint64_t> epoch_{0};
+  alignas(64) std::atomic<bool> active_{false};
+  std::atomic<bool> shutdown_{false};
+  alignas(64) std::atomic<unsigned> running_{0};
+  alignas(64) std::atomic<int> sleepers_{0};
+  std::atomic<unsigned> wake_cursor_{0};
+};
+
+}  // namespace cws::detail

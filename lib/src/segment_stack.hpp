@@ -1,0 +1,48 @@
+#pragma once
+// The segments a worker has open (DESIGN §3): the bottom one is the segment
+// it runs at top level; each further one is a nested segment started while
+// blocked in sync. Each segment keeps one spawn counter per level, reset when
+// the segment starts, so (level, step) names a task uniquely inside it.
+
+#include <cstdint>
+#include <vector>
+
+#include "cws/observer.hpp"
+
+namespace cws::detail {
+
+struct open_segment {
+  segment_id id = no_segment;
+  std::uint64_t tasks = 0;          // tasks executed in this segment
+  std::vector<std::uint32_t> steps; // next step per level
+
+  std::uint32_t next_step(std::uint32_t level) {
+    if (level >= steps.size()) [[unlikely]]
+      steps.resize(level + 1, 0);
+    return steps[level]++;
+  }
+};
+
+class segment_stack {
+ public:
+  // `max_depth` segments may be open at once; storage is reserved up front so
+  // references to open segments stay valid.
+  explicit segment_stack(unsigned max_depth) { stack_.resize(max_depth); }
+
+  open_segment& push(segment_id id) {
+    open_segment& s = stack_[depth_++];
+    s.id = id;
+    s.tasks = 0;
+    s.steps.clear();
+    return s;
+  }
+  void pop() noexcept { --depth_; }
+  open_segment& top() noexcept { return stack_[depth_ - 1]; }
+  unsigned depth() const noexcept { return depth_; }
+
+ private:
+  std::vector<open_segment> stack_;
+  unsigned depth_ = 0;
+};
+
+}  // namespace cws::detail

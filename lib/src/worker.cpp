@@ -1,0 +1,270 @@
+#include "worker.hpp"
+
+#include <chrono>
+#include <utility>
+
+#include "scheduler.hpp"
+
+namespace cws::detail {
+
+namespace {
+std::uint64_t now_ns() noexcept {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+double seconds_since(std::uint64_t t0) noexcept { return static_cast<double>(now_ns() - t0) * 1e-9; }
+}  // namespace
+
+worker::worker(scheduler& s, unsigned id, unsigned numa_node, const runtime_config& cfg)
+    : sched_(s),
+      id_(id),
+      numa_node_(numa_node),
+      idle_(cfg.idle),
+      max_depth_(cfg.max_nesting + 1),
+      segments_(cfg.max_nesting + 1),
+      rng_state_(cfg.seed ^ (0x9e3779b97f4a7c15ull * (id + 1))) {
+  if (rng_state_ == 0) rng_state_ = 0x853c49e6748fea9bull;
+}
+
+void worker::begin_phase(const phase_setup& setup) {
+  setup_ = setup;
+  stats_ = {};
+  next_segment_ = 0;
+}
+
+// ---------------------------------------------------------------- spawn / sync
+
+void worker::submit(task* t) {
+  frame& f = *frame_;
+  const std::uint32_t level = f.level + 1;
+  t->tag = task_tag{segment_->id, level, segment_->next_step(level)};
+  t->parent = &f;
+  t->spawner = id_;
+  ++f.spawned;
+  for (observer* o : setup_.task_observers) o->on_spawn(id_, t->tag);
+  if (setup_.routes) [[unlikely]] {
+    const unsigned to = setup_.policy->route(id_, t->tag).mailbox_of;
+    if (to != spawn_target::local && to != id_ && to < workers()) {
+      sched_.at(to).post(t);
+      sched_.at(to).unpark();
+      return;
+    }
+  }
+  deque_.push(t);
+  if (sched_.sleepers()) [[unlikely]]
+    sched_.wake_one();
+}
+
+void worker::sync() {
+  frame& f = *frame_;
+  join(f);
+  if (f.failed.load(std::memory_order_relaxed)) {
+    // Hand the exception to the caller and leave the frame reusable.
+    std::exception_ptr e = std::exchange(f.error, nullptr);
+    f.failed.store(false, std::memory_order_relaxed);
+    std::rethrow_exception(std::move(e));
+  }
+}
+
+void worker::open_frame(frame& f) noexcept {
+  // A finish scope is not a task: it keeps the level of the task it is in.
+  f.deque_base = deque_.bottom();
+  f.level = frame_->level;
+  f.outer = frame_;
+  frame_ = &f;
+}
+
+void worker::close_frame(frame& f, std::exception_ptr body_error, bool rethrow) {
+  join(f);
+  frame_ = f.outer;
+  if (!body_error && f.failed.load(std::memory_order_relaxed)) body_error = std::move(f.error);
+  if (body_error && rethrow) std::rethrow_exception(std::move(body_error));
+}
+
+// Runs `t` on this worker in the innermost open segment, then its implicit sync.
+void worker::execute(task* t, std::uint32_t level) {
+  frame f;
+  f.deque_base = deque_.bottom();
+  f.level = level;
+  f.outer = frame_;
+  frame_ = &f;
+  ++segment_->tasks;
+  for (observer* o : setup_.task_observers) o->on_task_begin(id_, segment_->id, t->tag);
+  std::exception_ptr error;
+  try {
+    t->invoke(t);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  join(f);  // implicit sync: children may use the task's captures
+  frame_ = f.outer;
+  if (!error && f.failed.load(std::memory_order_relaxed)) error = std::move(f.error);
+  complete(t, std::move(error));
+}
+
+void worker::complete(task* t, std::exception_ptr error) noexcept {
+  frame* parent = t->parent;
+  const unsigned spawner = t->spawner;
+  pool_.release(t);
+  if (error) parent->record_error(std::move(error));
+  if (spawner == id_) {  // the parent frame is suspended on this very thread
+    ++parent->joined_local;
+    return;
+  }
+  // seq_cst: pairs with the spawner's parker fence (no lost wake-up). The
+  // parent frame may be gone right after this add; only the worker is touched.
+  parent->joined_remote.fetch_add(1, std::memory_order_seq_cst);
+  sched_.at(spawner).unpark();
+}
+
+// Waits until every child of `f` spawned so far has completed: own children
+// first, newest first (they sit above f.deque_base), then the stolen ones.
+void worker::join(frame& f) {
+  while (!f.children_done()) {
+    if (task* t = deque_.pop_above(f.deque_base)) {
+      execute(t, t->tag.level);
+      continue;
+    }
+    wait_for_stolen(f);
+  }
+}
+
+// Children of `f` are running elsewhere. Help with *other* workers' work as
+// nested segments (bounded depth), never with the older entries of our own
+// deque, until they are done.
+void worker::wait_for_stolen(frame& f) {
+  const bool was_blocked = std::exchange(blocked_, true);
+  backoff b(idle_);
+  std::uint64_t t0 = now_ns();
+  while (!f.children_done()) {
+    task* t = segments_.depth() < max_depth_ ? setup_.policy->find_work(*this) : nullptr;
+    if (t != nullptr) {
+      stats_.idle_s += seconds_since(t0);
+      run_segment(t);
+      b.reset();
+      t0 = now_ns();
+    } else if (b.pause()) {
+      park(b, [&] { return f.children_done(); });
+    }
+  }
+  stats_.idle_s += seconds_since(t0);
+  blocked_ = was_blocked;
+}
+
+// ---------------------------------------------------------------- segments
+
+void worker::run_segment(task* t) {
+  const bool nested = blocked_;
+  open_segment& seg = segments_.push(make_segment_id(id_, next_segment_++));
+  open_segment* outer = std::exchange(segment_, &seg);
+  ++stats_.segments;
+  stats_.nested_segments += nested;
+  if (!setup_.observers.empty()) {
+    const std::uint64_t ts = now_ns();
+    for (observer* o : setup_.observers) o->on_segment_begin(id_, seg.id, t->tag, ts);
+  }
+  blocked_ = false;
+  execute(t, 0);
+  blocked_ = nested;
+  stats_.tasks += seg.tasks;
+  if (!setup_.observers.empty()) {
+    const std::uint64_t ts = now_ns();
+    for (observer* o : setup_.observers) o->on_segment_end(id_, seg.id, seg.tasks, ts);
+  }
+  segment_ = outer;
+  segments_.pop();
+}
+
+std::exception_ptr worker::run_root(task* root) {
+  frame phase;  // stands for the caller of rt.run: the root's parent
+  phase.deque_base = deque_.bottom();
+  frame_ = &phase;
+  root->tag = task_tag{};
+  root->parent = &phase;
+  root->spawner = id_;
+  ++phase.spawned;
+  run_segment(root);
+  frame_ = nullptr;
+  return phase.failed.load(std::memory_order_relaxed) ? std::move(phase.error) : nullptr;
+}
+
+void worker::work_until_phase_end() {
+  backoff b(idle_);
+  std::uint64_t t0 = now_ns();
+  while (sched_.phase_active()) {
+    if (task* t = setup_.policy->find_work(*this)) {
+      stats_.idle_s += seconds_since(t0);
+      run_segment(t);
+      b.reset();
+      t0 = now_ns();
+    } else if (b.pause()) {
+      park(b, [&] { return !sched_.phase_active() || has_mail() || sched_.work_visible(id_); });
+    }
+  }
+  stats_.idle_s += seconds_since(t0);
+}
+
+template <class Ready>
+void worker::park(backoff& b, Ready ready) {
+  parker_.arm();
+  sched_.sleeper_enter();
+  if (ready()) {
+    parker_.disarm();
+  } else {
+    parker_.sleep(b.sleep_timeout());
+  }
+  sched_.sleeper_leave();
+}
+
+// ---------------------------------------------------------------- worker_view
+
+unsigned worker::workers() const noexcept { return sched_.workers(); }
+
+unsigned worker::numa_node_of(unsigned w) const noexcept {
+  return w < sched_.workers() ? sched_.placement()[w].numa_node : 0;
+}
+
+task* worker::steal(unsigned victim) noexcept {
+  if (victim == id_ || victim >= sched_.workers()) return nullptr;
+  task* t = sched_.at(victim).deque_.steal();
+  if (t == nullptr) {
+    ++stats_.failed_steals;
+    return nullptr;
+  }
+  ++stats_.steals;
+  for (observer* o : setup_.observers) o->on_steal(id_, victim, t->tag);
+  return t;
+}
+
+task* worker::take_mail() noexcept {
+  task* t = mailbox_.take();
+  if (t == nullptr) return nullptr;
+  ++stats_.steals;
+  for (observer* o : setup_.observers) o->on_steal(id_, t->spawner, t->tag);
+  return t;
+}
+
+std::uint64_t worker::random() noexcept {
+  // xorshift64*: cheap, good enough to spread victims, reproducible per seed.
+  rng_state_ ^= rng_state_ >> 12;
+  rng_state_ ^= rng_state_ << 25;
+  rng_state_ ^= rng_state_ >> 27;
+  return rng_state_ * 0x2545f4914f6cdd1dull;
+}
+
+// ---------------------------------------------------------------- entry points
+
+thread_local worker* tls_worker = nullptr;
+thread_local task_pool* tls_pool = nullptr;
+
+void submit(worker& w, task* t) { w.submit(t); }
+void sync(worker& w) { w.sync(); }
+void open_frame(worker& w, frame& f) { w.open_frame(f); }
+void close_frame(worker& w, frame& f, std::exception_ptr body_error, bool rethrow) {
+  w.close_frame(f, std::move(body_error), rethrow);
+}
+unsigned worker_id(const worker& w) noexcept { return w.id(); }
+unsigned worker_count(const worker& w) noexcept { return w.workers(); }
+
+}  // namespace cws::detail

@@ -1,0 +1,104 @@
+#pragma once
+// One worker: its deque, mailbox, task pool, open frames and segments.
+//
+// Who touches what:
+//   * the owning thread: everything, including the bottom of `deque_`;
+//   * other workers: deque_.steal() (top end), mailbox_.post(), parker_.unpark(),
+//     and joined_remote of frames whose children they finished;
+//   * the scheduler, between phases only: begin_phase() and stats().
+//
+// Determinism invariant (DESIGN §3): a worker blocked in sync runs only its
+// own frame's children (pop_above) or work from *other* workers as a nested
+// segment; it never takes older entries of its own deque.
+
+#include <cstdint>
+#include <exception>
+#include <span>
+
+#include "cws/config.hpp"
+#include "cws/detail/frame.hpp"
+#include "cws/detail/task_pool.hpp"
+#include "cws/policy.hpp"
+#include "cws/stats.hpp"
+#include "idle.hpp"
+#include "mailbox.hpp"
+#include "segment_stack.hpp"
+#include "wsq.hpp"
+
+namespace cws::detail {
+
+class scheduler;
+
+// The per-phase settings every worker reads on its hot paths.
+struct phase_setup {
+  scheduling_policy* policy = nullptr;
+  bool routes = false;                        // consult policy->route() on every spawn
+  std::span<observer* const> observers;       // segment and steal events
+  std::span<observer* const> task_observers;  // per-task events (audit, tests)
+};
+
+class worker final : public worker_view {
+ public:
+  worker(scheduler& s, unsigned id, unsigned numa_node, const runtime_config& cfg);
+
+  // --- entry points of the user API (spawn.hpp) ---
+  void submit(task* t);
+  void sync();
+  void open_frame(frame& f) noexcept;
+  void close_frame(frame& f, std::exception_ptr body_error, bool rethrow);
+
+  // --- phase driving (scheduler) ---
+  void begin_phase(const phase_setup& setup);
+  // Worker 0: runs the phase root as the first segment; returns its error, if any.
+  std::exception_ptr run_root(task* root);
+  // Workers 1..P-1: find and run work until the phase ends.
+  void work_until_phase_end();
+  bool unpark() noexcept { return parker_.unpark(); }
+  bool has_visible_work() const noexcept { return !deque_.looks_empty(); }
+  bool has_mail() const noexcept { return !mailbox_.empty(); }
+  void post(task* t) { mailbox_.post(t); }
+  const worker_stats& stats() const noexcept { return stats_; }
+  task_pool& pool() noexcept { return pool_; }
+  unsigned id() const noexcept { return id_; }
+
+  // --- worker_view (what a policy may do for this worker) ---
+  unsigned self() const noexcept override { return id_; }
+  unsigned workers() const noexcept override;
+  unsigned numa_node_of(unsigned worker) const noexcept override;
+  bool blocked_in_sync() const noexcept override { return blocked_; }
+  task* steal(unsigned victim) noexcept override;
+  task* take_mail() noexcept override;
+  const task_tag& tag_of(const task* t) const noexcept override { return t->tag; }
+  std::uint64_t random() noexcept override;
+
+ private:
+  void execute(task* t, std::uint32_t level);
+  void complete(task* t, std::exception_ptr error) noexcept;
+  void join(frame& f);
+  void wait_for_stolen(frame& f);
+  void run_segment(task* t);
+  template <class Ready>
+  void park(backoff& b, Ready ready);
+
+  scheduler& sched_;
+  const unsigned id_;
+  const unsigned numa_node_;
+  const idle_mode idle_;
+  const unsigned max_depth_;  // open segments allowed: 1 + max nesting
+
+  wsq<task*> deque_;
+  mailbox mailbox_;
+  task_pool pool_;
+  parker parker_;
+
+  frame* frame_ = nullptr;  // innermost open frame
+  segment_stack segments_;
+  open_segment* segment_ = nullptr;  // == &segments_.top() while one is open
+  bool blocked_ = false;             // inside wait_for_stolen of the innermost segment
+  std::uint64_t next_segment_ = 0;
+  std::uint64_t rng_state_;
+  phase_setup setup_;
+  worker_stats stats_;
+};
+
+}  // namespace cws::detail

@@ -1,0 +1,37 @@
+#pragma once
+// Helpers shared by the runtime test suites.
+
+#include <cstdint>
+#include <string>
+
+#include "cws/cws.hpp"
+
+namespace cws::test {
+
+// A config independent of the caller's CWS_* environment.
+inline runtime_config config(unsigned workers, std::string synthetic = {}) {
+  runtime_config c;
+  c.workers = workers;
+  if (!synthetic.empty()) c.topology = synthetic;
+  return c;
+}
+
+// Four virtual cores on two NUMA nodes, pinned round-robin onto the real PUs.
+inline const std::string four_cores = "pack:2 numa:1 core:2 pu:1";
+inline const std::string eight_cores = "pack:4 numa:1 core:2 pu:1";
+
+inline std::uint64_t serial_fib(unsigned n) { return n < 2 ? n : serial_fib(n - 1) + serial_fib(n - 2); }
+
+inline std::uint64_t fib(unsigned n) {
+  if (n < 2) return n;
+  std::uint64_t a = 0;
+  cws::spawn([&a, n] { a = fib(n - 1); });
+  std::uint64_t b = fib(n - 2);
+  cws::sync();
+  return a + b;
+}
+
+// Number of spawns fib(n) performs (one per call with n >= 2).
+inline std::uint64_t fib_spawns(unsigned n) { return n < 2 ? 0 : 1 + fib_spawns(n - 1) + fib_spawns(n - 2); }
+
+}  // namespace cws::test

@@ -1,0 +1,213 @@
+// The runtime object: schedules and policy names, phase statistics, observer
+// events and (level, step) tags, misuse errors, sleeping between phases,
+// memory stability over many phases.
+
+#include <gtest/gtest.h>
+#include <malloc.h>
+#include <sys/resource.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <tuple>
+
+#include "cws/cws.hpp"
+#include "support/runtime_fixture.hpp"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CWS_TEST_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define CWS_TEST_ASAN 1
+#endif
+#ifdef CWS_TEST_ASAN
+#include <sanitizer/allocator_interface.h>
+#endif
+
+namespace {
+
+using cws::test::config;
+
+TEST(runtime, schedules_are_found_by_name) {
+  cws::runtime rt(config(2));
+  auto& a = rt.schedule("init");
+  auto& b = rt.schedule("init", cws::policy::random);
+  EXPECT_EQ(&a, &b);
+  EXPECT_EQ(a.policy_name(), "random");
+  EXPECT_EQ(a.last(), nullptr);
+  EXPECT_NE(&rt.schedule("copy"), &a);
+}
+
+TEST(runtime, unknown_policy_names_the_valid_ones) {
+  cws::runtime rt(config(1));
+  try {
+    rt.schedule("x", "stows-typo");
+    FAIL() << "no error for an unknown policy";
+  } catch (const cws::error& e) {
+    EXPECT_STREQ(e.what(), "unknown policy 'stows-typo' (valid: random)");
+  }
+}
+
+TEST(runtime, one_runtime_at_a_time) {
+  cws::runtime rt(config(1));
+  EXPECT_EQ(cws::runtime::current(), &rt);
+  EXPECT_THROW(cws::runtime second(config(1)), cws::error);
+}
+
+TEST(runtime, too_many_workers_is_refused_up_front) {
+  try {
+    cws::runtime rt(config(9, cws::test::eight_cores));
+    FAIL() << "9 workers on 8 PUs accepted";
+  } catch (const cws::error& e) {
+    EXPECT_NE(std::string(e.what()).find("9 workers"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(cws::runtime::current(), nullptr);  // a failed construction leaves no runtime behind
+}
+
+TEST(runtime, nested_run_is_an_error) {
+  cws::runtime rt(config(2));
+  bool refused = false;
+  rt.run([&] {
+    try {
+      rt.run([] {});
+    } catch (const cws::error&) {
+      refused = true;
+    }
+  });
+  EXPECT_TRUE(refused);
+}
+
+TEST(runtime, phase_statistics_count_tasks_and_iterations) {
+  cws::runtime rt(config(2));
+  auto& s = rt.schedule("fib");
+  for (int it = 0; it < 3; ++it) {
+    std::uint64_t r = 0;
+    const cws::phase_stats& st = rt.run(s, [&] { r = cws::test::fib(20); });
+    EXPECT_EQ(r, cws::test::serial_fib(20));
+    EXPECT_EQ(st.tasks(), cws::test::fib_spawns(20) + 1);  // + the root
+    EXPECT_EQ(st.per_worker.size(), 2u);
+    EXPECT_EQ(st.segments(), st.steals() + 1);  // one segment per steal, plus the root's
+    EXPECT_EQ(st.phase.iteration, static_cast<std::uint64_t>(it));
+    EXPECT_EQ(st.phase.schedule, "fib");
+    EXPECT_GT(st.wall_s, 0.0);
+  }
+  EXPECT_EQ(s.iterations(), 3u);
+  ASSERT_NE(s.last(), nullptr);
+}
+
+// Records what the observer interface reports.
+class recording_observer final : public cws::observer {
+ public:
+  bool wants_task_events() const override { return true; }
+  void on_segment_begin(unsigned w, cws::segment_id s, const cws::task_tag&, std::uint64_t) override {
+    std::lock_guard l(m);
+    segments_begun++;
+    EXPECT_EQ(cws::segment_worker(s), w);
+    open.insert(s);
+  }
+  void on_segment_end(unsigned, cws::segment_id s, std::uint64_t tasks, std::uint64_t) override {
+    std::lock_guard l(m);
+    EXPECT_EQ(open.erase(s), 1u);
+    tasks_in_segments += tasks;
+  }
+  void on_steal(unsigned, unsigned, const cws::task_tag&) override {
+    std::lock_guard l(m);
+    steals++;
+  }
+  void on_spawn(unsigned w, const cws::task_tag& t) override {
+    std::lock_guard l(m);
+    EXPECT_EQ(cws::segment_worker(t.segment), w) << "a spawn is tagged with the spawner's segment";
+    EXPECT_TRUE(tags.emplace(t.segment, t.level, t.step).second) << "duplicate (segment, level, step)";
+  }
+  void on_task_begin(unsigned w, cws::segment_id s, const cws::task_tag&) override {
+    std::lock_guard l(m);
+    EXPECT_EQ(cws::segment_worker(s), w);
+    tasks_begun++;
+  }
+  std::mutex m;
+  std::set<cws::segment_id> open;
+  std::set<std::tuple<cws::segment_id, std::uint32_t, std::uint32_t>> tags;
+  std::uint64_t segments_begun = 0, tasks_in_segments = 0, steals = 0, tasks_begun = 0;
+};
+
+TEST(runtime, observer_sees_segments_steals_and_unique_tags) {
+  for (const auto& topo : {std::string{}, cws::test::four_cores}) {
+    cws::runtime rt(config(topo.empty() ? 2 : 0, topo));
+    recording_observer obs;
+    rt.add_observer(obs);
+    const cws::phase_stats& st = rt.run([&] { (void)cws::test::fib(21); });
+    rt.remove_observer(obs);
+    EXPECT_EQ(obs.segments_begun, st.segments());
+    EXPECT_TRUE(obs.open.empty());
+    EXPECT_EQ(obs.tasks_in_segments, st.tasks());
+    EXPECT_EQ(obs.tasks_begun, st.tasks());
+    EXPECT_EQ(obs.steals, st.steals());
+    EXPECT_EQ(obs.tags.size(), cws::test::fib_spawns(21));
+    rt.run([&] { (void)cws::test::fib(10); });  // removed: sees nothing more
+    EXPECT_EQ(obs.tags.size(), cws::test::fib_spawns(21));
+  }
+}
+
+TEST(runtime, levels_and_steps_follow_the_spawn_tree) {
+  // One worker: a single segment, so the tags are fully determined.
+  cws::runtime rt(config(1));
+  recording_observer obs;
+  rt.add_observer(obs);
+  rt.run([&] {
+    cws::spawn([] { cws::spawn([] {}); cws::spawn([] {}); });  // (1,0) with children (2,0) (2,1)
+    cws::spawn([] { cws::spawn([] {}); });                     // (1,1) with child (2,2)
+  });
+  rt.remove_observer(obs);
+  std::set<std::pair<std::uint32_t, std::uint32_t>> got;
+  for (auto& [seg, level, step] : obs.tags) got.emplace(level, step);
+  const std::set<std::pair<std::uint32_t, std::uint32_t>> want{{1, 0}, {1, 1}, {2, 0}, {2, 1}, {2, 2}};
+  EXPECT_EQ(got, want);
+}
+
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+TEST(runtime, workers_sleep_between_phases) {
+  cws::runtime rt(config(2));
+  rt.run([&] { (void)cws::test::fib(20); });
+  const double cpu0 = process_cpu_seconds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the program is "serial" here
+  const double used = process_cpu_seconds() - cpu0;
+  std::printf("[ figure ] CPU used by an idle 2-worker runtime over 0.5 s: %.4f s (%.2f %% of one core)\n", used,
+              used / 0.5 * 100);
+  EXPECT_LT(used, 0.05) << "idle workers burn CPU between phases";
+}
+
+std::size_t heap_in_use() {
+#ifdef CWS_TEST_ASAN
+  return __sanitizer_get_current_allocated_bytes();
+#else
+  return mallinfo2().uordblks;
+#endif
+}
+
+TEST(runtime, ten_thousand_phases_do_not_grow_memory) {
+  cws::runtime rt(config(2));
+  auto& s = rt.schedule("small");
+  std::uint64_t sink = 0;
+  auto phase = [&] { rt.run(s, [&] { sink += cws::test::fib(12); }); };
+  for (int i = 0; i < 1000; ++i) phase();  // warm-up: pools and deques reach their size
+  const std::size_t before = heap_in_use();
+  for (int i = 0; i < 9000; ++i) phase();
+  const std::size_t after = heap_in_use();
+  EXPECT_EQ(sink, 10000 * cws::test::serial_fib(12));
+  EXPECT_EQ(s.iterations(), 10000u);
+  std::printf("[ figure ] heap in use after 1000 phases: %zu B, after 10000: %zu B\n", before, after);
+  EXPECT_LE(after, before + 64 * 1024) << "memory grows with the number of phases";
+}
+
+}  // namespace

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The demo: installs what is missing, builds (Release), and runs the fib and
+# memcopy comparisons against TBB and OpenMP static.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/scripts/setup.sh
+bash tools/scripts/build.sh release
+bin=build/release/apps
+echo
+echo "== runtime =="
+"$bin/cws-fib" --describe
+echo "== fib(30): one spawn per call, no cutoff =="
+"$bin/cws-fib" --n 30 --runs 7
+echo
+echo "== memcopy (SC14): A[i]=B[i]=0, then B[i]=A[i] =="
+"$bin/cws-memcopy" --runs 5
