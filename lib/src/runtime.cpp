@@ -26,15 +26,37 @@ runtime::runtime(const runtime_config& cfg) {
   claim(this);
   try {
     sched_ = std::make_unique<detail::scheduler>(cfg);
+    extensions_ = extension_registry::instantiate(*this);
   } catch (...) {
+    extensions_.clear();
+    sched_.reset();
     live_runtime.store(nullptr);
     throw;
   }
 }
 
 runtime::~runtime() {
+  while (!extensions_.empty()) extensions_.pop_back();  // reverse order of creation
   sched_.reset();
   live_runtime.store(nullptr);
+}
+
+runtime_extension* runtime::extension(std::string_view name) const noexcept {
+  for (const auto& [n, ext] : extensions_)
+    if (n == name) return ext.get();
+  return nullptr;
+}
+
+void runtime::save_traces(const std::string& path) const {
+  trace_io* io = trace_io::installed();
+  if (io == nullptr) throw error("cws::runtime::save_traces: trace files need cws::traces (link cws::cws)");
+  io->save(*this, path);
+}
+
+void runtime::load_traces(const std::string& path) {
+  trace_io* io = trace_io::installed();
+  if (io == nullptr) throw error("cws::runtime::load_traces: trace files need cws::traces (link cws::cws)");
+  io->load(*this, path);
 }
 
 runtime* runtime::current() noexcept { return live_runtime.load(std::memory_order_acquire); }

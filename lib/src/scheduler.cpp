@@ -135,15 +135,25 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   stats.per_worker.clear();
   for (auto& w : workers_) stats.per_worker.push_back(w->stats());
   policy.end_phase(stats);
-  for (observer* o : observers_) o->on_phase_end(info);
+  for (observer* o : observers_) o->on_phase_end(stats);
   return error;
 }
 
+// Observers are read by every worker during a phase without locks, so the
+// list only changes between phases.
 void scheduler::add_observer(observer& o) {
+  std::unique_lock lock(run_mutex_, std::try_to_lock);
+  if (!lock.owns_lock() || tls_worker != nullptr)
+    throw error("cws::runtime::add_observer called during a phase; add observers between phases");
   if (std::find(observers_.begin(), observers_.end(), &o) == observers_.end()) observers_.push_back(&o);
 }
 
-void scheduler::remove_observer(observer& o) { std::erase(observers_, &o); }
+void scheduler::remove_observer(observer& o) {
+  std::unique_lock lock(run_mutex_, std::try_to_lock);
+  if (!lock.owns_lock() || tls_worker != nullptr)
+    throw error("cws::runtime::remove_observer called during a phase; remove observers between phases");
+  std::erase(observers_, &o);
+}
 
 void scheduler::wake_one() noexcept {
   const unsigned n = workers();

@@ -9,6 +9,9 @@
 //   CWS_IDLE      adaptive (spin, then yield, then sleep; default) | spin | sleep
 //   CWS_NESTING   max nested segments a worker blocked in sync may start (default 16)
 //   CWS_SEED      seed of the victim-selection generators (default 0x5eed)
+//   CWS_RECORD    1 = record a steal tree of every phase (default), 0 = off
+//   CWS_AUDIT     1 = also record (segment, level, step, worker) of every task
+//                 (tests and small runs only; default 0)
 
 #include <cstdint>
 #include <optional>
@@ -33,6 +36,8 @@ struct runtime_config {
   idle_mode idle = idle_mode::adaptive;
   unsigned max_nesting = 16;
   std::uint64_t seed = 0x5eed;
+  bool record = true;
+  bool audit = false;
 
   // Defaults overridden by the CWS_* variables that are set.
   static runtime_config from_env();

@@ -6,6 +6,7 @@
 
 #include "cws/config.hpp"
 #include "cws/error.hpp"
+#include "cws/extension.hpp"
 #include "cws/numa.hpp"
 #include "cws/observer.hpp"
 #include "cws/parallel_for.hpp"

@@ -33,15 +33,17 @@ struct task_tag {
   friend bool operator==(const task_tag&, const task_tag&) = default;
 };
 
-struct phase_info;  // stats.hpp
+struct phase_info;   // stats.hpp
+struct phase_stats;  // stats.hpp
 
 class observer {
  public:
   virtual ~observer() = default;
 
-  // Called on the runtime's calling thread, before any worker starts / after all stopped.
+  // Called on the runtime's calling thread, before any worker starts / after
+  // all stopped (with the phase's statistics).
   virtual void on_phase_begin(const phase_info&) {}
-  virtual void on_phase_end(const phase_info&) {}
+  virtual void on_phase_end(const phase_stats&) {}
 
   // A worker starts executing a task it did not spawn (the phase root, a stolen
   // or handed-over task) as a new segment. `root` is that task's tag in its

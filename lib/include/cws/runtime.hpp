@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cws/config.hpp"
+#include "cws/extension.hpp"
 #include "cws/observer.hpp"
 #include "cws/policy.hpp"
 #include "cws/stats.hpp"
@@ -83,6 +84,15 @@ class runtime {
   void add_observer(observer& o);
   void remove_observer(observer& o);
 
+  // The instance of a registered extension (see extension.hpp), or nullptr.
+  runtime_extension* extension(std::string_view name) const noexcept;
+
+  // Trace files (provided by cws::traces, which the cws::cws umbrella links):
+  // save every phase recorded so far / seed schedules from a saved file.
+  // Throw cws::error naming the file and the problem.
+  void save_traces(const std::string& path) const;
+  void load_traces(const std::string& path);
+
   // The live runtime, or nullptr.
   static runtime* current() noexcept;
 
@@ -90,6 +100,7 @@ class runtime {
   const phase_stats& run_phase(cws::schedule& s, void (*fn)(void*), void* arg);
   std::unique_ptr<detail::scheduler> sched_;
   std::vector<std::unique_ptr<cws::schedule>> schedules_;  // boxed: references stay valid
+  std::vector<std::pair<std::string, std::unique_ptr<runtime_extension>>> extensions_;
 };
 
 }  // namespace cws

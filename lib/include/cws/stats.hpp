@@ -15,6 +15,7 @@ struct worker_stats {
   std::uint64_t failed_steals = 0;   // steal attempts that found nothing
   std::uint64_t nested_segments = 0; // segments started while blocked in sync
   double idle_s = 0;                 // time inside the phase spent looking for work or waiting
+  friend bool operator==(const worker_stats&, const worker_stats&) = default;
 };
 
 struct phase_info {

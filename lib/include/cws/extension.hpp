@@ -1,0 +1,49 @@
+#pragma once
+// Extensions: components built on top of the core (the steal-tree recorder,
+// trace files) attach to every runtime without the core knowing them.
+//
+//   * extension_registry::add(name, factory) — the factory runs once per
+//     runtime, right after its workers started, in registration order; the
+//     extension lives until the runtime is destroyed (destroyed first, in
+//     reverse order). Components register from an inline variable in their
+//     public header, so merely including the header links them in.
+//   * runtime::extension(name) finds the instance of a runtime.
+//   * trace_io: how runtime::save_traces / load_traces reach cws::traces.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cws {
+
+class runtime;
+
+class runtime_extension {
+ public:
+  virtual ~runtime_extension() = default;
+};
+
+class extension_registry {
+ public:
+  using factory = std::function<std::unique_ptr<runtime_extension>(runtime&)>;
+  // Registers `make` under `name`; a second registration of a name is ignored.
+  // Returns true (so it can initialise an inline variable).
+  static bool add(std::string name, factory make);
+  static std::vector<std::string> names();
+  // Creates one instance of every registered extension for `rt` (core use).
+  static std::vector<std::pair<std::string, std::unique_ptr<runtime_extension>>> instantiate(runtime& rt);
+};
+
+// Implemented by cws::traces.
+class trace_io {
+ public:
+  virtual ~trace_io() = default;
+  virtual void save(const runtime& rt, const std::string& path) = 0;
+  virtual void load(runtime& rt, const std::string& path) = 0;
+  static bool install(trace_io* io);  // returns true; the last installation wins
+  static trace_io* installed() noexcept;
+};
+
+}  // namespace cws
