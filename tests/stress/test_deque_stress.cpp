@@ -41,10 +41,13 @@ void run_race(std::size_t total, unsigned thieves, std::int64_t initial_capacity
   }
 
   std::size_t popped = 0, next = 0;
-  while (next < total) {
+  for (std::size_t round = 0; next < total; ++round) {
     // Push a burst, then pop half of it back (a burst of one is pushed and
     // popped at once: the owner and the thieves fight over the last entry).
     for (unsigned i = 0; i < burst && next < total; ++i) q.push(&items[next++]);
+    // Now and then leave the thieves a window, so that on a loaded machine
+    // they still get scheduled while the deque holds items.
+    if (round % 64 == 0) std::this_thread::yield();
     for (unsigned i = 0; i < (burst + 1) / 2; ++i) {
       if (item* it = q.pop()) {
         it->taken.fetch_add(1, std::memory_order_relaxed);

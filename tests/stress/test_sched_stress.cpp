@@ -65,7 +65,7 @@ INSTANTIATE_TEST_SUITE_P(
                       stress_case{"two_spin", 2, "", cws::idle_mode::spin},
                       stress_case{"four_virtual", 0, cws::test::four_cores, cws::idle_mode::adaptive},
                       stress_case{"eight_virtual", 0, cws::test::eight_cores, cws::idle_mode::sleep}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto& p) { return std::string(p.param.name); });
 
 TEST(sched_stress, many_short_phases_back_to_back) {
   cws::runtime rt(cws::test::config(0, cws::test::four_cores));

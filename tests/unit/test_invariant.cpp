@@ -102,6 +102,6 @@ TEST_P(invariant_test, blocked_sync_never_runs_older_task_of_own_deque) {
 }
 
 INSTANTIATE_TEST_SUITE_P(nesting, invariant_test, ::testing::Values(0u, 16u),
-                         [](const auto& info) { return "max_nesting_" + std::to_string(info.param); });
+                         [](const auto& p) { return "max_nesting_" + std::to_string(p.param); });
 
 }  // namespace

@@ -181,7 +181,7 @@ TEST_P(spawn_test, finish_rethrows_and_waits_even_when_body_throws) {
 }
 
 INSTANTIATE_TEST_SUITE_P(workers, spawn_test, ::testing::Values(1u, 2u),
-                         [](const auto& info) { return std::to_string(info.param) + "_workers"; });
+                         [](const auto& p) { return std::to_string(p.param) + "_workers"; });
 
 TEST(spawn_synthetic, fib_on_four_and_eight_virtual_cores) {
   for (const auto& topo : {cws::test::four_cores, cws::test::eight_cores}) {

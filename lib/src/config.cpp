@@ -1,0 +1,135 @@
+// runtime_config: the one place the CWS_* environment variables are parsed.
+//
+// Parsing is strict on purpose: a typo in a benchmark script ("CWS_WORKERS=8 "
+// or "CWS_PIN=ture") must stop the run with a message naming the variable,
+// not silently fall back to a default and produce misleading numbers.
+// An empty variable counts as unset, so `CWS_WORKERS= ./app` restores the default.
+
+#include "cws/config.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <system_error>
+
+#include "cws/error.hpp"
+
+namespace cws {
+
+std::string_view to_string(idle_mode m) noexcept {
+  switch (m) {
+    case idle_mode::adaptive: return "adaptive";
+    case idle_mode::spin: return "spin";
+    case idle_mode::sleep: return "sleep";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// The value as it appears in an error message: quoted, on one line (control
+// characters escaped) and cut short, so the message stays a single readable line.
+std::string quoted(std::string_view v) {
+  constexpr std::size_t max_shown = 64;
+  std::string out = "\"";
+  for (std::size_t i = 0; i < v.size() && i < max_shown; ++i) {
+    unsigned char c = static_cast<unsigned char>(v[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (v.size() > max_shown) out += "...";
+  out += '"';
+  return out;
+}
+
+[[noreturn]] void reject(const char* name, std::string_view value, std::string_view expected) {
+  throw error(fmt::format("{}={}: expected {}", name, quoted(value), expected));
+}
+
+// Whole-string unsigned parse in `base`. Refuses signs, spaces, trailing
+// characters and overflow (std::from_chars alone accepts a partial match).
+bool parse_unsigned(std::string_view s, int base, std::uint64_t& out) {
+  if (s.empty() || s.front() == '+' || s.front() == '-') return false;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out, base);
+  return ec == std::errc{} && end == s.data() + s.size();
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+unsigned parse_ranged(const char* name, std::string_view v, std::uint64_t lo, std::uint64_t hi,
+                      std::string_view expected) {
+  std::uint64_t x = 0;
+  if (!parse_unsigned(v, 10, x) || x < lo || x > hi) reject(name, v, expected);
+  return static_cast<unsigned>(x);
+}
+
+bool parse_bool(const char* name, std::string_view v) {
+  for (std::string_view yes : {"1", "true", "yes", "on"})
+    if (iequals(v, yes)) return true;
+  for (std::string_view no : {"0", "false", "no", "off"})
+    if (iequals(v, no)) return false;
+  reject(name, v, "1/0, true/false, yes/no or on/off");
+}
+
+idle_mode parse_idle(const char* name, std::string_view v) {
+  for (idle_mode m : {idle_mode::adaptive, idle_mode::spin, idle_mode::sleep})
+    if (iequals(v, to_string(m))) return m;
+  reject(name, v, "adaptive, spin or sleep");
+}
+
+std::uint64_t parse_seed(const char* name, std::string_view v) {
+  std::uint64_t x = 0;
+  bool ok = (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) ? parse_unsigned(v.substr(2), 16, x)
+                                                                           : parse_unsigned(v, 10, x);
+  if (!ok) reject(name, v, "an unsigned 64-bit integer (decimal or 0x hex)");
+  return x;
+}
+
+}  // namespace
+
+runtime_config parse_config(runtime_config cfg, const char* (*lookup)(const char*)) {
+  // Set and non-empty, or nullopt-like empty view.
+  auto get = [lookup](const char* name) -> std::string_view {
+    const char* v = lookup ? lookup(name) : nullptr;
+    return v ? std::string_view(v) : std::string_view();
+  };
+
+  if (auto v = get("CWS_WORKERS"); !v.empty())
+    cfg.workers = parse_ranged("CWS_WORKERS", v, 1, 4096, "a positive integer (1..4096)");
+  if (auto v = get("CWS_TOPOLOGY"); !v.empty())
+    cfg.topology = std::string(v);  // validated by hwloc when the topology is built
+  if (auto v = get("CWS_PIN"); !v.empty()) cfg.pin = parse_bool("CWS_PIN", v);
+  if (auto v = get("CWS_IDLE"); !v.empty()) cfg.idle = parse_idle("CWS_IDLE", v);
+  if (auto v = get("CWS_NESTING"); !v.empty())
+    cfg.max_nesting = parse_ranged("CWS_NESTING", v, 0, 1024, "an integer (0..1024)");
+  if (auto v = get("CWS_SEED"); !v.empty()) cfg.seed = parse_seed("CWS_SEED", v);
+  if (auto v = get("CWS_RECORD"); !v.empty()) cfg.record = parse_bool("CWS_RECORD", v);
+  if (auto v = get("CWS_AUDIT"); !v.empty()) cfg.audit = parse_bool("CWS_AUDIT", v);
+  return cfg;
+}
+
+runtime_config runtime_config::from_env() { return from_env(runtime_config{}); }
+
+runtime_config runtime_config::from_env(runtime_config base) {
+  return parse_config(std::move(base), [](const char* name) -> const char* { return std::getenv(name); });
+}
+
+}  // namespace cws
