@@ -1,0 +1,147 @@
+#pragma once
+// The steal-tree recorder (DESIGN §3): an observer that turns the core's
+// segment events into one cws::steal_tree::phase_record per phase run.
+//
+//   cws::runtime rt;                                   // a recorder is attached automatically
+//   rt.run(step, [&] { ... });
+//   const auto* rec = cws::steal_tree::recorder_of(rt);  // nullptr when recording is off
+//   const cws::steal_tree::phase_record* last = rec->latest("stencil");
+//
+// Attachment. Including this header registers the extension "steal_tree"
+// (cws::extension_registry), so every runtime created afterwards gets one
+// recorder — unless runtime_config::record is false (CWS_RECORD=0), in which
+// case recorder_of() returns nullptr and nothing is observed.
+//
+// Cost. The recorder sees only segment events (O(segments + steals) per
+// phase): each worker appends to its own cache-line separated buffer, without
+// locks or atomics, and the buffers are merged on the calling thread when the
+// phase ends. Nothing is recorded per task unless runtime_config::audit is set
+// (CWS_AUDIT=1); then every executed task adds one audit_record (tests and
+// small runs only).
+//
+// Layout of a recorded tree (see tree.hpp for the fields):
+//   * segments are in pre-order of the steal tree: segments[0] is the root
+//     segment (the phase root, on worker 0), a parent comes before its
+//     children, siblings are ordered by the (level, step) they were taken at;
+//   * every segment's `steals` lists its children sorted by (level, step);
+//   * worker_segments[w] lists worker w's segments in the order w started them;
+//   * start_ns / end_ns are nanoseconds since the phase began (on_phase_begin);
+//   * audit (audit mode only) holds one record per executed task, grouped by
+//     worker (0, 1, ...) and, per worker, in the order the tasks started. The
+//     root task of a stolen segment appears with spawn_segment = the parent
+//     segment and the (level, step) it was taken at; the phase root with
+//     spawn_segment = no_parent, level 0, step 0, parent = no_parent. Every
+//     other record's `parent` is the index of the record of the task that
+//     spawned it (audit mode also observes spawns for this).
+//
+// Threading: phases(), latest() and clear() may be called between phases
+// only (from the thread that runs them), like everything else on the runtime.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cws/extension.hpp"
+#include "cws/observer.hpp"
+#include "cws/runtime.hpp"
+#include "cws/stats.hpp"
+#include "cws/steal_tree/tree.hpp"
+
+namespace cws::steal_tree {
+
+// Name under which the recorder is registered (runtime::extension(name)).
+inline constexpr std::string_view extension_name = "steal_tree";
+
+class recorder final : public cws::observer, public cws::runtime_extension {
+ public:
+  // Attaches to `rt` (rt.add_observer) until destroyed. Audit mode follows
+  // rt.config().audit.
+  explicit recorder(cws::runtime& rt);
+  ~recorder() override;
+  recorder(const recorder&) = delete;
+  recorder& operator=(const recorder&) = delete;
+
+  // The extension factory: a recorder for `rt`, or nullptr when
+  // rt.config().record is false.
+  static std::unique_ptr<cws::runtime_extension> make(cws::runtime& rt);
+
+  // Every phase recorded so far, oldest first.
+  const std::vector<phase_record>& phases() const noexcept { return history_; }
+  // Forgets the history (the next phase is recorded as usual).
+  void clear() noexcept;
+  // The most recent record of schedule `name`, or nullptr.
+  const phase_record* latest(std::string_view schedule) const noexcept;
+  bool audit() const noexcept { return audit_; }
+
+  // Bytes held by the history (every record's vectors and strings) and by the
+  // per-worker buffers, for the O(segments + steals) size checks.
+  std::size_t history_bytes() const noexcept;
+  std::size_t buffer_bytes() const noexcept;
+
+  // --- cws::observer (called by the core) ---
+  void on_phase_begin(const cws::phase_info& info) override;
+  void on_phase_end(const cws::phase_stats& stats) override;
+  void on_segment_begin(unsigned worker, cws::segment_id seg, const cws::task_tag& root,
+                        std::uint64_t time_ns) override;
+  void on_segment_end(unsigned worker, cws::segment_id seg, std::uint64_t tasks, std::uint64_t time_ns) override;
+  bool wants_task_events() const override { return audit_; }
+  void on_spawn(unsigned worker, const cws::task_tag& tag) override;
+  void on_task_begin(unsigned worker, cws::segment_id seg, const cws::task_tag& tag) override;
+
+ private:
+  struct raw_segment {
+    cws::task_tag root;           // where its root task was spawned
+    std::uint64_t start_ns = 0;   // absolute (steady clock)
+    std::uint64_t end_ns = 0;
+    std::uint64_t tasks = 0;
+    bool ended = false;
+  };
+  // Audit mode only.
+  struct raw_task {
+    cws::segment_id segment;  // executing segment
+    cws::task_tag tag;
+  };
+  struct raw_spawn {
+    cws::task_tag tag;     // the spawned task
+    std::uint32_t parent;  // the spawning task: index into the same worker's `tasks`
+  };
+  // One per worker, written only by that worker during a phase.
+  struct alignas(64) buffer {
+    std::vector<raw_segment> segments;  // indexed by the segment's sequence number
+    bool overflow = false;              // an event that did not fit the core's contract
+    // Audit mode only: executed tasks in start order, spawns, and per open
+    // segment (by sequence number) the task running at each level.
+    std::vector<raw_task> tasks;
+    std::vector<raw_spawn> spawns;
+    std::vector<std::vector<std::uint32_t>> running;
+  };
+
+  tree merge(unsigned workers);
+  bool merge_audit(tree& t, unsigned workers,
+                   const std::function<std::uint32_t(cws::segment_id)>& segment_index) const;
+
+  cws::runtime& rt_;
+  const bool audit_;
+  std::vector<buffer> buffers_;
+  std::uint64_t phase_start_ns_ = 0;
+  bool in_phase_ = false;
+  bool warned_ = false;
+  std::string current_schedule_;
+  std::vector<phase_record> history_;
+};
+
+// The recorder attached to `rt`, or nullptr (recording off, or this library
+// was not linked in).
+recorder* recorder_of(const cws::runtime& rt) noexcept;
+
+namespace detail {
+// Links the recorder into every program that includes this header.
+inline const bool recorder_registered =
+    cws::extension_registry::add(std::string(extension_name), &recorder::make);
+}  // namespace detail
+
+}  // namespace cws::steal_tree

@@ -1,0 +1,366 @@
+#include "cws/steal_tree/recorder.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <unordered_map>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "cws/error.hpp"
+
+namespace cws::steal_tree {
+
+namespace {
+
+std::uint64_t now_ns() noexcept {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+// Segments a worker buffer holds without reallocating on the hot path, at first.
+constexpr std::size_t initial_segments = 256;
+
+template <class T>
+std::size_t vector_bytes(const std::vector<T>& v) noexcept {
+  return v.capacity() * sizeof(T);
+}
+
+std::size_t tree_bytes(const tree& t) noexcept {
+  std::size_t n = vector_bytes(t.segments) + vector_bytes(t.worker_segments) + vector_bytes(t.audit);
+  for (const segment& s : t.segments) n += vector_bytes(s.steals);
+  for (const auto& ws : t.worker_segments) n += vector_bytes(ws);
+  return n;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- life cycle
+
+recorder::recorder(cws::runtime& rt) : rt_(rt), audit_(rt.config().audit), buffers_(rt.workers()) {
+  for (buffer& b : buffers_) b.segments.reserve(initial_segments);
+  rt_.add_observer(*this);
+}
+
+recorder::~recorder() {
+  try {
+    rt_.remove_observer(*this);
+  } catch (...) {  // only possible during a phase, which a runtime's destructor never is
+  }
+}
+
+std::unique_ptr<cws::runtime_extension> recorder::make(cws::runtime& rt) {
+  if (!rt.config().record) return nullptr;
+  return std::make_unique<recorder>(rt);
+}
+
+recorder* recorder_of(const cws::runtime& rt) noexcept {
+  return dynamic_cast<recorder*>(rt.extension(extension_name));
+}
+
+void recorder::clear() noexcept { history_.clear(); }
+
+const phase_record* recorder::latest(std::string_view schedule) const noexcept {
+  for (auto it = history_.rbegin(); it != history_.rend(); ++it)
+    if (it->schedule == schedule) return &*it;
+  return nullptr;
+}
+
+std::size_t recorder::history_bytes() const noexcept {
+  std::size_t n = vector_bytes(history_);
+  for (const phase_record& r : history_)
+    n += r.schedule.capacity() + r.policy.capacity() + vector_bytes(r.stats) + tree_bytes(r.steals);
+  return n;
+}
+
+std::size_t recorder::buffer_bytes() const noexcept {
+  std::size_t n = vector_bytes(buffers_);
+  for (const buffer& b : buffers_) n += vector_bytes(b.segments) + vector_bytes(b.tasks);
+  return n;
+}
+
+// ---------------------------------------------------------------- events
+
+void recorder::on_phase_begin(const cws::phase_info& info) {
+  if (buffers_.size() < info.workers) buffers_.resize(info.workers);
+  for (buffer& b : buffers_) {
+    b.segments.clear();
+    b.tasks.clear();
+    b.spawns.clear();
+    b.running.clear();
+    b.overflow = false;
+  }
+  in_phase_ = true;
+  current_schedule_ = info.schedule;
+  phase_start_ns_ = now_ns();
+}
+
+// Hot path (once per segment, on the worker): append to the worker's own buffer.
+void recorder::on_segment_begin(unsigned worker, cws::segment_id seg, const cws::task_tag& root,
+                                std::uint64_t time_ns) {
+  if (worker >= buffers_.size()) [[unlikely]]
+    return;  // cannot happen: buffers_ covers every worker of the phase
+  buffer& b = buffers_[worker];
+  const std::uint64_t seq = cws::segment_seq(seg);
+  if (seq != b.segments.size()) [[unlikely]] {
+    // The core numbers a worker's segments 0, 1, 2, ... in start order.
+    b.overflow = true;
+    if (seq < b.segments.size()) return;
+    b.segments.resize(seq);
+  }
+  b.segments.push_back(raw_segment{root, time_ns, time_ns, 0, false});
+}
+
+void recorder::on_segment_end(unsigned worker, cws::segment_id seg, std::uint64_t tasks, std::uint64_t time_ns) {
+  if (worker >= buffers_.size()) [[unlikely]]
+    return;
+  buffer& b = buffers_[worker];
+  const std::uint64_t seq = cws::segment_seq(seg);
+  if (seq >= b.segments.size()) [[unlikely]] {
+    b.overflow = true;
+    return;
+  }
+  raw_segment& s = b.segments[seq];
+  s.end_ns = time_ns;
+  s.tasks = tasks;
+  s.ended = true;
+}
+
+// Audit mode. A task runs from start to end on one worker, inside one segment,
+// and while a task at level L of segment S runs, no other task at level L of S
+// starts (its siblings wait in the deque below it; nested segments are other
+// segments). So the task "running at level L - 1 of S" when a task is spawned
+// at (S, L, s) is its parent.
+void recorder::on_task_begin(unsigned worker, cws::segment_id seg, const cws::task_tag& tag) {
+  if (worker >= buffers_.size()) [[unlikely]]
+    return;
+  buffer& b = buffers_[worker];
+  const auto index = static_cast<std::uint32_t>(b.tasks.size());
+  b.tasks.push_back(raw_task{seg, tag});
+  const std::uint64_t seq = cws::segment_seq(seg);
+  const std::uint32_t level = tag.segment == seg ? tag.level : 0;  // a segment's root is at level 0
+  if (seq >= b.running.size()) b.running.resize(seq + 1);
+  std::vector<std::uint32_t>& running = b.running[seq];
+  if (level >= running.size()) running.resize(level + 1, no_parent);
+  running[level] = index;
+}
+
+void recorder::on_spawn(unsigned worker, const cws::task_tag& tag) {
+  if (worker >= buffers_.size()) [[unlikely]]
+    return;
+  buffer& b = buffers_[worker];
+  const std::uint64_t seq = cws::segment_seq(tag.segment);
+  std::uint32_t parent = no_parent;
+  if (cws::segment_worker(tag.segment) == worker && seq < b.running.size() && tag.level >= 1 &&
+      tag.level - 1 < b.running[seq].size())
+    parent = b.running[seq][tag.level - 1];
+  if (parent == no_parent) b.overflow = true;
+  b.spawns.push_back(raw_spawn{tag, parent});
+}
+
+void recorder::on_phase_end(const cws::phase_stats& stats) {
+  if (!in_phase_) return;
+  in_phase_ = false;
+  phase_record r;
+  r.schedule = stats.phase.schedule;
+  r.iteration = stats.phase.iteration;
+  r.policy = stats.phase.policy;
+  r.wall_s = stats.wall_s;
+  r.stats = stats.per_worker;
+  const unsigned workers = static_cast<unsigned>(std::max<std::size_t>(stats.per_worker.size(), stats.phase.workers));
+  r.steals = merge(std::min<unsigned>(workers, static_cast<unsigned>(buffers_.size())));
+  r.steals.workers = workers;
+  if (r.steals.worker_segments.size() < workers) r.steals.worker_segments.resize(workers);
+  history_.push_back(std::move(r));
+}
+
+// ---------------------------------------------------------------- merge
+
+// Turns the per-worker buffers into a tree. Temporary index of a segment:
+// base[worker] + seq; final index: its position in the pre-order of the tree.
+tree recorder::merge(unsigned workers) {
+  std::vector<std::uint32_t> base(workers + 1, 0);
+  for (unsigned w = 0; w < workers; ++w)
+    base[w + 1] = base[w] + static_cast<std::uint32_t>(buffers_[w].segments.size());
+  const std::uint32_t n = base[workers];
+
+  bool damaged = false;
+  for (unsigned w = 0; w < workers; ++w) damaged |= buffers_[w].overflow;
+
+  auto temp_of = [&](cws::segment_id id) -> std::uint32_t {
+    if (id == cws::no_segment) return no_parent;
+    const unsigned w = cws::segment_worker(id);
+    const std::uint64_t seq = cws::segment_seq(id);
+    if (w >= workers || seq >= buffers_[w].segments.size()) return no_parent;
+    return base[w] + static_cast<std::uint32_t>(seq);
+  };
+
+  // Flat views of the temporary segments.
+  std::vector<const raw_segment*> raw(n);
+  std::vector<std::uint32_t> worker_of(n), parent(n);
+  for (unsigned w = 0; w < workers; ++w)
+    for (std::size_t s = 0; s < buffers_[w].segments.size(); ++s) {
+      const std::uint32_t i = base[w] + static_cast<std::uint32_t>(s);
+      raw[i] = &buffers_[w].segments[s];
+      worker_of[i] = w;
+      parent[i] = temp_of(raw[i]->root.segment);
+      if (parent[i] == no_parent && raw[i]->root.segment != cws::no_segment) damaged = true;
+      if (!raw[i]->ended) damaged = true;
+    }
+
+  // Children per parent (CSR), sorted by (level, step).
+  std::vector<std::uint32_t> first(n + 1, 0), kids(n);
+  std::uint32_t roots = 0;
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (parent[i] != no_parent) ++first[parent[i] + 1];
+    else ++roots;
+  for (std::uint32_t i = 0; i < n; ++i) first[i + 1] += first[i];
+  {
+    std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (parent[i] != no_parent) kids[fill[parent[i]]++] = i;
+  }
+  auto key = [&](std::uint32_t i) { return std::pair{raw[i]->root.level, raw[i]->root.step}; };
+  for (std::uint32_t i = 0; i < n; ++i)
+    std::sort(kids.begin() + first[i], kids.begin() + first[i + 1],
+              [&](std::uint32_t x, std::uint32_t y) { return key(x) < key(y); });
+  if (roots > 1) damaged = true;
+
+  // Pre-order numbering, starting at the phase root (worker 0's first segment).
+  std::vector<std::uint32_t> final_of(n, no_parent), order;
+  order.reserve(n);
+  std::vector<std::uint32_t> stack;
+  auto visit_from = [&](std::uint32_t start) {
+    stack.push_back(start);
+    while (!stack.empty()) {
+      const std::uint32_t v = stack.back();
+      stack.pop_back();
+      if (final_of[v] != no_parent) continue;
+      final_of[v] = static_cast<std::uint32_t>(order.size());
+      order.push_back(v);
+      for (std::uint32_t k = first[v + 1]; k-- > first[v];) stack.push_back(kids[k]);
+    }
+  };
+  if (n > 0) {
+    std::uint32_t root = 0;
+    if (parent[0] != no_parent) {  // worker 0's first segment should be the phase root
+      damaged = true;
+      for (std::uint32_t i = 0; i < n; ++i)
+        if (parent[i] == no_parent) {
+          root = i;
+          break;
+        }
+    }
+    visit_from(root);
+    // Segments unreachable from the root (only with damaged input): kept, as roots of their own.
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (final_of[i] == no_parent && parent[i] == no_parent) visit_from(i);
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (final_of[i] == no_parent) {
+        parent[i] = no_parent;
+        visit_from(i);
+      }
+  }
+
+  tree t;
+  t.workers = workers;
+  t.segments.resize(n);
+  for (std::uint32_t f = 0; f < n; ++f) {
+    const std::uint32_t v = order[f];
+    const raw_segment& r = *raw[v];
+    segment& s = t.segments[f];
+    s.worker = worker_of[v];
+    s.parent = parent[v] == no_parent ? no_parent : final_of[parent[v]];
+    s.level = r.root.level;
+    s.step = r.root.step;
+    s.start_ns = r.start_ns > phase_start_ns_ ? r.start_ns - phase_start_ns_ : 0;
+    s.end_ns = r.end_ns > phase_start_ns_ ? r.end_ns - phase_start_ns_ : 0;
+    if (s.end_ns < s.start_ns) s.end_ns = s.start_ns;
+    s.tasks = r.tasks;
+    s.steals.reserve(first[v + 1] - first[v]);
+    for (std::uint32_t k = first[v]; k < first[v + 1]; ++k) {
+      const std::uint32_t c = kids[k];
+      s.steals.push_back(steal_point{raw[c]->root.level, raw[c]->root.step, worker_of[c], final_of[c]});
+    }
+  }
+
+  t.worker_segments.resize(workers);
+  for (unsigned w = 0; w < workers; ++w) {
+    auto& ws = t.worker_segments[w];
+    ws.reserve(base[w + 1] - base[w]);
+    for (std::uint32_t i = base[w]; i < base[w + 1]; ++i) ws.push_back(final_of[i]);
+  }
+
+  if (audit_) damaged |= merge_audit(t, workers, [&](cws::segment_id id) {
+    const std::uint32_t i = temp_of(id);
+    return i == no_parent ? no_parent : final_of[i];
+  });
+
+  if (damaged && !warned_) {
+    warned_ = true;
+    fmt::print(stderr,
+               "cws: steal-tree recorder: inconsistent segment events from the core in phase '{}'; the recorded "
+               "tree may be incomplete (warning shown once)\n",
+               current_schedule_);
+  }
+  return t;
+}
+
+// The audit records of every worker (grouped by worker, in start order),
+// with their parent links. Returns true when an event could not be placed.
+bool recorder::merge_audit(tree& t, unsigned workers,
+                           const std::function<std::uint32_t(cws::segment_id)>& segment_index) const {
+  bool damaged = false;
+  std::size_t total = 0;
+  for (unsigned w = 0; w < workers; ++w) total += buffers_[w].tasks.size();
+  t.audit.reserve(total);
+  // Index in t.audit of every worker's i-th task (no_parent if dropped).
+  std::vector<std::vector<std::uint32_t>> index_of(workers);
+  for (unsigned w = 0; w < workers; ++w) {
+    index_of[w].reserve(buffers_[w].tasks.size());
+    for (const raw_task& rt : buffers_[w].tasks) {
+      const std::uint32_t exec = segment_index(rt.segment);
+      const std::uint32_t spawn = segment_index(rt.tag.segment);
+      if (exec == no_parent || (spawn == no_parent && rt.tag.segment != cws::no_segment)) {
+        damaged = true;
+        index_of[w].push_back(no_parent);
+        continue;
+      }
+      index_of[w].push_back(static_cast<std::uint32_t>(t.audit.size()));
+      t.audit.push_back(audit_record{exec, spawn, rt.tag.level, rt.tag.step, w, no_parent});
+    }
+  }
+  // Parent of each spawned task, by its tag.
+  struct tag_hash {
+    std::size_t operator()(const cws::task_tag& g) const noexcept {
+      std::uint64_t h = g.segment * 0x9e3779b97f4a7c15ull;
+      h ^= (std::uint64_t{g.level} << 32 | g.step) + (h << 6) + (h >> 2);
+      return static_cast<std::size_t>(h ^ (h >> 31));
+    }
+  };
+  std::unordered_map<cws::task_tag, std::uint32_t, tag_hash> parent_of;
+  parent_of.reserve(total);
+  for (unsigned w = 0; w < workers; ++w)
+    for (const raw_spawn& sp : buffers_[w].spawns) {
+      const std::uint32_t p = sp.parent < index_of[w].size() ? index_of[w][sp.parent] : no_parent;
+      if (p == no_parent) damaged = true;
+      else parent_of.emplace(sp.tag, p);
+    }
+  std::size_t a = 0;
+  for (unsigned w = 0; w < workers; ++w)
+    for (std::size_t i = 0; i < buffers_[w].tasks.size(); ++i) {
+      if (index_of[w][i] == no_parent) continue;
+      const cws::task_tag& tag = buffers_[w].tasks[i].tag;
+      if (tag.segment != cws::no_segment) {
+        auto it = parent_of.find(tag);
+        if (it == parent_of.end()) damaged = true;
+        else t.audit[a].parent = it->second;
+      }
+      ++a;
+    }
+  return damaged;
+}
+
+}  // namespace cws::steal_tree
