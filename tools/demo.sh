@@ -7,8 +7,6 @@ bash tools/scripts/setup.sh
 bash tools/scripts/build.sh release
 bin=build/release/apps
 echo
-echo "== runtime =="
-"$bin/cws-fib" --describe
 echo "== fib(30): one spawn per call, no cutoff =="
 "$bin/cws-fib" --n 30 --runs 7
 echo

@@ -59,13 +59,6 @@ scheduler::~scheduler() {
   epoch_.fetch_add(1, std::memory_order_release);
   epoch_.notify_all();
   for (auto& t : threads_) t.join();
-  // Give the user's thread back its own affinity (if it is the one we pinned).
-  if (caller_binding_ && pinned_caller_ == std::this_thread::get_id()) {
-    try {
-      caller_binding_->restore();
-    } catch (const error&) {  // nothing sensible to do in a destructor
-    }
-  }
 }
 
 void scheduler::thread_main(unsigned id) {
@@ -84,11 +77,14 @@ void scheduler::thread_main(unsigned id) {
   tls_pool = nullptr;
 }
 
-void scheduler::pin_caller() {
-  if (!config_.pin || pinned_caller_ == std::this_thread::get_id()) return;
-  if (!caller_binding_) caller_binding_ = thread_binding::save_current();
+// The calling thread is worker 0 only for the phase: it is pinned on entry
+// and gets its own affinity back on exit, so threads the program creates
+// later (a TBB arena, an OpenMP team) do not inherit a one-PU mask.
+std::optional<thread_binding> scheduler::pin_caller() {
+  if (!config_.pin) return std::nullopt;
+  std::optional<thread_binding> saved = thread_binding::save_current();
   pin_current_thread(placement_[0].pin_pu);
-  pinned_caller_ = std::this_thread::get_id();
+  return saved;
 }
 
 std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& policy, void (*fn)(void*), void* arg,
@@ -97,7 +93,7 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
     throw error("cws::runtime::run called from inside a phase; nested phases are not supported (use cws::spawn)");
   std::unique_lock lock(run_mutex_, std::try_to_lock);
   if (!lock.owns_lock()) throw error("cws::runtime::run called from two threads at once; phases run one at a time");
-  pin_caller();
+  const std::optional<thread_binding> caller_affinity = pin_caller();
 
   task_observers_.clear();
   for (observer* o : observers_)
@@ -129,6 +125,7 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   for (auto& w : workers_) w->unpark();
   for (unsigned r; (r = running_.load(std::memory_order_acquire)) != 0;) running_.wait(r, std::memory_order_acquire);
   const auto t1 = std::chrono::steady_clock::now();
+  if (caller_affinity) caller_affinity->restore();
 
   stats.phase = info;
   stats.wall_s = std::chrono::duration<double>(t1 - t0).count();

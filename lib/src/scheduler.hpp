@@ -58,7 +58,7 @@ class scheduler {
 
  private:
   void thread_main(unsigned id);
-  void pin_caller();
+  std::optional<thread_binding> pin_caller();
 
   runtime_config config_;
   cws::topology topology_;
@@ -69,8 +69,6 @@ class scheduler {
   std::vector<observer*> task_observers_;  // rebuilt per phase
 
   std::mutex run_mutex_;  // one phase at a time
-  std::thread::id pinned_caller_{};
-  std::optional<thread_binding> caller_binding_;  // the first caller's affinity before we pinned it
   alignas(64) std::atomic<std::uint64_t> epoch_{0};
   alignas(64) std::atomic<bool> active_{false};
   std::atomic<bool> shutdown_{false};

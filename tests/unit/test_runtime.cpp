@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <malloc.h>
+#include <sched.h>
 #include <sys/resource.h>
 
 #include <atomic>
@@ -167,6 +168,18 @@ TEST(runtime, levels_and_steps_follow_the_spawn_tree) {
   for (auto& [seg, level, step] : obs.tags) got.emplace(level, step);
   const std::set<std::pair<std::uint32_t, std::uint32_t>> want{{1, 0}, {1, 1}, {2, 0}, {2, 1}, {2, 2}};
   EXPECT_EQ(got, want);
+}
+
+TEST(runtime, caller_is_pinned_only_during_the_phase) {
+  cpu_set_t before, during, after;
+  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+  auto cfg = config(2);
+  cfg.pin = true;
+  cws::runtime rt(cfg);
+  rt.run([&] { sched_getaffinity(0, sizeof during, &during); });
+  ASSERT_EQ(sched_getaffinity(0, sizeof after, &after), 0);
+  EXPECT_EQ(CPU_COUNT(&during), 1) << "worker 0 runs pinned to one PU";
+  EXPECT_TRUE(CPU_EQUAL(&before, &after)) << "the caller's own affinity is restored after the phase";
 }
 
 double process_cpu_seconds() {

@@ -1,0 +1,65 @@
+#include "common/bench_env.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+namespace cws_apps {
+
+void add_common_options(CLI::App& app, common_options& o) {
+  app.add_option("--workers", o.workers,
+                 "Threads for every variant (cws workers, TBB arena, OpenMP team); "
+                 "default: CWS_WORKERS, else one per core")
+      ->check(CLI::Range(1u, 4096u));
+  app.add_option("--policy", o.policy, "cws scheduling policy of the cws variants")->capture_default_str();
+  app.add_option("--iters", o.iters, "Kernel repetitions per measured run; a sample is their mean")
+      ->check(CLI::Range(1u, 1000000u))
+      ->capture_default_str();
+  app.add_option("--runs", o.plan.runs, "Measured runs per variant")
+      ->check(CLI::Range(1u, 1000000u))
+      ->capture_default_str();
+  app.add_option("--warmup", o.plan.warmup, "Unmeasured runs before the measured ones")
+      ->check(CLI::Range(0u, 1000000u))
+      ->capture_default_str();
+  app.add_flag("--json", o.json, "Print one JSON object on stdout instead of the table");
+}
+
+bench_env::bench_env(const common_options& o) {
+  cws::runtime_config cfg = cws::runtime_config::from_env();
+  if (o.workers != 0) cfg.workers = o.workers;
+  rt_ = std::make_unique<cws::runtime>(cfg);
+  const int n = static_cast<int>(rt_->workers());
+  // global_control lifts TBB's limit when the worker count exceeds the
+  // hardware threads (synthetic topologies); the arena pins the concurrency.
+  tbb_limit_ = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, n);
+  arena_ = std::make_unique<tbb::task_arena>(n);
+  omp_set_dynamic(0);  // otherwise the team may be smaller than asked for
+  omp_set_num_threads(n);
+}
+
+nlohmann::ordered_json bench_env::topology_json() const {
+  const cws::topology& t = rt_->topology();
+  return {{"summary", t.summary()},           {"source", t.source()},
+          {"synthetic", t.is_synthetic()},    {"numa_nodes", t.numa_nodes()},
+          {"cores", t.cores().size()},        {"pus", t.pus()},
+          {"workers", rt_->workers()}};
+}
+
+std::string bench_env::topology_line() const {
+  const cws::topology& t = rt_->topology();
+  return fmt::format("topology: {} from {}; {} worker{} (cws, TBB, OpenMP); likwid markers {}", t.summary(),
+                     t.source(), rt_->workers(), rt_->workers() == 1 ? "" : "s",
+                     likwid::enabled ? "on" : "off (configure with -DCWS_WITH_LIKWID=ON)");
+}
+
+int report_error(const std::string& app_name, const char* message, int code) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "%s: error: %s\n", app_name.c_str(), message);
+  return code;
+}
+
+}  // namespace cws_apps

@@ -1,0 +1,89 @@
+#pragma once
+// What every app shares: the common flags, the environment they set up (one
+// cws runtime, and TBB and OpenMP limited to the same number of threads so the
+// variants of one run compete on equal terms), and the error conventions.
+
+#include <CLI/CLI.hpp>
+#include <cws/cws.hpp>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sched.h>
+#include <string>
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+#include <utility>
+
+#include "common/timing.hpp"
+
+namespace cws_apps {
+
+struct common_options {
+  unsigned workers = 0;           // 0: the runtime's default (CWS_WORKERS, else one per core)
+  std::string policy = "random";  // cws policy of the cws variants
+  unsigned iters = 1;             // kernel repetitions per measured run
+  run_plan plan;
+  bool json = false;
+};
+
+// --workers, --policy, --iters, --runs, --warmup, --json.
+void add_common_options(CLI::App& app, common_options& o);
+
+class bench_env {
+ public:
+  // Throws cws::error for a bad CWS_* variable or an impossible worker count.
+  explicit bench_env(const common_options& o);
+
+  cws::runtime& rt() noexcept { return *rt_; }
+  const cws::runtime& rt() const noexcept { return *rt_; }
+  unsigned workers() const noexcept { return rt_->workers(); }
+
+  // Runs f inside the TBB arena of workers() threads and returns its result.
+  // (The cws runtime pins this thread only during its phases, so TBB and
+  // OpenMP threads created from here get the whole machine.)
+  template <class F>
+  decltype(auto) in_tbb(F&& f) {
+    return arena_->execute(std::forward<F>(f));
+  }
+
+  // {"summary", "source", "synthetic", "numa_nodes", "cores", "pus", "workers"}.
+  nlohmann::ordered_json topology_json() const;
+  // One line for the table caption.
+  std::string topology_line() const;
+
+ private:
+  likwid::session likwid_;  // marker API initialized for the whole run, results written at the end
+  std::unique_ptr<cws::runtime> rt_;
+  std::unique_ptr<tbb::global_control> tbb_limit_;
+  std::unique_ptr<tbb::task_arena> arena_;
+};
+
+// Prints "<app name>: error: <message>" on stderr and returns `code`.
+int report_error(const std::string& app_name, const char* message, int code);
+
+// Runs body(); cws::error -> exit code 2, other exceptions -> 1, each as one error line.
+template <class Body>
+int guarded(const std::string& app_name, Body&& body) {
+  try {
+    return body();
+  } catch (const cws::error& e) {
+    return report_error(app_name, e.what(), 2);
+  } catch (const std::exception& e) {
+    return report_error(app_name, e.what(), 1);
+  }
+}
+
+// Parses the command line and runs body() with the conventions of every app:
+// a bad flag gives CLI11's message and exit code; cws::error gives one line
+// "<app name>: error: <message>" on stderr and exit code 2; any other
+// exception the same line and exit code 1. Returns the exit code.
+template <class Body>
+int run_main(CLI::App& app, int argc, char** argv, Body&& body) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return guarded(app.get_name(), std::forward<Body>(body));
+}
+
+}  // namespace cws_apps

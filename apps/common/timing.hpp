@@ -1,0 +1,99 @@
+#pragma once
+// The timing loop shared by the apps: warm-up runs (not recorded), then
+// measured runs, each of which may time several named phases.
+//
+//   auto t = cws_apps::measure("cws-random", plan, [&](cws_apps::phase_timer& pt) {
+//     pt.time("init", [&] { ... });
+//     pt.time("copy", [&] { ... });
+//   });
+//   t["copy"].median();
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/likwid_markers.hpp"
+
+namespace cws_apps {
+
+// Wall-clock seconds of one call of f.
+template <class F>
+double seconds_of(F&& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  std::forward<F>(f)();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Seconds of repeated executions of one thing.
+class samples {
+ public:
+  void add(double s) { values_.push_back(s); }
+  std::size_t size() const noexcept { return values_.size(); }
+  const std::vector<double>& values() const noexcept { return values_; }
+  double median() const;  // mean of the two middle values for an even count; 0 when empty
+  double min() const;     // 0 when empty
+
+ private:
+  std::vector<double> values_;
+};
+
+struct run_plan {
+  unsigned warmup = 1;  // runs executed first and thrown away (page faults, thread start-up, caches)
+  unsigned runs = 5;    // measured runs
+};
+
+// Collects one sample series per named phase for one variant, in first-use order.
+class phase_timer {
+ public:
+  explicit phase_timer(std::string variant) : variant_(std::move(variant)) {}
+
+  // Runs f; during measured runs, adds its seconds to the series `phase` and
+  // brackets it with the likwid region "<variant>_<phase>". Returns the seconds.
+  template <class F>
+  double time(std::string_view phase, F&& f) {
+    return time_mean(phase, 1, std::forward<F>(f));
+  }
+  // Same, but runs f `reps` times as one block and records the mean seconds
+  // per repetition, so that short kernels can be averaged.
+  template <class F>
+  double time_mean(std::string_view phase, unsigned reps, F&& f) {
+    std::optional<likwid::region> marker;
+    if (recording_) marker.emplace(variant_ + "_" + std::string(phase));
+    const double mean = seconds_of([&] {
+                          for (unsigned i = 0; i < reps; ++i) f();
+                        }) /
+                        reps;
+    marker.reset();
+    if (recording_) series(phase).add(mean);
+    return mean;
+  }
+  bool recording() const noexcept { return recording_; }
+  void set_recording(bool on) noexcept { recording_ = on; }
+
+  const std::string& variant() const noexcept { return variant_; }
+  // The series of `phase`; throws std::out_of_range when it was never recorded.
+  const samples& operator[](std::string_view phase) const;
+
+ private:
+  samples& series(std::string_view phase);
+  std::string variant_;
+  bool recording_ = true;
+  std::vector<std::pair<std::string, samples>> phases_;
+};
+
+// Calls one_run(timer) plan.warmup times unrecorded, then plan.runs times recorded.
+template <class F>
+phase_timer measure(std::string variant, const run_plan& plan, F&& one_run) {
+  phase_timer timer(std::move(variant));
+  timer.set_recording(false);
+  for (unsigned i = 0; i < plan.warmup; ++i) one_run(timer);
+  timer.set_recording(true);
+  for (unsigned i = 0; i < plan.runs; ++i) one_run(timer);
+  return timer;
+}
+
+}  // namespace cws_apps
