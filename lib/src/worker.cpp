@@ -255,8 +255,8 @@ std::uint64_t worker::random() noexcept {
 
 // ---------------------------------------------------------------- entry points
 
-thread_local worker* tls_worker = nullptr;
-thread_local task_pool* tls_pool = nullptr;
+constinit thread_local worker* tls_worker = nullptr;
+constinit thread_local task_pool* tls_pool = nullptr;
 
 void submit(worker& w, task* t) { w.submit(t); }
 void sync(worker& w) { w.sync(); }

@@ -7,6 +7,7 @@ packages=(
   g++ cmake make pkg-config          # toolchain (gcc's sanitizer runtimes come with g++)
   libhwloc-dev libnuma-dev           # topology, pages
   libfmt-dev libcli11-dev nlohmann-json3-dev
+  libboost-serialization-dev         # trace files (cws::traces)
   libgtest-dev libgmock-dev libbenchmark-dev
   libtbb-dev                         # baseline (OpenMP comes with g++)
 )

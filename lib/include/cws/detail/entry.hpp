@@ -11,8 +11,10 @@ namespace cws::detail {
 class worker;
 
 // Set on a thread while it works for a runtime inside a phase; null elsewhere.
-extern thread_local worker* tls_worker;
-extern thread_local task_pool* tls_pool;
+// constinit: no dynamic initialisation, so spawn reads them directly instead
+// of through a TLS wrapper call.
+extern constinit thread_local worker* tls_worker;
+extern constinit thread_local task_pool* tls_pool;
 
 void submit(worker& w, task* t);          // push (or route) a freshly spawned task
 void sync(worker& w);                     // cws::sync on the innermost frame

@@ -1,0 +1,85 @@
+#pragma once
+// Helpers of the trace-file suites: envelope surgery and scratch files.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <string_view>
+
+#include "cws/traces/trace_file.hpp"
+
+namespace cws::test {
+
+// Little-endian field access in an envelope (layout: trace_file.hpp).
+inline std::uint64_t get_le(std::string_view b, std::size_t at, int bytes) {
+  std::uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(b[at + static_cast<std::size_t>(i)]);
+  return v;
+}
+inline void put_le(std::string& b, std::size_t at, std::uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) b[at + static_cast<std::size_t>(i)] = static_cast<char>((v >> (8 * i)) & 0xFF);
+}
+
+inline std::string payload_of(std::string_view file) { return std::string(file.substr(cws::traces::envelope::size)); }
+
+// A complete file around `payload` with correct checksums: what a buggy or
+// malicious writer could produce, so it gets past the envelope checks.
+inline std::string wrap(std::string_view payload, std::uint32_t kind = 1,
+                        std::uint32_t version = cws::traces::format_version) {
+  std::string b(cws::traces::envelope::magic, sizeof cws::traces::envelope::magic);
+  b.resize(cws::traces::envelope::size);
+  put_le(b, 8, version, 4);
+  put_le(b, 12, kind, 4);
+  put_le(b, 16, payload.size(), 8);
+  put_le(b, 24, cws::traces::crc32(payload), 4);
+  put_le(b, 28, cws::traces::crc32(std::string_view(b).substr(0, 28)), 4);
+  b += payload;
+  return b;
+}
+
+// A scratch directory, removed with its contents at the end of the test.
+class scratch_dir {
+ public:
+  scratch_dir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "cws-traces-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~scratch_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  scratch_dir(const scratch_dir&) = delete;
+  scratch_dir& operator=(const scratch_dir&) = delete;
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+inline void spit(const std::string& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// The message of the cws::error `f` throws ("" if it throws none).
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const cws::error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+}  // namespace cws::test

@@ -1,0 +1,140 @@
+#pragma once
+// A hand-built, deterministic 4-worker trace with audit data: the content of
+// the golden file traces/golden/v1-synthetic-4w-audit*.cwst (written by
+// make_golden) and a fixture for the round-trip and corruption tests.
+//
+// Two runs of schedule "stencil" on 4 workers (workers 0, 1 on NUMA node 0;
+// 2, 3 on node 1). Steal tree of run #0 (policy relws), segments in pre-order:
+//
+//   #0 w0 root, 5 tasks, 0-10000 ns
+//     #1 w1 taken at (1,0), 4 tasks, 500-9000
+//       #2 w2 taken at (1,0), 3 tasks, 1200-4000
+//     #3 w2 taken at (1,1), 3 tasks, 4500-8000
+//       #5 w1 taken at (2,1), 1 task, 6000-7500 (nested: w1 blocked in a sync of #1)
+//     #4 w3 taken at (2,0), 2 tasks, 800-7000
+//
+// Run #1 (policy stows) is the same tree with segment #2 run by worker 3
+// instead of 2 (nested in #4): 3 of 18 tasks moved worker, none moved node.
+
+#include <cstdint>
+#include <vector>
+
+#include "cws/steal_tree/tree.hpp"
+#include "cws/traces/trace_file.hpp"
+
+namespace cws::test {
+
+inline cws::steal_tree::phase_record synthetic_run(std::uint64_t iteration) {
+  namespace st = cws::steal_tree;
+  const bool moved = iteration % 2 == 1;
+  const std::uint32_t w_seg2 = moved ? 3 : 2;
+  st::phase_record r;
+  r.schedule = "stencil";
+  r.iteration = iteration;
+  r.policy = moved ? "stows" : "relws";
+  r.wall_s = moved ? 1.0625e-5 : 1.03125e-5;
+
+  st::tree& t = r.steals;
+  t.workers = 4;
+  auto seg = [](std::uint32_t worker, std::uint32_t parent, std::uint32_t level, std::uint32_t step,
+                std::uint64_t start, std::uint64_t end, std::uint64_t tasks) {
+    st::segment s;
+    s.worker = worker;
+    s.parent = parent;
+    s.level = level;
+    s.step = step;
+    s.start_ns = start;
+    s.end_ns = end;
+    s.tasks = tasks;
+    return s;
+  };
+  t.segments = {
+      seg(0, st::no_parent, 0, 0, 0, 10000, 5),
+      seg(1, 0, 1, 0, 500, 9000, 4),
+      seg(w_seg2, 1, 1, 0, 1200, 4000, 3),
+      seg(2, 0, 1, 1, 4500, 8000, 3),
+      seg(3, 0, 2, 0, 800, 7000, 2),
+      seg(1, 3, 2, 1, 6000, 7500, 1),
+  };
+  t.segments[0].steals = {{1, 0, 1, 1}, {1, 1, 2, 3}, {2, 0, 3, 4}};
+  t.segments[1].steals = {{1, 0, w_seg2, 2}};
+  t.segments[3].steals = {{2, 1, 1, 5}};
+  if (moved)
+    t.worker_segments = {{0}, {1, 5}, {3}, {4, 2}};
+  else
+    t.worker_segments = {{0}, {1, 5}, {2, 3}, {4}};
+
+  // One record per task, with the index of the record of the task that
+  // spawned it (parent): the spawn tree is root -> {#1's root, #3's root,
+  // (1,2)}, (1,2) -> {(2,0) = #4's root, (2,1), (2,2)}, (2,1) -> (3,0), ...
+  auto task = [](std::uint32_t segment, std::uint32_t spawn_segment, std::uint32_t level, std::uint32_t step,
+                 std::uint32_t worker, std::uint32_t parent) {
+    return st::audit_record{segment, spawn_segment, level, step, worker, parent};
+  };
+  constexpr std::uint32_t none = st::no_parent;
+  t.audit = {
+      // worker 0: segment #0                                   index
+      task(0, none, 0, 0, 0, none),                          //  0 the phase root
+      task(0, 0, 1, 2, 0, 0),                                //  1
+      task(0, 0, 2, 1, 0, 1),                                //  2
+      task(0, 0, 2, 2, 0, 1),                                //  3
+      task(0, 0, 3, 0, 0, 2),                                //  4
+      // worker 1: segment #1, with the nested #5 in the middle
+      task(1, 0, 1, 0, 1, 0),                                //  5 root of #1
+      task(1, 1, 1, 1, 1, 5),                                //  6
+      task(1, 1, 2, 0, 1, 6),                                //  7
+      task(5, 3, 2, 1, 1, 14),                               //  8 root of #5
+      task(1, 1, 2, 1, 1, 6),                                //  9
+      // segment #2 (worker 2, or 3 in odd runs)
+      task(2, 1, 1, 0, w_seg2, 5),                           // 10 root of #2
+      task(2, 2, 1, 0, w_seg2, 10),                          // 11
+      task(2, 2, 1, 1, w_seg2, 10),                          // 12
+      // worker 2: segment #3
+      task(3, 0, 1, 1, 2, 0),                                // 13 root of #3
+      task(3, 3, 1, 0, 2, 13),                               // 14
+      task(3, 3, 2, 0, 2, 14),                               // 15
+      // worker 3: segment #4
+      task(4, 0, 2, 0, 3, 1),                                // 16 root of #4
+      task(4, 4, 1, 0, 3, 16),                               // 17
+  };
+
+  cws::worker_stats w0{5, 1, 0, 3, 0, 0.0};
+  cws::worker_stats w1{5, 2, 2, 7, 1, 1.25e-6};
+  cws::worker_stats w2{6, 2, 2, 2, 0, 2.5e-6};
+  cws::worker_stats w3{2, 1, 1, 11, 0, 3.0e-6};
+  if (moved) {
+    w2 = {3, 1, 1, 5, 0, 4.5e-6};
+    w3 = {5, 2, 2, 11, 1, 1.0e-6};
+  }
+  r.stats = {w0, w1, w2, w3};
+  return r;
+}
+
+inline cws::traces::trace_file synthetic_trace() {
+  cws::traces::trace_file f;
+  cws::traces::trace_header& h = f.header;
+  h.cws_version = "0.1.0";
+  h.host = "synthetic";
+  h.created = "2024-01-01T00:00:00Z";
+  h.topology.summary = "2 packages, 2 NUMA nodes, 2 L3 groups, 4 cores, 4 PUs";
+  h.topology.source = "synthetic \"pack:2 numa:1 core:2 pu:1\" (CWS_TOPOLOGY)";
+  h.topology.synthetic = true;
+  h.topology.packages = 2;
+  h.topology.numa_nodes = 2;
+  h.topology.l3_groups = 2;
+  h.topology.cores = 4;
+  h.topology.pus = 4;
+  for (unsigned w = 0; w < 4; ++w) h.placement.push_back(cws::worker_placement{w, w, w / 2, w % 2});
+  h.options.workers = 4;
+  h.options.pin = true;
+  h.options.idle = "adaptive";
+  h.options.max_nesting = 16;
+  h.options.seed = 0x5eed;
+  h.options.record = true;
+  h.options.audit = true;
+  h.options.topology_request = "pack:2 numa:1 core:2 pu:1";
+  f.phases = {synthetic_run(0), synthetic_run(1)};
+  return f;
+}
+
+}  // namespace cws::test

@@ -1,0 +1,254 @@
+// The cws-trace CLI, run as a program on good and bad files: output text,
+// JSON documents and exit codes (0 ok, 1 usage, 2 bad input, 3 not
+// comparable, 4 output not writable).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cws/traces/trace_file.hpp"
+#include "helpers.hpp"
+
+namespace {
+
+namespace tr = cws::traces;
+using nlohmann::json;
+
+struct result {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  result run(const std::string& args) {
+    const std::string out = dir.file("stdout"), err = dir.file("stderr");
+    const std::string cmd = quote(CWS_TRACE_CLI) + " " + args + " >" + quote(out) + " 2>" + quote(err);
+    const int status = std::system(cmd.c_str());
+    result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    r.out = cws::test::slurp(out);
+    r.err = cws::test::slurp(err);
+    return r;
+  }
+  // Runs with --json; the output must be one JSON document.
+  json run_json(const std::string& args, int expect_code) {
+    const result r = run(args + " --json");
+    EXPECT_EQ(r.code, expect_code) << args << "\n" << r.err;
+    try {
+      return json::parse(r.out);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << args << ": not JSON: " << e.what() << "\n" << r.out;
+      return {};
+    }
+  }
+  static std::string golden(const std::string& name) { return std::string(CWS_TRACES_GOLDEN_DIR) + "/" + name; }
+  std::string damaged() {
+    std::string bytes = cws::test::slurp(golden("v1-synthetic-4w-audit.cwst"));
+    bytes[bytes.size() / 2] ^= 0x20;
+    const std::string path = dir.file("damaged.cwst");
+    cws::test::spit(path, bytes);
+    return path;
+  }
+  cws::test::scratch_dir dir;
+  const std::string syn = golden("v1-synthetic-4w-audit.cwst");
+  const std::string fib = golden("v1-fib12-2w.cwst");
+};
+
+TEST_F(Cli, HelpDocumentsSubcommandsAndExitCodes) {
+  const result r = run("--help");
+  EXPECT_EQ(r.code, 0);
+  for (const char* s : {"info", "show", "tree", "timeline", "diff", "validate", "convert", "Exit codes:",
+                        "3  diff: the two sides cannot be compared"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+}
+
+TEST_F(Cli, UsageErrorsExitWith1) {
+  EXPECT_EQ(run("").code, 1);
+  EXPECT_EQ(run("frobnicate x").code, 1);
+  EXPECT_EQ(run("info").code, 1);
+  EXPECT_EQ(run("info " + quote(syn) + " --bogus").code, 1);
+  EXPECT_EQ(run("convert " + quote(syn) + " --to json " + quote(dir.file("x"))).code, 1);
+  const result r = run("show " + quote(syn) + " --phase nosuch");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "cws-trace: " + syn + ": no phase run matches phase 'nosuch'\n");
+}
+
+TEST_F(Cli, Info) {
+  const result r = run("info " + quote(syn));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("format version 1, text archive"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("host:      synthetic"), std::string::npos);
+  EXPECT_NE(r.out.find("workers:   4 (pin=on, idle=adaptive, nesting=16, seed=0x5eed, record=on, audit=on)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("phases:    2 runs of 1 schedule"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("stencil"), std::string::npos);
+  const json j = run_json("info " + quote(fib), 0);
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_EQ(j["options"]["workers"], 2);
+  EXPECT_EQ(j["format_version"], 1);
+  ASSERT_EQ(j["phases"].size(), 3u);
+  EXPECT_EQ(j["phases"][0]["totals"]["steals"], 0);
+  EXPECT_EQ(j["phases"][2]["totals"]["steals"], 5);
+  EXPECT_EQ(j["phases"][2]["totals"]["tasks"], 233);
+  EXPECT_EQ(j["placement"][1]["numa_node"], 1);
+}
+
+TEST_F(Cli, Show) {
+  const result r = run("show " + quote(syn) + " --phase stencil --iteration 1");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("== stencil #1 (stows)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("steal tree: 4 workers, 6 segments, 5 steals, 18 tasks"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("#2 worker 3, taken at (1,0)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("stencil #0"), std::string::npos);
+  const json j = run_json("show " + quote(syn) + " --iteration 0", 0);
+  ASSERT_EQ(j["runs"].size(), 1u);
+  EXPECT_EQ(j["runs"][0]["tree"]["segments"].size(), 6u);
+  EXPECT_EQ(j["runs"][0]["tree"]["segments"][0]["parent"], nullptr);
+  EXPECT_EQ(j["runs"][0]["tree"]["segments"][5]["parent"], 3);
+  EXPECT_EQ(j["runs"][0]["tree"]["audit"].size(), 18u);
+  EXPECT_EQ(j["runs"][0]["stats"][3]["failed_steals"], 11);
+}
+
+TEST_F(Cli, TreeDot) {
+  const result r = run("tree " + quote(syn) + " --dot --iteration 0");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("digraph", 0), 0u);
+  EXPECT_NE(r.out.find("r0s3 -> r0s5 [label=\"(2, 1)\"]"), std::string::npos) << r.out;
+  const std::string out = dir.file("t.dot");
+  const result w = run("tree " + quote(fib) + " --dot -o " + quote(out));
+  EXPECT_EQ(w.code, 0) << w.err;
+  EXPECT_EQ(w.out, "wrote " + out + ": 3 steal trees\n");
+  EXPECT_EQ(cws::test::slurp(out).rfind("digraph", 0), 0u);
+  const json j = run_json("tree " + quote(syn) + " --dot", 0);
+  EXPECT_EQ(j["runs"].size(), 2u);
+  EXPECT_EQ(j["dot"].get<std::string>().rfind("digraph", 0), 0u);
+}
+
+TEST_F(Cli, TimelineChrome) {
+  const std::string out = dir.file("t.json");
+  const result r = run("timeline " + quote(syn) + " --chrome " + quote(out));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 phase runs, 12 segments, 10 steals"), std::string::npos) << r.out;
+  const json t = json::parse(cws::test::slurp(out));
+  EXPECT_GT(t["traceEvents"].size(), 30u);
+  const json j = run_json("timeline " + quote(fib) + " --phase fib --iteration 2 --chrome " + quote(out), 0);
+  EXPECT_EQ(j["runs"], 1);
+  EXPECT_EQ(j["steals"], 5);
+  const result s = run("timeline " + quote(fib) + " --chrome -");
+  EXPECT_EQ(s.code, 0);
+  EXPECT_TRUE(json::accept(s.out)) << s.out.substr(0, 200);
+  EXPECT_EQ(run("timeline " + quote(fib) + " --chrome " + quote(dir.file("no/such/t.json"))).code, 4);
+}
+
+TEST_F(Cli, DiffOfTwoRuns) {
+  const json j = run_json("diff " + quote(syn + "@stencil#0") + " " + quote(syn + "@stencil#1"), 0);
+  ASSERT_EQ(j["pairs"].size(), 1u);
+  EXPECT_NEAR(j["pairs"][0]["moved_worker"].get<double>(), 3.0 / 18.0, 1e-12);
+  EXPECT_EQ(j["pairs"][0]["moved_node"].get<double>(), 0.0);
+  EXPECT_EQ(j["pairs"][0]["exact"], true);
+  EXPECT_EQ(j["pairs"][0]["work"], 18);
+  const result r = run("diff " + quote(syn + "@stencil#0") + " " + quote(syn + "@stencil#1"));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("stencil#0  stencil#1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("16.7%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("exact (audit)"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, DiffOfWholeFiles) {
+  // A file against itself, phase by phase: nothing moved.
+  const json j = run_json("diff " + quote(fib) + " " + quote(fib), 0);
+  ASSERT_EQ(j["pairs"].size(), 3u);
+  for (const json& p : j["pairs"]) {
+    EXPECT_EQ(p["a"], p["b"]);
+    EXPECT_EQ(p["moved_worker"].get<double>(), 0.0);
+  }
+  EXPECT_EQ(j["total"]["work"], 3 * 233);
+  // Against its XML conversion: the same.
+  const std::string xml = dir.file("s.xml.cwst");
+  EXPECT_EQ(run("convert " + quote(syn) + " --to xml " + quote(xml)).code, 0);
+  const json k = run_json("diff " + quote(syn) + " " + quote(xml), 0);
+  EXPECT_EQ(k["total"]["moved_worker"].get<double>(), 0.0);
+  // All runs of one phase of a file with both runs of another.
+  EXPECT_EQ(run_json("diff " + quote(syn + "@stencil") + " " + quote(xml), 0)["pairs"].size(), 2u);
+}
+
+TEST_F(Cli, DiffThatCannotCompareExitsWith3) {
+  const result r = run("diff " + quote(fib) + " " + quote(syn));
+  EXPECT_EQ(r.code, 3);
+  EXPECT_EQ(r.err, "cws-trace: cannot compare: " + fib + " was recorded with 2 workers, " + syn + " with 4\n");
+  // Different phase runs.
+  const result s = run("diff " + quote(syn) + " " + quote(syn + "@stencil#1"));
+  EXPECT_EQ(s.code, 3) << s.err;
+  EXPECT_NE(s.err.find("has phase run stencil#0"), std::string::npos) << s.err;
+  const json j = run_json("diff " + quote(syn + "@nosuch") + " " + quote(syn), 3);
+  EXPECT_EQ(j["ok"], false);
+  EXPECT_EQ(j["exit_code"], 3);
+  // A bad iteration spec is a usage error, a bad file a bad input.
+  EXPECT_EQ(run("diff " + quote(syn + "@stencil#x") + " " + quote(syn)).code, 1);
+  EXPECT_EQ(run("diff " + quote(damaged()) + " " + quote(syn)).code, 2);
+}
+
+TEST_F(Cli, ValidateGoodAndBadFiles) {
+  const result r = run("validate " + quote(syn) + " " + quote(fib));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(syn + ": ok (format version 1, text archive, 2 phase runs, 12 segments)"), std::string::npos)
+      << r.out;
+  const std::string bad = damaged();
+  const result b = run("validate " + quote(syn) + " " + quote(bad));
+  EXPECT_EQ(b.code, 2);
+  EXPECT_EQ(b.err, "cws-trace: " + bad + ": checksum mismatch (file damaged)\n");
+  const json j = run_json("validate " + quote(bad), 2);
+  EXPECT_EQ(j["ok"], false);
+  EXPECT_EQ(j["files"][0]["error"], bad + ": checksum mismatch (file damaged)");
+  // Foreign, truncated, too new, missing.
+  const std::string foreign = dir.file("foreign.cwst");
+  cws::test::spit(foreign, "#!/bin/sh\necho hello\n");
+  EXPECT_EQ(run("validate " + quote(foreign)).err, "cws-trace: " + foreign + ": not a cws trace file\n");
+  const std::string bytes = cws::test::slurp(syn);
+  const std::string truncated = dir.file("truncated.cwst");
+  cws::test::spit(truncated, bytes.substr(0, 700));
+  EXPECT_EQ(run("validate " + quote(truncated)).err,
+            "cws-trace: " + truncated + ": truncated (700 of " + std::to_string(bytes.size()) + " bytes)\n");
+  const std::string newer = dir.file("newer.cwst");
+  cws::test::spit(newer, cws::test::wrap(cws::test::payload_of(bytes), 1, 7));
+  const result n = run("info " + quote(newer));
+  EXPECT_EQ(n.code, 2);
+  EXPECT_EQ(n.err, "cws-trace: " + newer + ": format version 7 is newer than this cws (reads up to 1)\n");
+  const result m = run("info " + quote(dir.file("missing.cwst")));
+  EXPECT_EQ(m.code, 2);
+  EXPECT_EQ(m.err, "cws-trace: " + dir.file("missing.cwst") + ": cannot open (No such file or directory)\n");
+  // Every reading subcommand refuses a damaged file with exit code 2.
+  for (const char* cmd : {"info", "show", "tree"}) EXPECT_EQ(run(std::string(cmd) + " " + quote(bad)).code, 2) << cmd;
+  EXPECT_EQ(run("timeline " + quote(bad) + " --chrome " + quote(dir.file("x.json"))).code, 2);
+  EXPECT_EQ(run("convert " + quote(bad) + " --to xml " + quote(dir.file("x.cwst"))).code, 2);
+}
+
+TEST_F(Cli, ConvertBetweenEveryKind) {
+  std::string from = syn;
+  for (const char* kind : {"xml", "binary", "text"}) {
+    const std::string out = dir.file(std::string("c.") + kind + ".cwst");
+    const json j = run_json("convert " + quote(from) + " --to " + kind + " " + quote(out), 0);
+    EXPECT_EQ(j["to"], kind);
+    EXPECT_EQ(tr::read(out).header.archive, tr::parse_archive_kind(kind));
+    EXPECT_TRUE(tr::identical(tr::read(out), tr::read(syn)));
+    from = out;
+  }
+  // Back to text: the very bytes of the golden file.
+  EXPECT_EQ(cws::test::slurp(from), cws::test::slurp(syn));
+  const result r = run("convert " + quote(syn) + " --to binary " + quote(dir.file("b.cwst")));
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("binary archive"), std::string::npos) << r.out;
+  EXPECT_EQ(run("convert " + quote(syn) + " --to xml " + quote(dir.file("no/such/x.cwst"))).code, 4);
+}
+
+}  // namespace

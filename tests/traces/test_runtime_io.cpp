@@ -1,0 +1,146 @@
+// The runtime side: capture(), runtime::save_traces / load_traces through
+// cws::trace_io, real recorded trees (with and without audit) passing the
+// validation, and the size of traces on disk.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "cws/cws.hpp"
+#include "cws/steal_tree/analysis.hpp"
+#include "cws/steal_tree/recorder.hpp"
+#include "cws/traces/trace_file.hpp"
+#include "helpers.hpp"
+#include "support/runtime_fixture.hpp"
+
+namespace {
+
+namespace tr = cws::traces;
+namespace st = cws::steal_tree;
+using cws::test::error_of;
+
+TEST(RuntimeIo, SaveTracesWritesEveryRecordedPhase) {
+  cws::test::scratch_dir dir;
+  const std::string path = dir.file("fib.cwst");
+  std::vector<st::phase_record> recorded;
+  {
+    cws::runtime rt(cws::test::config(2, cws::test::four_cores));
+    auto& fib = rt.schedule("fib");
+    auto& other = rt.schedule("other");
+    for (int i = 0; i < 3; ++i) rt.run(fib, [] { EXPECT_EQ(cws::test::fib(14), 377u); });
+    rt.run(other, [] { EXPECT_EQ(cws::test::fib(10), 55u); });
+    rt.save_traces(path);
+    const st::recorder* rec = st::recorder_of(rt);
+    ASSERT_NE(rec, nullptr);
+    recorded = rec->phases();
+  }
+  const tr::trace_file f = tr::read(path);
+  EXPECT_EQ(f.header.cws_version, CWS_VERSION_FOR_TESTS);
+  EXPECT_FALSE(f.header.host.empty());
+  EXPECT_EQ(f.header.created.size(), 20u);  // 2024-01-01T00:00:00Z
+  EXPECT_EQ(f.header.options.workers, 2u);
+  EXPECT_EQ(f.header.placement.size(), 2u);
+  EXPECT_TRUE(f.header.topology.synthetic);
+  EXPECT_EQ(f.header.topology.numa_nodes, 2u);
+  EXPECT_EQ(f.header.options.topology_request, cws::test::four_cores);
+  EXPECT_NE(f.header.topology.source.find("synthetic"), std::string::npos);
+  ASSERT_EQ(f.phases.size(), 4u);
+  ASSERT_EQ(recorded.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_TRUE(tr::identical(f.phases[i], recorded[i])) << i;
+  EXPECT_EQ(f.phases[2].schedule, "fib");
+  EXPECT_EQ(f.phases[2].iteration, 2u);
+  EXPECT_EQ(f.phases[3].schedule, "other");
+  EXPECT_EQ(st::summarize(f.phases[0].steals).tasks, cws::test::fib_spawns(14) + 1);
+}
+
+TEST(RuntimeIo, AuditedRunsValidateAndRoundTrip) {
+  cws::runtime_config c = cws::test::config(4, cws::test::four_cores);
+  c.audit = true;
+  cws::runtime rt(c);
+  auto& s = rt.schedule("fib");
+  for (int i = 0; i < 5; ++i) rt.run(s, [] { (void)cws::test::fib(16); });
+  const tr::trace_file f = tr::capture(rt);
+  EXPECT_TRUE(f.header.options.audit);
+  ASSERT_EQ(f.phases.size(), 5u);
+  for (const auto& r : f.phases) {
+    EXPECT_EQ(r.steals.audit.size(), cws::test::fib_spawns(16) + 1);
+    EXPECT_NO_THROW(tr::validate(r.steals));
+  }
+  for (tr::archive_kind kind : {tr::archive_kind::text, tr::archive_kind::xml, tr::archive_kind::binary})
+    EXPECT_TRUE(tr::identical(tr::decode(tr::encode(f, kind), "a.cwst"), f));
+}
+
+TEST(RuntimeIo, LoadTracesKeepsTheFileAndChecksTheWorkerCount) {
+  cws::test::scratch_dir dir;
+  const std::string path = dir.file("two.cwst");
+  {
+    cws::runtime rt(cws::test::config(2, cws::test::four_cores));
+    rt.run(rt.schedule("fib"), [] { (void)cws::test::fib(12); });
+    rt.save_traces(path);
+  }
+  {
+    cws::runtime rt(cws::test::config(2, cws::test::four_cores));
+    EXPECT_TRUE(tr::loaded_traces(rt).empty());
+    rt.load_traces(path);
+    ASSERT_EQ(tr::loaded_traces(rt).size(), 1u);
+    const tr::trace_file& f = tr::loaded_traces(rt)[0];
+    ASSERT_EQ(f.phases.size(), 1u);
+    EXPECT_EQ(f.phases[0].schedule, "fib");
+    EXPECT_EQ(st::summarize(f.phases[0].steals).tasks, cws::test::fib_spawns(12) + 1);
+  }
+  {
+    cws::runtime rt(cws::test::config(3, cws::test::four_cores));
+    EXPECT_EQ(error_of([&] { rt.load_traces(path); }),
+              path + ": recorded with 2 workers, this runtime has 3 (set CWS_WORKERS=2 to use it)");
+    EXPECT_TRUE(tr::loaded_traces(rt).empty());
+    const std::string bad = dir.file("bad.cwst");
+    cws::test::spit(bad, "not a trace");
+    EXPECT_EQ(error_of([&] { rt.load_traces(bad); }), bad + ": not a cws trace file");
+    EXPECT_EQ(error_of([&] { rt.save_traces(dir.file("no/dir/x.cwst")); }).rfind(dir.file("no/dir/x.cwst") + ": cannot write", 0), 0u);
+  }
+}
+
+TEST(RuntimeIo, RecordingOffSavesAHeaderWithoutPhases) {
+  cws::test::scratch_dir dir;
+  cws::runtime_config c = cws::test::config(2);
+  c.record = false;
+  cws::runtime rt(c);
+  rt.run([] { (void)cws::test::fib(10); });
+  rt.save_traces(dir.file("off.cwst"));
+  const tr::trace_file f = tr::read(dir.file("off.cwst"));
+  EXPECT_FALSE(f.header.options.record);
+  EXPECT_TRUE(f.phases.empty());
+}
+
+// Not a pass/fail figure: prints what a trace costs on disk (DESIGN §3:
+// O(workers + steals)). Asserts only the O(steals) shape: the text archive
+// stays within a generous bound per segment.
+TEST(RuntimeIo, TraceSizeOnDisk) {
+  cws::runtime rt(cws::test::config(4, cws::test::four_cores));
+  auto& s = rt.schedule("fib");
+  for (int i = 0; i < 20; ++i) rt.run(s, [] { (void)cws::test::fib(20); });
+  const tr::trace_file f = tr::capture(rt);
+  std::uint64_t steals = 0, segments = 0;
+  for (const auto& r : f.phases) {
+    const st::totals t = st::summarize(r.steals);
+    steals += t.steals;
+    segments += t.segments;
+  }
+  tr::trace_file header_only = f;
+  header_only.phases.clear();
+  for (tr::archive_kind kind : {tr::archive_kind::text, tr::archive_kind::xml, tr::archive_kind::binary}) {
+    const std::size_t all = tr::encode(f, kind).size();
+    const std::size_t head = tr::encode(header_only, kind).size();
+    // Per phase without steals: name, stats of 4 workers, root segment, 4 lists.
+    const double per_steal = steals ? static_cast<double>(all - head) / static_cast<double>(steals) : 0;
+    std::printf("[ size ] %-6s %zu runs, %llu steals: %zu bytes (header %zu), %.1f bytes per steal incl. per-run "
+                "overhead, %.1f bytes per worker per run\n",
+                std::string(tr::to_string(kind)).c_str(), f.phases.size(), static_cast<unsigned long long>(steals), all,
+                head, per_steal, static_cast<double>(all - head) / static_cast<double>(f.phases.size() * 4));
+    if (kind == tr::archive_kind::text) {
+      EXPECT_LT(all - head, 200 * (segments + 4 * f.phases.size()));
+    }
+  }
+}
+
+}  // namespace

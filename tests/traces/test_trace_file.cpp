@@ -1,0 +1,320 @@
+// The trace file format: round trips through every archive kind, the
+// envelope's refusals (foreign, truncated, too new, damaged), the limits on
+// counts, and the validation of loaded data.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "cws/traces/trace_file.hpp"
+#include "helpers.hpp"
+#include "synthetic.hpp"
+
+namespace {
+
+namespace tr = cws::traces;
+namespace st = cws::steal_tree;
+using cws::test::error_of;
+using cws::test::payload_of;
+using cws::test::synthetic_trace;
+using cws::test::wrap;
+
+constexpr tr::archive_kind all_kinds[] = {tr::archive_kind::text, tr::archive_kind::xml, tr::archive_kind::binary};
+
+// A trace whose values stress the encodings: extreme integers, doubles that
+// need all 17 digits, subnormals, strings with spaces, quotes, XML markup,
+// newlines and non-ASCII bytes.
+tr::trace_file awkward_trace() {
+  tr::trace_file f = synthetic_trace();
+  f.header.host = "host with spaces <&> \"quotes\"\nand a newline \xC3\xA9";
+  f.header.cws_version = "";
+  f.header.options.seed = std::numeric_limits<std::uint64_t>::max();
+  f.header.options.pin = false;
+  f.header.options.idle = "sleep";
+  st::phase_record& r = f.phases[0];
+  r.schedule = "phase </schedule> & \"x\"";
+  r.iteration = std::numeric_limits<std::uint64_t>::max() - 1;
+  r.wall_s = 0.1 + 0.2;  // 0.30000000000000004
+  r.stats[1].idle_s = std::numeric_limits<double>::denorm_min();
+  r.stats[2].idle_s = std::numeric_limits<double>::max();
+  r.stats[3].failed_steals = std::numeric_limits<std::uint64_t>::max();
+  r.steals.segments[0].end_ns = std::numeric_limits<std::uint64_t>::max();
+  return f;
+}
+
+TEST(TraceFile, RoundTripEveryArchiveKindIsBitIdentical) {
+  for (const tr::trace_file& original : {synthetic_trace(), awkward_trace()}) {
+    for (tr::archive_kind kind : all_kinds) {
+      SCOPED_TRACE(std::string(tr::to_string(kind)));
+      const std::string bytes = tr::encode(original, kind);
+      const tr::trace_file back = tr::decode(bytes, "mem.cwst");
+      EXPECT_TRUE(tr::identical(original, back));
+      ASSERT_EQ(back.phases.size(), original.phases.size());
+      for (std::size_t i = 0; i < back.phases.size(); ++i) {
+        EXPECT_TRUE(tr::identical(original.phases[i], back.phases[i])) << "phase " << i;
+        EXPECT_EQ(original.phases[i].steals, back.phases[i].steals);
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(original.phases[i].wall_s), std::bit_cast<std::uint64_t>(back.phases[i].wall_s));
+      }
+      EXPECT_EQ(back.header.format_version, tr::format_version);
+      EXPECT_EQ(back.header.archive, kind);
+      EXPECT_EQ(back.header.host, original.header.host);
+      EXPECT_EQ(back.header.options, original.header.options);
+      EXPECT_EQ(back.header.topology, original.header.topology);
+      // Encoding is deterministic: the same data gives the same bytes.
+      EXPECT_EQ(tr::encode(back, kind), bytes);
+    }
+  }
+}
+
+TEST(TraceFile, IdenticalSeesEveryDifference) {
+  const tr::trace_file a = synthetic_trace();
+  tr::trace_file b = a;
+  EXPECT_TRUE(tr::identical(a, b));
+  b.phases[1].stats[2].idle_s = std::nextafter(b.phases[1].stats[2].idle_s, 1.0);
+  EXPECT_FALSE(tr::identical(a, b));
+  b = a;
+  b.phases[0].steals.audit[3].step ^= 1;
+  EXPECT_FALSE(tr::identical(a, b));
+  b = a;
+  b.header.placement[3].pin_pu = 9;
+  EXPECT_FALSE(tr::identical(a, b));
+  // -0.0 and 0.0 compare equal as doubles but not bit for bit.
+  b = a;
+  b.phases[0].stats[0].idle_s = -0.0;
+  EXPECT_FALSE(tr::identical(a, b));
+}
+
+TEST(TraceFile, WriteAndReadFilesOfEveryKind) {
+  cws::test::scratch_dir dir;
+  const tr::trace_file f = synthetic_trace();
+  for (tr::archive_kind kind : all_kinds) {
+    const std::string path = dir.file(std::string("t.") + std::string(tr::to_string(kind)) + ".cwst");
+    tr::write(path, f, kind);
+    EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+    const tr::trace_file back = tr::read(path);
+    EXPECT_TRUE(tr::identical(f, back));
+    EXPECT_EQ(back.header.archive, kind);
+  }
+  // The default is the portable text archive.
+  tr::write(dir.file("d.cwst"), f);
+  EXPECT_EQ(tr::read(dir.file("d.cwst")).header.archive, tr::archive_kind::text);
+}
+
+TEST(TraceFile, EnvelopeLayoutIsAsDocumented) {
+  const std::string b = tr::encode(synthetic_trace(), tr::archive_kind::xml);
+  ASSERT_GT(b.size(), tr::envelope::size);
+  EXPECT_EQ(b.substr(0, 8), std::string("\x89" "CWST\r\n\x1a", 8));
+  EXPECT_EQ(cws::test::get_le(b, 8, 4), tr::format_version);
+  EXPECT_EQ(cws::test::get_le(b, 12, 4), 2u);  // xml
+  EXPECT_EQ(cws::test::get_le(b, 16, 8), b.size() - 32);
+  EXPECT_EQ(cws::test::get_le(b, 24, 4), tr::crc32(payload_of(b)));
+  EXPECT_EQ(cws::test::get_le(b, 28, 4), tr::crc32(std::string_view(b).substr(0, 28)));
+  // The payload is a Boost XML archive.
+  EXPECT_NE(payload_of(b).find("<boost_serialization"), std::string::npos);
+  // CRC-32 check value (zlib's crc32 of "123456789").
+  EXPECT_EQ(tr::crc32("123456789"), 0xCBF43926u);
+}
+
+TEST(TraceFile, TooNewFormatVersionIsRefused) {
+  const std::string good = tr::encode(synthetic_trace());
+  const std::string newer = wrap(payload_of(good), 1, 7);
+  EXPECT_EQ(error_of([&] { tr::decode(newer, "y.cwst"); }), "y.cwst: format version 7 is newer than this cws (reads up to 1)");
+  const std::string zero = wrap(payload_of(good), 1, 0);
+  EXPECT_EQ(error_of([&] { tr::decode(zero, "z.cwst"); }), "z.cwst: format version 0 is not readable (this cws reads 1 to 1)");
+}
+
+TEST(TraceFile, ForeignAndTruncatedFilesAreRefused) {
+  EXPECT_EQ(error_of([] { tr::decode("", "e.cwst"); }), "e.cwst: empty file (not a cws trace file)");
+  EXPECT_EQ(error_of([] { tr::decode("hello world, this is not a trace file at all", "x.cwst"); }),
+            "x.cwst: not a cws trace file");
+  EXPECT_EQ(error_of([] { tr::decode("\x89PNG\r\n\x1a\n0000000000000000000000000000000", "p.cwst"); }),
+            "p.cwst: not a cws trace file");
+  // A Boost archive without our envelope is foreign too.
+  const std::string good = tr::encode(synthetic_trace());
+  EXPECT_EQ(error_of([&] { tr::decode(payload_of(good), "raw.txt"); }), "raw.txt: not a cws trace file");
+  EXPECT_EQ(error_of([&] { tr::decode(good.substr(0, 5), "t.cwst"); }),
+            "t.cwst: truncated (5 bytes; a trace file has at least 32)");
+  EXPECT_EQ(error_of([&] { tr::decode(good.substr(0, 100), "t.cwst"); }),
+            "t.cwst: truncated (100 of " + std::to_string(good.size()) + " bytes)");
+  EXPECT_EQ(error_of([&] { tr::decode(good + "x", "t.cwst"); }), "t.cwst: 1 bytes of unexpected data after the payload");
+}
+
+TEST(TraceFile, DamageIsReportedInOneLine) {
+  const std::string good = tr::encode(synthetic_trace());
+  std::string bad = good;
+  bad[good.size() / 2] ^= 0x10;
+  EXPECT_EQ(error_of([&] { tr::decode(bad, "trace.cwst"); }), "trace.cwst: checksum mismatch (file damaged)");
+  bad = good;
+  bad[13] ^= 0x01;  // archive kind
+  EXPECT_EQ(error_of([&] { tr::decode(bad, "trace.cwst"); }), "trace.cwst: envelope damaged (header checksum mismatch)");
+  EXPECT_EQ(error_of([&] { tr::decode(wrap(payload_of(good), 9), "k.cwst"); }), "k.cwst: unknown archive kind 9");
+  // A payload declared as another kind than it is.
+  const std::string as_binary = wrap(payload_of(good), 3);
+  const std::string msg = error_of([&] { tr::decode(as_binary, "b.cwst"); });
+  EXPECT_EQ(msg.rfind("b.cwst: ", 0), 0u) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+}
+
+TEST(TraceFile, MissingAndUnreadableFiles) {
+  cws::test::scratch_dir dir;
+  const std::string missing = dir.file("nope.cwst");
+  EXPECT_EQ(error_of([&] { tr::read(missing); }), missing + ": cannot open (No such file or directory)");
+  const std::string d = dir.file("sub");
+  std::filesystem::create_directory(d);
+  EXPECT_EQ(error_of([&] { tr::read(d); }).rfind(d + ": ", 0), 0u);
+  // A device that never ends is refused up front, not read into memory.
+  EXPECT_EQ(error_of([] { tr::read("/dev/zero"); }), "/dev/zero: not a regular file");
+  const std::string out = dir.file("no/such/dir/t.cwst");
+  EXPECT_EQ(error_of([&] { tr::write(out, synthetic_trace()); }).rfind(out + ": cannot write", 0), 0u);
+}
+
+// Limits: a payload with correct checksums but absurd counts is refused
+// before anything is allocated for them.
+TEST(TraceFile, ArchivesOfAnotherBoostOrMachineAreNamedAsSuch) {
+  // Boost's archive header: library version 18 (Boost 1.74) -> 99.
+  std::string text = payload_of(tr::encode(synthetic_trace()));
+  ASSERT_EQ(text.rfind("22 serialization::archive 18 ", 0), 0u);
+  text.replace(26, 2, "99");
+  EXPECT_EQ(error_of([&] { tr::decode(wrap(text), "n.cwst"); }),
+            "n.cwst: payload written by a newer Boost.Serialization than this cws was built with");
+  // Binary archive header: sizeof(int), sizeof(long), ... as written; change sizeof(long).
+  std::string bin = payload_of(tr::encode(synthetic_trace(), tr::archive_kind::binary));
+  const std::string sig = "serialization::archive";
+  const std::size_t sizes = bin.find(sig) + sig.size() + 2;  // after the library version (2 bytes)
+  ASSERT_EQ(static_cast<int>(bin[sizes + 1]), static_cast<int>(sizeof(long)));
+  bin[sizes + 1] = 4;
+  const std::string msg = error_of([&] { tr::decode(wrap(bin, 3), "b.cwst"); });
+  EXPECT_EQ(msg.rfind("b.cwst: binary archive written on an incompatible machine (", 0), 0u) << msg;
+}
+
+TEST(TraceFile, AbsurdCountsAreRefusedBeforeAllocating) {
+  const std::string text = payload_of(tr::encode(synthetic_trace()));
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string p = text;
+    const auto at = p.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    p.replace(at, from.size(), to);
+    return wrap(p);
+  };
+  // Boost's archive signature length.
+  EXPECT_EQ(error_of([&] { tr::decode(with("22 serialization", "18446744073709551615 serialization"), "s.cwst"); }),
+            "s.cwst: string of 18446744073709551615 bytes exceeds the limit of 4096");
+  // The host name's length: within the limit but more than the payload holds.
+  EXPECT_EQ(error_of([&] { tr::decode(with("9 synthetic", "4000 synthetic"), "h.cwst"); }),
+            "h.cwst: string of 4000 bytes cannot fit in a payload of " + std::to_string(text.size() + 3) + " bytes");
+  // The number of phase runs (after the topology request string).
+  EXPECT_EQ(error_of([&] { tr::decode(with("core:2 pu:1 2 7 stencil", "core:2 pu:1 99999999999 7 stencil"), "p.cwst"); }),
+            "p.cwst: phase runs 99999999999 exceeds the limit of 1048576");
+  EXPECT_EQ(error_of([&] { tr::decode(with("core:2 pu:1 2 7 stencil", "core:2 pu:1 1000000 7 stencil"), "p.cwst"); }),
+            "p.cwst: phase runs 1000000 cannot fit in a payload of " + std::to_string(text.size() + 6) + " bytes");
+  // Binary archive: a huge length in Boost's header.
+  std::string bin = payload_of(tr::encode(synthetic_trace(), tr::archive_kind::binary));
+  cws::test::put_le(bin, 0, 0x7f00000000000000ull, 8);
+  EXPECT_EQ(error_of([&] { tr::decode(wrap(bin, 3), "b.cwst"); }),
+            "b.cwst: string of 9151314442816847872 bytes exceeds the limit of 4096");
+}
+
+TEST(TraceFile, InconsistentTreesAreRefusedOnReadAndWrite) {
+  struct breakage {
+    const char* expect;
+    void (*apply)(tr::trace_file&);
+  };
+  const breakage cases[] = {
+      {"phase 'stencil' #0: segment 2: parent 9 out of range (6 segments)",
+       [](tr::trace_file& f) { f.phases[0].steals.segments[2].parent = 9; }},
+      {"phase 'stencil' #0: segment 0: steal 1 names segment 17 (6 segments)",
+       [](tr::trace_file& f) { f.phases[0].steals.segments[0].steals[1].child = 17; }},
+      {"phase 'stencil' #0: segment 0: steal 0 by worker 2 but segment 1 runs on worker 1",
+       [](tr::trace_file& f) { f.phases[0].steals.segments[0].steals[0].thief = 2; }},
+      {"phase 'stencil' #1: worker 3: lists segment 3, which runs on worker 2",
+       [](tr::trace_file& f) { f.phases[1].steals.worker_segments[3][1] = 3; }},
+      {"phase 'stencil' #0: segment 1: 4 tasks but 5 audit records",
+       [](tr::trace_file& f) { f.phases[0].steals.audit[8].segment = 1; }},
+      {"phase 'stencil' #0: audit record 8: spawned in segment 3 by record 6, which ran in segment 1",
+       [](tr::trace_file& f) { f.phases[0].steals.audit[8].parent = 6; }},
+      {"phase 'stencil' #0: audit record 4: level 3 but its parent (record 1) is at level 1",
+       [](tr::trace_file& f) { f.phases[0].steals.audit[4].parent = 1; }},
+      {"phase 'stencil' #1: audit record 7: parent 18 out of range (18 records)",
+       [](tr::trace_file& f) { f.phases[1].steals.audit[7].parent = 18; }},
+      {"phase 'stencil' #0: two audit records name the task (2, 1) of segment 0",
+       [](tr::trace_file& f) { f.phases[0].steals.audit[3].step = 1; }},
+      {"phase 'stencil' #0: statistics for 3 workers, the trace has 4",
+       [](tr::trace_file& f) { f.phases[0].stats.pop_back(); }},
+      {"phase 'stencil' #0: wall time is nan (must be a finite, non-negative number of seconds)",
+       [](tr::trace_file& f) { f.phases[0].wall_s = std::nan(""); }},
+      {"header: 3 placement entries for 4 workers", [](tr::trace_file& f) { f.header.placement.pop_back(); }},
+      {"phase 'stencil' #0: segment 0: steals not sorted by (level, step) at entry 1",
+       [](tr::trace_file& f) {
+         auto& s = f.phases[0].steals.segments[0].steals;
+         std::swap(s[0], s[1]);
+       }},
+  };
+  const tr::trace_file good = synthetic_trace();
+  const std::string good_text = payload_of(tr::encode(good));
+  for (const breakage& b : cases) {
+    tr::trace_file f = good;
+    b.apply(f);
+    const std::string w = error_of([&] { tr::encode(f); });
+    EXPECT_EQ(w, std::string("refusing to write an inconsistent trace: ") + b.expect);
+  }
+  // The same checks run on reading: splice a broken tree past the writer's check.
+  {
+    std::string p = good_text;
+    const std::string from = "1 0 1 0 500 9000 4";  // segment 1: worker 1, parent 0, (1,0), ...
+    const auto at = p.find(from);
+    ASSERT_NE(at, std::string::npos);
+    p.replace(at, from.size(), "1 7 1 0 500 9000 4");
+    EXPECT_EQ(error_of([&] { tr::decode(wrap(p), "i.cwst"); }),
+              "i.cwst: inconsistent data: phase 'stencil' #0: segment 1: parent 7 out of range (6 segments)");
+  }
+  {
+    std::string p = good_text;
+    const std::string from = "4 6 0 4294967295";  // tree: 4 workers, 6 segments, root's worker 0 and no parent
+    const auto at = p.find(from);
+    ASSERT_NE(at, std::string::npos);
+    p.replace(at, from.size(), "4 6 0 4294967294");
+    EXPECT_EQ(error_of([&] { tr::decode(wrap(p), "i.cwst"); }),
+              "i.cwst: inconsistent data: phase 'stencil' #0: segment 0 (the root) has parent 4294967294");
+  }
+  {
+    std::string p = good_text;
+    const std::string from = "16 24301 1 1 25";  // nesting, seed, record, audit (flags are 0/1)
+    const auto at = p.find(from);
+    ASSERT_NE(at, std::string::npos);
+    p.replace(at, from.size(), "16 24301 2 1 25");
+    EXPECT_EQ(error_of([&] { tr::decode(wrap(p), "f.cwst"); }), "f.cwst: invalid value 2 for flag 'record'");
+  }
+}
+
+TEST(TraceFile, CycleAndDisconnectedSegmentsAreRefused) {
+  // Segments 1 and 2 name each other as parent and list each other as steals:
+  // every local check passes, only the walk from the root sees it.
+  st::tree t;
+  t.workers = 2;
+  st::segment root;
+  root.worker = 0;
+  st::segment a;
+  a.worker = 1, a.parent = 2, a.level = 1, a.step = 0;
+  st::segment b;
+  b.worker = 1, b.parent = 1, b.level = 1, b.step = 1;
+  a.steals = {{1, 1, 1, 2}};
+  b.steals = {{1, 0, 1, 1}};
+  t.segments = {root, a, b};
+  t.worker_segments = {{0}, {1, 2}};
+  EXPECT_EQ(error_of([&] { tr::validate(t); }), "2 of 3 segments are not connected to the root (cycle)");
+  t.workers = 0;
+  EXPECT_EQ(error_of([&] { tr::validate(t); }), "tree has 0 workers");
+}
+
+TEST(TraceFile, ArchiveKindNames) {
+  for (tr::archive_kind k : all_kinds) EXPECT_EQ(tr::parse_archive_kind(tr::to_string(k)), k);
+  EXPECT_EQ(error_of([] { tr::parse_archive_kind("json"); }), "unknown archive kind 'json' (valid: text, xml, binary)");
+}
+
+TEST(TraceFile, NodeOfWorker) {
+  EXPECT_EQ(synthetic_trace().header.node_of_worker(), (std::vector<std::uint32_t>{0, 0, 1, 1}));
+}
+
+}  // namespace

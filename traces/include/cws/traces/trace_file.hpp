@@ -1,0 +1,207 @@
+#pragma once
+// cws::traces — trace files (DESIGN §7).
+//
+//   cws::runtime rt;
+//   ... rt.run(step, ...) ...
+//   rt.save_traces("stencil.cwst");                        // = write(path, capture(rt))
+//   cws::traces::trace_file f = cws::traces::read("stencil.cwst");
+//
+// A trace file holds a header (producer, host, topology, worker placement, the
+// runtime options) and every phase run the steal-tree recorder kept (schedule,
+// iteration, policy, wall time, per-worker statistics, the steal tree with its
+// audit records when audit mode was on).
+//
+// On disk
+// -------
+// A fixed 32-byte envelope, all integers little-endian, followed by the payload:
+//
+//   offset  size  field
+//        0     8  magic "\x89CWST\r\n\x1a" (the 0x89 and CR LF / ^Z catch 7-bit,
+//                 text-mode and truncating transfers, as PNG does)
+//        8     4  format version (this library writes format_version and reads
+//                 oldest_readable_version .. format_version)
+//       12     4  archive kind of the payload (1 text, 2 xml, 3 binary)
+//       16     8  payload length in bytes (the file is exactly 32 + this long)
+//       24     4  CRC-32 (IEEE 802.3, as zlib's crc32) of the payload
+//       28     4  CRC-32 of bytes 0..27 (the envelope itself)
+//
+// The envelope layout is the same in every format version; a format that
+// needs another envelope gets another magic. The payload is a
+// Boost.Serialization archive of {header, phases} (see traces/README.md for
+// the field order of version 1). Boost's own archive header is kept, so a later
+// Boost still knows which of its library versions wrote it.
+//
+// Reading never trusts the file: the envelope is checked first (magic, its
+// CRC, version, kind, length, payload CRC), every count read from the payload
+// is checked against a limit and against the payload size before anything is
+// allocated for it, and the loaded data is validated (indices in range, parent
+// links and steal lists consistent, per-worker lists consistent with the
+// segments). Any problem throws cws::error with one line naming the file and
+// what is wrong, e.g.
+//   trace.cwst: checksum mismatch (file damaged)
+//   x.cwst: not a cws trace file
+//   y.cwst: format version 7 is newer than this cws (reads up to 1)
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cws/error.hpp"
+#include "cws/extension.hpp"
+#include "cws/steal_tree/tree.hpp"
+#include "cws/topology.hpp"
+
+namespace cws {
+class runtime;
+}
+
+namespace cws::traces {
+
+// The format version this library writes, and the newest it reads.
+inline constexpr std::uint32_t format_version = 1;
+// The oldest format version this library still reads.
+inline constexpr std::uint32_t oldest_readable_version = 1;
+
+// How the payload is encoded.
+//   text    Boost text archive: the default. Portable across machines
+//           (decimal numbers, no endianness or type-size assumptions), compact,
+//           and a damaged number fails to parse instead of turning into a
+//           different value.
+//   xml     Boost XML archive: self-describing, readable, about 8x larger than text.
+//   binary  Boost binary archive: smallest and fastest, but NOT portable (native
+//           endianness and type sizes) and silently reads damaged bytes as
+//           other values; only the envelope's checksum protects it. For local
+//           scratch files; convert to text before moving a trace elsewhere.
+enum class archive_kind : std::uint32_t { text = 1, xml = 2, binary = 3 };
+inline constexpr archive_kind default_archive = archive_kind::text;
+std::string_view to_string(archive_kind k) noexcept;
+// "text" | "xml" | "binary"; throws cws::error otherwise.
+archive_kind parse_archive_kind(std::string_view name);
+
+// Limits enforced on reading (and writing): a count beyond them is refused
+// before anything is allocated for it.
+struct limits {
+  static constexpr std::uint64_t file_bytes = std::uint64_t{1} << 32;  // 4 GiB
+  static constexpr std::uint64_t string_bytes = 4096;                  // any string
+  static constexpr std::uint64_t phases = std::uint64_t{1} << 20;      // phase runs per file
+  static constexpr std::uint64_t workers = std::uint64_t{1} << 16;     // as many as segment ids can name
+  static constexpr std::uint64_t segments = std::uint64_t{1} << 28;    // per tree
+  static constexpr std::uint64_t steals = std::uint64_t{1} << 28;      // per segment
+  static constexpr std::uint64_t audit_records = std::uint64_t{1} << 30;  // per tree
+};
+
+// The machine the trace was recorded on, as cws::topology described it.
+struct topology_info {
+  std::string summary;  // topology::summary(): "2 packages, 4 NUMA nodes, ..."
+  std::string source;   // topology::source(): "hwloc (this system)" or "synthetic \"...\" (CWS_TOPOLOGY)"
+  bool synthetic = false;
+  std::uint32_t packages = 0;
+  std::uint32_t numa_nodes = 0;
+  std::uint32_t l3_groups = 0;
+  std::uint32_t cores = 0;
+  std::uint32_t pus = 0;
+  friend bool operator==(const topology_info&, const topology_info&) = default;
+};
+
+// The runtime options of the recording run (cws::runtime_config, resolved).
+struct run_options {
+  std::uint32_t workers = 0;      // the actual worker count (never 0 in a file)
+  bool pin = true;
+  std::string idle = "adaptive";  // to_string(idle_mode)
+  std::uint32_t max_nesting = 16;
+  std::uint64_t seed = 0x5eed;
+  bool record = true;
+  bool audit = false;
+  std::string topology_request;   // CWS_TOPOLOGY / runtime_config::topology; empty = this machine
+  friend bool operator==(const run_options&, const run_options&) = default;
+};
+
+struct trace_header {
+  // Filled in by read()/decode() from the envelope; write() always writes
+  // traces::format_version and the kind it is given.
+  std::uint32_t format_version = traces::format_version;
+  archive_kind archive = default_archive;
+
+  std::string cws_version;  // producer, e.g. "0.1.0"
+  std::string host;         // host name of the recording machine
+  std::string created;      // UTC, ISO 8601 ("2024-05-01T12:00:00Z")
+  topology_info topology;
+  std::vector<cws::worker_placement> placement;  // worker w -> core, NUMA node, PU; one entry per worker
+  run_options options;
+
+  // placement[w].numa_node for every worker (for schedule_distance).
+  std::vector<std::uint32_t> node_of_worker() const;
+};
+
+struct trace_file {
+  trace_header header;
+  std::vector<steal_tree::phase_record> phases;  // in recording order
+};
+
+// ---------------------------------------------------------------- files
+
+// Writes `f` to `path` (through a temporary file renamed into place, so a
+// failed write never leaves a half-written trace under `path`). Validates `f`
+// first: nothing is written that read() would refuse. Throws cws::error.
+void write(const std::string& path, const trace_file& f, archive_kind kind = default_archive);
+// Reads and validates a trace file. Throws cws::error "PATH: problem".
+trace_file read(const std::string& path);
+
+// The same on bytes in memory: encode() returns the complete file contents;
+// decode() reads them, naming errors after `name`.
+std::string encode(const trace_file& f, archive_kind kind = default_archive);
+trace_file decode(std::string_view bytes, std::string_view name);
+
+// Throws cws::error (no file name, e.g. "phase 'fib' #0: segment 3: parent 9
+// out of range (4 segments)") when `f` is not self-consistent: counts within
+// limits, one placement entry per worker, every tree matching the worker
+// count and valid (see validate(tree)), per-worker statistics sized to match.
+void validate(const trace_file& f);
+// Tree checks: segments[0] is the root (no parent), every other parent in
+// range and the tree acyclic and connected; each steal_point matches its child
+// segment (parent, level, step, thief == child's worker) and each non-root
+// segment is listed exactly once in its parent's steals, sorted by (level,
+// step) without duplicates; start_ns <= end_ns; worker_segments has one list
+// per worker naming every segment exactly once, on the right worker, in start
+// order; audit records (if any) in range, one per executed task of each
+// segment, forming one spawn tree (a single root, the phase root; each
+// parent ran in the record's spawning segment one level up; no cycles; no
+// two records with the same (spawning segment, level, step)).
+void validate(const steal_tree::tree& t);
+
+// Bit-identical comparison (doubles compared by bit pattern).
+bool identical(const steal_tree::phase_record& a, const steal_tree::phase_record& b) noexcept;
+bool identical(const trace_file& a, const trace_file& b) noexcept;
+
+// ---------------------------------------------------------------- runtime
+
+// A trace_file holding `rt`'s description and every phase its steal-tree
+// recorder kept (no phases when recording is off). A phase whose tree fails
+// validate() (only possible if the recorder saw damaged events; it warns) is
+// left out with a warning on stderr, so one bad phase cannot make the whole
+// trace unwritable.
+trace_file capture(const cws::runtime& rt);
+
+// The trace files rt.load_traces() accepted, oldest first (empty if none).
+// Kept for the schedulers to seed templates from.
+const std::vector<trace_file>& loaded_traces(const cws::runtime& rt);
+
+// ---------------------------------------------------------------- envelope
+
+namespace envelope {
+inline constexpr std::size_t size = 32;
+inline constexpr char magic[8] = {'\x89', 'C', 'W', 'S', 'T', '\r', '\n', '\x1a'};
+}  // namespace envelope
+// CRC-32 (IEEE 802.3, reflected, as zlib's crc32()).
+std::uint32_t crc32(std::string_view bytes, std::uint32_t crc = 0) noexcept;
+
+namespace detail {
+// Installs cws::trace_io (runtime::save_traces / load_traces) and registers
+// the extension that keeps loaded traces. Including this header links it in.
+bool install();
+inline const bool installed = install();
+}  // namespace detail
+
+}  // namespace cws::traces

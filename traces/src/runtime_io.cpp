@@ -1,0 +1,131 @@
+// The bridge to the runtime: capture(), cws::trace_io (runtime::save_traces /
+// load_traces) and the extension that keeps the traces a runtime loaded.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <mutex>
+
+#include "cws/config.hpp"
+#include "cws/runtime.hpp"
+#include "cws/steal_tree/recorder.hpp"
+#include "cws/traces/trace_file.hpp"
+
+#ifndef CWS_VERSION_STRING
+#define CWS_VERSION_STRING "unknown"
+#endif
+
+namespace cws::traces {
+
+namespace {
+
+std::string host_name() {
+  std::array<char, 256> buf{};
+  if (::gethostname(buf.data(), buf.size() - 1) != 0) return "unknown";
+  return std::string(buf.data());
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  if (::gmtime_r(&now, &tm) == nullptr) return {};
+  std::array<char, 32> buf{};
+  const std::size_t n = std::strftime(buf.data(), buf.size(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return std::string(buf.data(), n);
+}
+
+constexpr std::string_view loaded_extension_name = "traces";
+
+class loaded_traces_extension final : public runtime_extension {
+ public:
+  std::vector<trace_file> files;
+};
+
+class runtime_trace_io final : public trace_io {
+ public:
+  void save(const runtime& rt, const std::string& path) override { write(path, capture(rt)); }
+
+  void load(runtime& rt, const std::string& path) override {
+    trace_file f = read(path);
+    if (f.header.options.workers != rt.workers())
+      throw error(fmt::format("{}: recorded with {} workers, this runtime has {} (set CWS_WORKERS={} to use it)", path,
+                              f.header.options.workers, rt.workers(), f.header.options.workers));
+    auto* ext = dynamic_cast<loaded_traces_extension*>(rt.extension(loaded_extension_name));
+    if (ext == nullptr)
+      throw error(fmt::format("{}: this runtime was created before cws::traces registered its extension", path));
+    ext->files.push_back(std::move(f));
+  }
+};
+
+}  // namespace
+
+trace_file capture(const runtime& rt) {
+  trace_file f;
+  trace_header& h = f.header;
+  h.cws_version = CWS_VERSION_STRING;
+  h.host = host_name();
+  h.created = utc_now();
+  const cws::topology& topo = rt.topology();
+  h.topology.summary = topo.summary();
+  h.topology.source = topo.source();
+  h.topology.synthetic = topo.is_synthetic();
+  h.topology.packages = topo.packages();
+  h.topology.numa_nodes = topo.numa_nodes();
+  h.topology.l3_groups = topo.l3_groups();
+  h.topology.cores = static_cast<std::uint32_t>(topo.cores().size());
+  h.topology.pus = topo.pus();
+  h.placement = rt.placement();
+  const runtime_config& c = rt.config();
+  h.options.workers = rt.workers();
+  h.options.pin = c.pin;
+  h.options.idle = std::string(to_string(c.idle));
+  h.options.max_nesting = c.max_nesting;
+  h.options.seed = c.seed;
+  h.options.record = c.record;
+  h.options.audit = c.audit;
+  h.options.topology_request = c.topology.value_or("");
+  if (const steal_tree::recorder* rec = steal_tree::recorder_of(rt)) {
+    // A tree the recorder could only reconstruct from damaged events (it
+    // warned then) would make the whole file unwritable: leave it out, loudly.
+    f.phases.reserve(rec->phases().size());
+    for (const steal_tree::phase_record& r : rec->phases()) {
+      try {
+        if (r.stats.size() != h.options.workers || r.steals.workers != h.options.workers)
+          throw error(fmt::format("statistics for {} workers, tree of {}", r.stats.size(), r.steals.workers));
+        validate(r.steals);
+      } catch (const error& e) {
+        std::fprintf(stderr, "cws: warning: phase '%s' #%llu is not saved in the trace file: its steal tree is "
+                     "inconsistent (%s)\n", r.schedule.c_str(), static_cast<unsigned long long>(r.iteration), e.what());
+        continue;
+      }
+      f.phases.push_back(r);
+    }
+  }
+  return f;
+}
+
+const std::vector<trace_file>& loaded_traces(const runtime& rt) {
+  static const std::vector<trace_file> none;
+  const auto* ext = dynamic_cast<const loaded_traces_extension*>(rt.extension(loaded_extension_name));
+  return ext ? ext->files : none;
+}
+
+namespace detail {
+bool install() {
+  static runtime_trace_io io;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    trace_io::install(&io);
+    extension_registry::add(std::string(loaded_extension_name),
+                            [](runtime&) -> std::unique_ptr<runtime_extension> {
+                              return std::make_unique<loaded_traces_extension>();
+                            });
+  });
+  return true;
+}
+}  // namespace detail
+
+}  // namespace cws::traces

@@ -1,0 +1,242 @@
+// Consistency checks of trace data, run after every load and before every write.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <compare>
+#include <vector>
+
+#include "cws/traces/trace_file.hpp"
+
+namespace cws::traces {
+
+namespace st = cws::steal_tree;
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what) { throw error(what); }
+
+void check_time(double v, const char* what) {
+  if (!std::isfinite(v) || v < 0) fail(fmt::format("{} is {} (must be a finite, non-negative number of seconds)", what, v));
+}
+
+void check_string(const std::string& s, const char* what) {
+  if (s.size() > limits::string_bytes)
+    fail(fmt::format("{} of {} bytes exceeds the limit of {}", what, s.size(), limits::string_bytes));
+}
+
+void validate_audit(const st::tree& t) {
+  const std::uint64_t n = t.segments.size();
+  const std::uint64_t a = t.audit.size();
+  if (a > limits::audit_records) fail(fmt::format("{} audit records exceed the limit of {}", a, limits::audit_records));
+  std::vector<std::uint64_t> per_segment(static_cast<std::size_t>(n), 0);
+  std::uint64_t roots = 0;
+  for (std::uint64_t k = 0; k < a; ++k) {
+    const st::audit_record& r = t.audit[k];
+    if (r.segment >= n) fail(fmt::format("audit record {}: segment {} out of range ({} segments)", k, r.segment, n));
+    if (r.worker != t.segments[r.segment].worker)
+      fail(fmt::format("audit record {}: worker {} but segment {} runs on worker {}", k, r.worker, r.segment,
+                       t.segments[r.segment].worker));
+    ++per_segment[r.segment];
+    if (r.parent == st::no_parent) {
+      if (r.spawn_segment != st::no_parent)
+        fail(fmt::format("audit record {}: no parent task but spawned in segment {}", k, r.spawn_segment));
+      if (r.segment != 0 || r.level != 0 || r.step != 0)
+        fail(fmt::format("audit record {}: the phase root must run in segment 0 at (0, 0)", k));
+      ++roots;
+      continue;
+    }
+    if (r.parent >= a || r.parent == k)
+      fail(fmt::format("audit record {}: parent {} out of range ({} records)", k, r.parent, a));
+    if (r.spawn_segment >= n)
+      fail(fmt::format("audit record {}: spawning segment {} out of range ({} segments)", k, r.spawn_segment, n));
+    const st::audit_record& p = t.audit[r.parent];
+    if (p.segment != r.spawn_segment)
+      fail(fmt::format("audit record {}: spawned in segment {} by record {}, which ran in segment {}", k,
+                       r.spawn_segment, r.parent, p.segment));
+    const std::uint32_t parent_level = p.spawn_segment == p.segment ? p.level : 0;  // a segment's root has level 0
+    if (r.level != parent_level + 1)
+      fail(fmt::format("audit record {}: level {} but its parent (record {}) is at level {}", k, r.level, r.parent,
+                       parent_level));
+  }
+  if (roots != 1) fail(fmt::format("{} audit records without a parent (exactly one, the phase root, expected)", roots));
+  for (std::uint64_t i = 0; i < n; ++i)
+    if (per_segment[i] != t.segments[i].tasks)
+      fail(fmt::format("segment {}: {} tasks but {} audit records", i, t.segments[i].tasks, per_segment[i]));
+
+  // No cycles: walk every chain of parents up to a record already known to
+  // reach the root (0 = unknown, 1 = on the current chain, 2 = reaches the root).
+  std::vector<std::uint8_t> state(static_cast<std::size_t>(a), 0);
+  std::vector<std::uint32_t> chain;
+  for (std::uint64_t k = 0; k < a; ++k) {
+    std::uint32_t v = static_cast<std::uint32_t>(k);
+    chain.clear();
+    while (state[v] == 0) {
+      state[v] = 1;
+      chain.push_back(v);
+      if (t.audit[v].parent == st::no_parent) break;
+      v = t.audit[v].parent;
+    }
+    if (state[v] == 1 && t.audit[v].parent != st::no_parent)
+      fail(fmt::format("audit record {}: its chain of parents forms a cycle", k));
+    for (std::uint32_t c : chain) state[c] = 2;
+  }
+
+  // Names are unique.
+  struct key {
+    std::uint32_t segment, level, step;
+    auto operator<=>(const key&) const = default;
+  };
+  std::vector<key> keys;
+  keys.reserve(static_cast<std::size_t>(a));
+  for (const st::audit_record& r : t.audit) keys.push_back({r.spawn_segment, r.level, r.step});
+  std::sort(keys.begin(), keys.end());
+  for (std::size_t k = 1; k < keys.size(); ++k)
+    if (keys[k] == keys[k - 1])
+      fail(fmt::format("two audit records name the task ({}, {}) of segment {}", keys[k].level, keys[k].step,
+                       static_cast<std::int64_t>(keys[k].segment == st::no_parent ? -1 : keys[k].segment)));
+}
+
+}  // namespace
+
+void validate(const st::tree& t) {
+  const std::uint64_t n = t.segments.size();
+  if (t.workers == 0) fail("tree has 0 workers");
+  if (t.workers > limits::workers) fail(fmt::format("tree has {} workers (limit {})", t.workers, limits::workers));
+  if (n > limits::segments) fail(fmt::format("{} segments exceed the limit of {}", n, limits::segments));
+  if (t.worker_segments.size() != t.workers)
+    fail(fmt::format("{} per-worker segment lists for {} workers", t.worker_segments.size(), t.workers));
+  if (n == 0) {
+    for (const auto& list : t.worker_segments)
+      if (!list.empty()) fail("per-worker segment list names a segment of an empty tree");
+    if (!t.audit.empty()) fail("audit records in an empty tree");
+    return;
+  }
+
+  // Segments: fields in range; the root first.
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const st::segment& s = t.segments[i];
+    if (s.worker >= t.workers) fail(fmt::format("segment {}: worker {} out of range ({} workers)", i, s.worker, t.workers));
+    if (s.start_ns > s.end_ns) fail(fmt::format("segment {}: ends ({} ns) before it starts ({} ns)", i, s.end_ns, s.start_ns));
+    if (s.steals.size() > limits::steals) fail(fmt::format("segment {}: {} steals exceed the limit", i, s.steals.size()));
+    if (i == 0) {
+      if (s.parent != st::no_parent) fail(fmt::format("segment 0 (the root) has parent {}", s.parent));
+    } else {
+      if (s.parent == st::no_parent) fail(fmt::format("segment {}: second root (no parent)", i));
+      if (s.parent >= n) fail(fmt::format("segment {}: parent {} out of range ({} segments)", i, s.parent, n));
+      if (s.parent == i) fail(fmt::format("segment {}: is its own parent", i));
+    }
+  }
+
+  // Steal lists: each entry describes its child exactly; each non-root segment
+  // is listed once, by its parent; lists sorted by (level, step), no duplicates.
+  std::vector<std::uint8_t> listed(static_cast<std::size_t>(n), 0);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const st::segment& s = t.segments[i];
+    for (std::size_t k = 0; k < s.steals.size(); ++k) {
+      const st::steal_point& p = s.steals[k];
+      if (p.child >= n || p.child == 0)
+        fail(fmt::format("segment {}: steal {} names segment {} ({} segments)", i, k, p.child, n));
+      const st::segment& c = t.segments[p.child];
+      if (c.parent != i)
+        fail(fmt::format("segment {}: steal {} names segment {}, whose parent is {}", i, k, p.child, c.parent));
+      if (c.level != p.level || c.step != p.step)
+        fail(fmt::format("segment {}: steal {} at ({}, {}) but segment {} was taken at ({}, {})", i, k, p.level, p.step,
+                         p.child, c.level, c.step));
+      if (c.worker != p.thief)
+        fail(fmt::format("segment {}: steal {} by worker {} but segment {} runs on worker {}", i, k, p.thief, p.child,
+                         c.worker));
+      if (listed[p.child]) fail(fmt::format("segment {} is listed twice as a steal", p.child));
+      listed[p.child] = 1;
+      if (k > 0) {
+        const st::steal_point& q = s.steals[k - 1];
+        if (q.level > p.level || (q.level == p.level && q.step >= p.step))
+          fail(fmt::format("segment {}: steals not sorted by (level, step) at entry {}", i, k));
+      }
+    }
+  }
+  for (std::uint64_t i = 1; i < n; ++i)
+    if (!listed[i]) fail(fmt::format("segment {} is missing from the steals of its parent {}", i, t.segments[i].parent));
+
+  // Connected and acyclic: walking the steal lists from the root reaches every
+  // segment (each is listed exactly once, so a walk visits each at most once).
+  {
+    std::vector<std::uint32_t> stack{0};
+    std::uint64_t reached = 0;
+    while (!stack.empty()) {
+      const std::uint32_t i = stack.back();
+      stack.pop_back();
+      ++reached;
+      for (const st::steal_point& p : t.segments[i].steals) stack.push_back(p.child);
+    }
+    if (reached != n) fail(fmt::format("{} of {} segments are not connected to the root (cycle)", n - reached, n));
+  }
+
+  // Per-worker lists: every segment exactly once, on its own worker, in start order.
+  std::vector<std::uint8_t> seen(static_cast<std::size_t>(n), 0);
+  std::uint64_t total = 0;
+  for (std::uint32_t w = 0; w < t.workers; ++w) {
+    const auto& list = t.worker_segments[w];
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      const std::uint32_t i = list[k];
+      if (i >= n) fail(fmt::format("worker {}: segment {} out of range ({} segments)", w, i, n));
+      if (t.segments[i].worker != w)
+        fail(fmt::format("worker {}: lists segment {}, which runs on worker {}", w, i, t.segments[i].worker));
+      if (seen[i]) fail(fmt::format("worker {}: segment {} listed twice", w, i));
+      seen[i] = 1;
+      if (k > 0 && t.segments[list[k - 1]].start_ns > t.segments[i].start_ns)
+        fail(fmt::format("worker {}: segments not in start order at entry {}", w, k));
+    }
+    total += list.size();
+  }
+  if (total != n) fail(fmt::format("per-worker lists name {} of {} segments", total, n));
+
+  // Audit records: in range, one per task of each segment, and the spawn
+  // tree they describe consistent: exactly one root (the phase root), every
+  // other record's parent ran in the record's spawning segment, one level
+  // above it (or is that segment's root, at level 0), no cycles, and no two
+  // records with the same (spawning segment, level, step).
+  if (!t.audit.empty()) validate_audit(t);
+}
+
+void validate(const trace_file& f) {
+  const trace_header& h = f.header;
+  check_string(h.cws_version, "producer version");
+  check_string(h.host, "host name");
+  check_string(h.created, "creation time");
+  check_string(h.topology.summary, "topology summary");
+  check_string(h.topology.source, "topology source");
+  check_string(h.options.idle, "idle mode");
+  check_string(h.options.topology_request, "topology request");
+  const std::uint32_t workers = h.options.workers;
+  if (workers == 0) fail("header: 0 workers");
+  if (workers > limits::workers) fail(fmt::format("header: {} workers exceed the limit of {}", workers, limits::workers));
+  if (h.placement.size() != workers)
+    fail(fmt::format("header: {} placement entries for {} workers", h.placement.size(), workers));
+  for (std::size_t w = 0; w < h.placement.size(); ++w) {
+    const worker_placement& p = h.placement[w];
+    if (p.worker != w) fail(fmt::format("header: placement entry {} is for worker {}", w, p.worker));
+    if (h.topology.numa_nodes > 0 && p.numa_node >= h.topology.numa_nodes)
+      fail(fmt::format("header: worker {} on NUMA node {} of {}", w, p.numa_node, h.topology.numa_nodes));
+  }
+  if (f.phases.size() > limits::phases)
+    fail(fmt::format("{} phase runs exceed the limit of {}", f.phases.size(), limits::phases));
+  for (const st::phase_record& r : f.phases) {
+    const std::string where = fmt::format("phase '{}' #{}", r.schedule.substr(0, 64), r.iteration);
+    try {
+      check_string(r.schedule, "schedule name");
+      check_string(r.policy, "policy name");
+      check_time(r.wall_s, "wall time");
+      if (r.stats.size() != workers)
+        fail(fmt::format("statistics for {} workers, the trace has {}", r.stats.size(), workers));
+      for (const worker_stats& s : r.stats) check_time(s.idle_s, "idle time");
+      if (r.steals.workers != workers)
+        fail(fmt::format("steal tree of {} workers, the trace has {}", r.steals.workers, workers));
+      validate(r.steals);
+    } catch (const error& e) {
+      throw error(fmt::format("{}: {}", where, e.what()));
+    }
+  }
+}
+
+}  // namespace cws::traces
