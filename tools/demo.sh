@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The demo: installs what is missing, builds (Release), and runs the fib and
-# memcopy comparisons against TBB and OpenMP static.
+# The demo: installs what is missing, builds (Release), runs the fib and
+# memcopy comparisons against TBB and OpenMP static, and inspects the trace
+# recorded during memcopy with cws-trace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/scripts/setup.sh
@@ -11,4 +12,7 @@ echo "== fib(30): one spawn per call, no cutoff =="
 "$bin/cws-fib" --n 30 --runs 7
 echo
 echo "== memcopy (SC14): A[i]=B[i]=0, then B[i]=A[i] =="
-"$bin/cws-memcopy" --runs 5
+"$bin/cws-memcopy" --runs 5 --trace-out build/memcopy.cwst
+echo
+echo "== the steal trees recorded during memcopy: cws-trace info =="
+build/release/tools/cws-trace/cws-trace info build/memcopy.cwst

@@ -26,11 +26,14 @@ void add_common_options(CLI::App& app, common_options& o) {
       ->check(CLI::Range(0u, 1000000u))
       ->capture_default_str();
   app.add_flag("--json", o.json, "Print one JSON object on stdout instead of the table");
+  app.add_option("--trace-out", o.trace_out, "Save the steal trees of every cws phase to this trace file (cws-trace)");
 }
 
-bench_env::bench_env(const common_options& o) {
+bench_env::bench_env(const common_options& o, const std::function<void(cws::runtime_config&)>& adjust)
+    : trace_out_(o.trace_out) {
   cws::runtime_config cfg = cws::runtime_config::from_env();
   if (o.workers != 0) cfg.workers = o.workers;
+  if (adjust) adjust(cfg);
   rt_ = std::make_unique<cws::runtime>(cfg);
   const int n = static_cast<int>(rt_->workers());
   // global_control lifts TBB's limit when the worker count exceeds the
@@ -60,6 +63,14 @@ int report_error(const std::string& app_name, const char* message, int code) {
   std::fflush(stdout);
   std::fprintf(stderr, "%s: error: %s\n", app_name.c_str(), message);
   return code;
+}
+
+void bench_env::save_trace() const {
+  if (trace_out_.empty()) return;
+  rt_->save_traces(trace_out_);
+  const auto* rec = cws::steal_tree::recorder_of(*rt_);
+  std::fprintf(stderr, "trace: %zu phase runs written to %s\n", rec ? rec->phases().size() : std::size_t{0},
+               trace_out_.c_str());
 }
 
 }  // namespace cws_apps

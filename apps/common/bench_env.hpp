@@ -4,6 +4,7 @@
 // variants of one run compete on equal terms), and the error conventions.
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <cws/cws.hpp>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -23,6 +24,7 @@ struct common_options {
   unsigned iters = 1;             // kernel repetitions per measured run
   run_plan plan;
   bool json = false;
+  std::string trace_out;          // --trace-out: save the recorded steal trees here
 };
 
 // --workers, --policy, --iters, --runs, --warmup, --json.
@@ -31,7 +33,9 @@ void add_common_options(CLI::App& app, common_options& o);
 class bench_env {
  public:
   // Throws cws::error for a bad CWS_* variable or an impossible worker count.
-  explicit bench_env(const common_options& o);
+  // `adjust` may change the runtime's configuration after the CWS_* variables
+  // and the flags were applied (e.g. an app that attaches recorders itself).
+  explicit bench_env(const common_options& o, const std::function<void(cws::runtime_config&)>& adjust = {});
 
   cws::runtime& rt() noexcept { return *rt_; }
   const cws::runtime& rt() const noexcept { return *rt_; }
@@ -45,6 +49,10 @@ class bench_env {
     return arena_->execute(std::forward<F>(f));
   }
 
+  // Writes the recorded phases to --trace-out, if given (a note on stderr).
+  // Throws cws::error when the file cannot be written.
+  void save_trace() const;
+
   // {"summary", "source", "synthetic", "numa_nodes", "cores", "pus", "workers"}.
   nlohmann::ordered_json topology_json() const;
   // One line for the table caption.
@@ -52,6 +60,7 @@ class bench_env {
 
  private:
   likwid::session likwid_;  // marker API initialized for the whole run, results written at the end
+  std::string trace_out_;
   std::unique_ptr<cws::runtime> rt_;
   std::unique_ptr<tbb::global_control> tbb_limit_;
   std::unique_ptr<tbb::task_arena> arena_;

@@ -105,6 +105,7 @@ int main(int argc, char** argv) {
     out.add_ratio("ratio_vs_tbb", "median_s", "tbb-task-group");
     out.add_ratio("ratio_vs_serial", "median_s", "serial");
 
+    env.save_trace();
     out.print(opt.json,
               fmt::format("cws-fib: fib({}) = {}, {} spawns per call, {} runs (+{} warm-up) of {} call(s)", n,
                           expected, spawns, opt.plan.runs, opt.plan.warmup, opt.iters),

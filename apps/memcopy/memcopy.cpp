@@ -160,6 +160,7 @@ int main(int argc, char** argv) {
     }
     out.add_ratio("ratio_vs_omp_static", "gbps", "omp-static");
 
+    env.save_trace();
     out.print(opt.json,
               fmt::format("cws-memcopy: 2 x {} MiB of doubles, grain {}, {} runs (+{} warm-up), {} copy(ies) per run",
                           mib, grain, opt.plan.runs, opt.plan.warmup, opt.iters),

@@ -3,6 +3,8 @@
 // validation, and the size of traces on disk.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <cstdio>
 #include <string>
 
@@ -100,16 +102,19 @@ TEST(RuntimeIo, LoadTracesKeepsTheFileAndChecksTheWorkerCount) {
   }
 }
 
-TEST(RuntimeIo, RecordingOffSavesAHeaderWithoutPhases) {
+TEST(RuntimeIo, RecordingOffRefusesToSave) {
   cws::test::scratch_dir dir;
   cws::runtime_config c = cws::test::config(2);
   c.record = false;
   cws::runtime rt(c);
   rt.run([] { (void)cws::test::fib(10); });
-  rt.save_traces(dir.file("off.cwst"));
-  const tr::trace_file f = tr::read(dir.file("off.cwst"));
-  EXPECT_FALSE(f.header.options.record);
-  EXPECT_TRUE(f.phases.empty());
+  try {
+    rt.save_traces(dir.file("off.cwst"));
+    FAIL() << "saving with recording off wrote a file with nothing in it";
+  } catch (const cws::error& e) {
+    EXPECT_NE(std::string(e.what()).find("recording is off"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("off.cwst")));
 }
 
 // Not a pass/fail figure: prints what a trace costs on disk (DESIGN §3:

@@ -55,6 +55,16 @@ TEST(runtime, unknown_policy_names_the_valid_ones) {
   }
 }
 
+TEST(runtime, runs_const_and_temporary_callables) {
+  cws::runtime rt(config(2));
+  std::uint64_t r = 0;
+  const auto root = [&r] { r = cws::test::fib(15); };
+  rt.run(root);
+  EXPECT_EQ(r, cws::test::serial_fib(15));
+  rt.run(rt.schedule("tmp"), [&r] { r = cws::test::fib(10); });
+  EXPECT_EQ(r, cws::test::serial_fib(10));
+}
+
 TEST(runtime, one_runtime_at_a_time) {
   cws::runtime rt(config(1));
   EXPECT_EQ(cws::runtime::current(), &rt);

@@ -46,7 +46,11 @@ class loaded_traces_extension final : public runtime_extension {
 
 class runtime_trace_io final : public trace_io {
  public:
-  void save(const runtime& rt, const std::string& path) override { write(path, capture(rt)); }
+  void save(const runtime& rt, const std::string& path) override {
+    if (!rt.config().record)
+      throw error(fmt::format("{}: nothing to save, recording is off (CWS_RECORD=0 or runtime_config::record)", path));
+    write(path, capture(rt));
+  }
 
   void load(runtime& rt, const std::string& path) override {
     trace_file f = read(path);

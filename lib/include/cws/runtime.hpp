@@ -10,7 +10,7 @@
 // is worker 0 for that phase; the other workers sleep between phases.
 
 #include <cstdint>
-#include <memory>
+#include <memory>  // std::addressof, unique_ptr
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -72,8 +72,9 @@ class runtime {
   // the phase is rethrown here after the phase ended; the runtime stays usable.
   template <class F>
   const phase_stats& run(cws::schedule& s, F&& root) {
-    return run_phase(s, [](void* f) { (*static_cast<std::remove_reference_t<F>*>(f))(); },
-                     static_cast<void*>(&root));
+    using fn_t = std::remove_reference_t<F>;  // may be const
+    return run_phase(s, [](void* f) { (*static_cast<fn_t*>(f))(); },
+                     const_cast<void*>(static_cast<const void*>(std::addressof(root))));
   }
   template <class F>
   const phase_stats& run(F&& root) {

@@ -1,0 +1,148 @@
+// cws-recording: what recording steal trees costs, measured in one run.
+//
+// Overhead: the runtime is created with recording off, and a recorder is
+// attached by hand for every other phase (ABBA order), so "on" and "off" run
+// on the same threads, pages and caches; the figure is the median of the
+// per-pair time ratios. Kernels: fib(n) (one spawn per call, many steals)
+// and the memcopy copy phase (pre-faulted arrays).
+//
+// Size: --phases copy phases are recorded and encoded as a trace file (the
+// default text archive); the app reports bytes per steal and KB per worker.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "common/bench_env.hpp"
+#include "common/report.hpp"
+
+namespace {
+
+std::uint64_t fib(unsigned n) {
+  if (n < 2) return n;
+  std::uint64_t a = 0;
+  cws::spawn([&a, n] { a = fib(n - 1); });
+  std::uint64_t b = fib(n - 2);
+  cws::sync();
+  return a + b;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  if (v.empty()) return 0;
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+struct paired {
+  cws_apps::samples off, on;
+  std::vector<double> ratios;
+};
+
+// Runs `pairs` pairs of phases of `kernel`, one of each pair with a recorder attached.
+template <class Kernel>
+paired measure_pairs(cws::runtime& rt, cws::schedule& s, unsigned pairs, const Kernel& kernel) {
+  paired out;
+  rt.run(s, kernel);  // warm-up
+  for (unsigned p = 0; p < pairs; ++p) {
+    double t[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+      const bool record = (k == 0) == (p % 2 == 0);  // ABBA: neither side always goes first
+      std::optional<cws::steal_tree::recorder> rec;
+      if (record) rec.emplace(rt);
+      t[record] = rt.run(s, kernel).wall_s;
+    }
+    out.off.add(t[0]);
+    out.on.add(t[1]);
+    out.ratios.push_back(t[1] / t[0]);
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Cost of steal-tree recording: time on vs off in one run, and trace size", "cws-recording"};
+  cws_apps::common_options opt;
+  unsigned n = 30, pairs = 21, phases = 1000;
+  std::size_t mib = 64;
+  app.add_option("-n,--n", n, "Argument of fib")->check(CLI::Range(2u, 45u))->capture_default_str();
+  app.add_option("--mb", mib, "Size of each memcopy array in MiB")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 16))
+      ->capture_default_str();
+  app.add_option("--pairs", pairs, "Phase pairs (off/on) per kernel")->check(CLI::Range(1u, 100000u))->capture_default_str();
+  app.add_option("--phases", phases, "Copy phases recorded for the size figure")
+      ->check(CLI::Range(1u, 1000000u))
+      ->capture_default_str();
+  cws_apps::add_common_options(app, opt);
+
+  return cws_apps::run_main(app, argc, argv, [&]() -> int {
+    cws_apps::bench_env env(opt, [](cws::runtime_config& c) { c.record = false; });
+    cws::runtime& rt = env.rt();
+    auto& fib_phase = rt.schedule("fib", opt.policy);
+    auto& copy_phase = rt.schedule("copy", opt.policy);
+
+    const std::size_t elems = mib * (std::size_t{1} << 20) / sizeof(double);
+    auto a = cws::numa::allocate<double>(elems, cws::numa::first_touch, rt.topology());
+    auto b = cws::numa::allocate<double>(elems, cws::numa::first_touch, rt.topology());
+    cws::numa::prefault_zero(a);
+    cws::numa::prefault_zero(b);
+    const std::size_t grain = std::max<std::size_t>(1, elems / (2 * std::size_t{rt.workers()}));
+    auto copy = [&] {
+      cws::parallel_for_range(0, elems, [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t i = lo; i < hi; ++i) b[i] = a[i];
+      }, grain);
+    };
+    std::uint64_t sink = 0;
+    const paired f = measure_pairs(rt, fib_phase, pairs, [&] { sink += fib(n); });
+    const paired c = measure_pairs(rt, copy_phase, pairs, copy);
+
+    // Size: `phases` recorded copy phases, encoded as a trace file.
+    cws::steal_tree::recorder rec(rt);
+    for (unsigned p = 0; p < phases; ++p) rt.run(copy_phase, copy);
+    cws::traces::trace_file file = cws::traces::capture(rt);
+    file.phases = rec.phases();
+    const std::size_t bytes = cws::traces::encode(file).size();
+    std::uint64_t steals = 0;
+    for (const auto& r : file.phases) steals += cws::steal_tree::summarize(r.steals).steals;
+
+    cws_apps::report out("recording", env,
+                         {{"n", n}, {"mb_per_array", mib}, {"pairs", pairs}, {"phases", phases}});
+    for (const auto& [name, p] : {std::pair{"fib", &f}, std::pair{"memcopy-copy", &c}}) {
+      cws_apps::json& e = out.add(name);
+      cws_apps::put_timing(e, p->on, "on_");
+      cws_apps::put_timing(e, p->off, "off_");
+      e["ratio_on_off"] = median_of(p->ratios);
+    }
+    cws_apps::json& size = out.add("trace-size");
+    size["phases"] = phases;
+    size["steals"] = steals;
+    size["bytes"] = bytes;
+    size["bytes_per_steal"] = steals ? static_cast<double>(bytes) / static_cast<double>(steals) : 0.0;
+    size["kb_per_worker"] = static_cast<double>(bytes) / 1024.0 / rt.workers();
+    size["bytes_per_phase"] = static_cast<double>(bytes) / phases;
+
+    env.save_trace();
+    out.print(opt.json,
+              fmt::format("cws-recording: fib({}) and memcopy copy ({} MiB), {} off/on pairs each; {} copy phases "
+                          "for the size",
+                          n, mib, pairs, phases),
+              {{"variant", "variant"},
+               {"off ms", "off_median_s", 1e3, 3},
+               {"on ms", "on_median_s", 1e3, 3},
+               {"on/off", "ratio_on_off", 1, 4},
+               {"trace bytes", "bytes", 1, 0},
+               {"B/steal", "bytes_per_steal", 1, 1},
+               {"KB/worker", "kb_per_worker", 1, 1}},
+              {"on/off is the median of per-pair ratios (same runtime, recorder attached on alternate phases)",
+               "trace bytes: the text-archive trace file of the copy phases"});
+    std::uint64_t expect = 0, prev = 1;  // iterative fib(n)
+    for (unsigned i = 0; i < n; ++i) expect = std::exchange(prev, prev + expect);
+    if (sink != (2ull * pairs + 1) * expect)
+      return cws_apps::report_error(app.get_name(), "fib computed a wrong value", 1);
+    return 0;
+  });
+}

@@ -1,0 +1,72 @@
+// Private to cws-trace: what every subcommand shares — exit codes, the
+// failure that carries one, the --json switch, loading a trace and printing.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "cws/error.hpp"
+#include "cws/traces/trace_file.hpp"
+
+namespace cws::trace_cli {
+
+namespace tr = cws::traces;
+using nlohmann::json;
+
+// The process exit codes. Users read them in `exit_help` (main.cpp): keep the
+// two in step, scripts depend on the numbers.
+enum exit_code : int {
+  exit_ok = 0,
+  exit_usage = 1,
+  exit_bad_input = 2,
+  exit_not_comparable = 3,
+  exit_output = 4,
+};
+
+// A failure with its exit code. Thrown rather than returned so that helpers
+// deep inside a subcommand can stop it; main() turns it into the one-line
+// error message (and the JSON error document under --json).
+struct failure {
+  int code;
+  std::string message;
+};
+
+[[noreturn]] inline void fail(int code, std::string message) { throw failure{code, std::move(message)}; }
+
+// Set by the --json flag of whichever subcommand runs. Global because both the
+// subcommand and main()'s error handler must honour it.
+inline bool g_json_output = false;
+
+// Reads a trace file; any read error is an input error (exit 2).
+inline tr::trace_file load(const std::string& path) {
+  try {
+    return tr::read(path);
+  } catch (const cws::error& e) {
+    fail(exit_bad_input, e.what());
+  }
+}
+
+// Size of a file for reports; 0 when it cannot be determined (reports are
+// informative, not worth failing over).
+inline std::uint64_t file_bytes(const std::string& path) {
+  std::error_code ec;
+  const auto n = std::filesystem::file_size(path, ec);
+  return ec ? 0 : static_cast<std::uint64_t>(n);
+}
+
+// Prints the single JSON document of a --json run.
+inline void emit(const json& doc) { std::cout << doc.dump(2) << "\n"; }
+
+// "1 run", "2 runs".
+inline std::string plural(std::uint64_t n, const char* one, const char* many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+}  // namespace cws::trace_cli

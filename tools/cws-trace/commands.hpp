@@ -1,0 +1,29 @@
+// Private to cws-trace: the subcommands, one function each. They print their
+// report (a table, or one JSON document under --json) and return the exit
+// code; errors are thrown as `failure` (cli_common.hpp) and reported by main().
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cws::trace_cli {
+
+// inspect.cpp: read one trace and describe it.
+int cmd_info(const std::string& path);
+int cmd_show(const std::string& path, const std::optional<std::string>& phase,
+             const std::optional<std::uint64_t>& iteration);
+int cmd_tree(const std::string& path, const std::optional<std::string>& phase,
+             const std::optional<std::uint64_t>& iteration, const std::string& output);
+int cmd_timeline(const std::string& path, const std::optional<std::string>& phase,
+                 const std::optional<std::uint64_t>& iteration, const std::string& output);
+
+// compare.cpp: schedule distance between two traces (FILE or FILE@PHASE[#ITERATION]).
+int cmd_diff(const std::string& a_arg, const std::string& b_arg);
+
+// files.cpp: whole-file checks and rewrites.
+int cmd_validate(const std::vector<std::string>& paths);
+int cmd_convert(const std::string& path, const std::string& to, const std::string& output);
+
+}  // namespace cws::trace_cli

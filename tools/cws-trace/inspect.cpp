@@ -1,0 +1,277 @@
+// cws-trace info / show / tree / timeline: read one trace file and describe
+// its phase runs, as tables, indented steal trees, Graphviz DOT or a Chrome
+// trace-event timeline.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "cws/steal_tree/analysis.hpp"
+#include "cws/traces/export.hpp"
+
+namespace cws::trace_cli {
+
+namespace {
+
+namespace st = cws::steal_tree;
+
+std::string on_off(bool b) { return b ? "on" : "off"; }
+
+// Runs picked by --phase / --iteration (all runs without them). A selection
+// that matches nothing is a usage error; a file without runs is not.
+std::vector<std::size_t> selected_runs(const tr::trace_file& f, const std::string& path,
+                                       const std::optional<std::string>& phase,
+                                       const std::optional<std::uint64_t>& iteration) {
+  std::vector<std::size_t> runs = tr::select(f, phase, iteration);
+  if (runs.empty() && (phase || iteration))
+    fail(exit_usage, fmt::format("{}: no phase run matches{}{}", path, phase ? fmt::format(" phase '{}'", *phase) : "",
+                                 iteration ? fmt::format(" iteration {}", *iteration) : ""));
+  return runs;
+}
+
+// The --json shapes of info and show. Scripts and tests read these keys, so
+// they are part of the interface.
+
+json totals_json(const st::totals& t) {
+  return {{"tasks", t.tasks}, {"steals", t.steals}, {"segments", t.segments}, {"depth", t.depth}};
+}
+
+json header_json(const tr::trace_file& f, const std::string& path) {
+  const tr::trace_header& h = f.header;
+  json placement = json::array();
+  for (const cws::worker_placement& p : h.placement)
+    placement.push_back({{"worker", p.worker}, {"core", p.core}, {"numa_node", p.numa_node}, {"pu", p.pin_pu}});
+  return {{"file", path},
+          {"bytes", file_bytes(path)},
+          {"format_version", h.format_version},
+          {"archive", tr::to_string(h.archive)},
+          {"cws_version", h.cws_version},
+          {"host", h.host},
+          {"created", h.created},
+          {"topology",
+           {{"summary", h.topology.summary},
+            {"source", h.topology.source},
+            {"synthetic", h.topology.synthetic},
+            {"packages", h.topology.packages},
+            {"numa_nodes", h.topology.numa_nodes},
+            {"l3_groups", h.topology.l3_groups},
+            {"cores", h.topology.cores},
+            {"pus", h.topology.pus}}},
+          {"options",
+           {{"workers", h.options.workers},
+            {"pin", h.options.pin},
+            {"idle", h.options.idle},
+            {"max_nesting", h.options.max_nesting},
+            {"seed", h.options.seed},
+            {"record", h.options.record},
+            {"audit", h.options.audit},
+            {"topology_request", h.options.topology_request}}},
+          {"placement", placement}};
+}
+
+json run_json(const st::phase_record& r, std::size_t index) {
+  return {{"index", index},          {"schedule", r.schedule},
+          {"iteration", r.iteration}, {"policy", r.policy},
+          {"wall_s", r.wall_s},       {"totals", totals_json(st::summarize(r.steals))},
+          {"audit_records", r.steals.audit.size()}};
+}
+
+json tree_json(const st::tree& t) {
+  json segments = json::array();
+  for (std::size_t i = 0; i < t.segments.size(); ++i) {
+    const st::segment& s = t.segments[i];
+    json steals = json::array();
+    for (const st::steal_point& p : s.steals)
+      steals.push_back({{"level", p.level}, {"step", p.step}, {"thief", p.thief}, {"child", p.child}});
+    segments.push_back({{"index", i},
+                        {"worker", s.worker},
+                        {"parent", s.parent == st::no_parent ? json(nullptr) : json(s.parent)},
+                        {"level", s.level},
+                        {"step", s.step},
+                        {"start_ns", s.start_ns},
+                        {"end_ns", s.end_ns},
+                        {"tasks", s.tasks},
+                        {"steals", steals}});
+  }
+  json audit = json::array();
+  for (const st::audit_record& r : t.audit)
+    audit.push_back({{"segment", r.segment},
+                     {"spawn_segment", r.spawn_segment == st::no_parent ? json(nullptr) : json(r.spawn_segment)},
+                     {"level", r.level},
+                     {"step", r.step},
+                     {"worker", r.worker}});
+  return {{"workers", t.workers},
+          {"segments", segments},
+          {"worker_segments", t.worker_segments},
+          {"tasks_per_worker", st::tasks_per_worker(t)},
+          {"audit", audit}};
+}
+
+// Writes `text` to `path` ("-" = stdout); for tree -o and timeline --chrome.
+void write_output(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text;
+    return;
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out << text;
+  if (out) out.close();
+  if (!out) fail(exit_output, fmt::format("{}: cannot write", path));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- info
+
+int cmd_info(const std::string& path) {
+  const tr::trace_file f = load(path);
+  const tr::trace_header& h = f.header;
+  if (g_json_output) {
+    json doc = header_json(f, path);
+    json runs = json::array();
+    for (std::size_t i = 0; i < f.phases.size(); ++i) runs.push_back(run_json(f.phases[i], i));
+    doc["phases"] = runs;
+    doc["ok"] = true;
+    emit(doc);
+    return exit_ok;
+  }
+  std::string out;
+  out += fmt::format("file:      {} ({} bytes, format version {}, {} archive)\n", path, file_bytes(path),
+                     h.format_version, tr::to_string(h.archive));
+  out += fmt::format("producer:  cws {}\n", h.cws_version);
+  out += fmt::format("host:      {}\n", h.host);
+  out += fmt::format("created:   {}\n", h.created);
+  out += fmt::format("topology:  {} [{}]\n", h.topology.summary, h.topology.source);
+  out += fmt::format("workers:   {} (pin={}, idle={}, nesting={}, seed={:#x}, record={}, audit={})\n", h.options.workers,
+                     on_off(h.options.pin), h.options.idle, h.options.max_nesting, h.options.seed,
+                     on_off(h.options.record), on_off(h.options.audit));
+  for (const cws::worker_placement& p : h.placement)
+    out += fmt::format("  worker {:>3} -> core {:>3}, NUMA node {:>2}, PU {:>3}\n", p.worker, p.core, p.numa_node,
+                       p.pin_pu);
+  std::map<std::string, std::uint64_t> schedules;
+  for (const auto& r : f.phases) ++schedules[r.schedule];
+  out += fmt::format("phases:    {} of {}\n", plural(f.phases.size(), "run", "runs"),
+                     plural(schedules.size(), "schedule", "schedules"));
+  if (!f.phases.empty()) {
+    std::size_t wname = 8, wpol = 6;
+    for (const auto& r : f.phases) wname = std::max(wname, r.schedule.size()), wpol = std::max(wpol, r.policy.size());
+    out += fmt::format("\n{:>4}  {:<{}}  {:>5}  {:<{}}  {:>10}  {:>10}  {:>7}  {:>8}  {:>5}  {:>6}\n", "#", "schedule",
+                       wname, "iter", "policy", wpol, "wall ms", "tasks", "steals", "segments", "depth", "audit");
+    for (std::size_t i = 0; i < f.phases.size(); ++i) {
+      const auto& r = f.phases[i];
+      const st::totals t = st::summarize(r.steals);
+      out += fmt::format("{:>4}  {:<{}}  {:>5}  {:<{}}  {:>10.3f}  {:>10}  {:>7}  {:>8}  {:>5}  {:>6}\n", i, r.schedule,
+                         wname, r.iteration, r.policy, wpol, r.wall_s * 1e3, t.tasks, t.steals, t.segments, t.depth,
+                         r.steals.audit.empty() ? "-" : std::to_string(r.steals.audit.size()));
+    }
+  }
+  std::cout << out;
+  return exit_ok;
+}
+
+// ---------------------------------------------------------------- show
+
+int cmd_show(const std::string& path, const std::optional<std::string>& phase,
+             const std::optional<std::uint64_t>& iteration) {
+  const tr::trace_file f = load(path);
+  const std::vector<std::size_t> runs = selected_runs(f, path, phase, iteration);
+  if (g_json_output) {
+    json list = json::array();
+    for (std::size_t i : runs) {
+      json r = run_json(f.phases[i], i);
+      r["stats"] = json::array();
+      for (const cws::worker_stats& s : f.phases[i].stats)
+        r["stats"].push_back({{"tasks", s.tasks},
+                              {"segments", s.segments},
+                              {"steals", s.steals},
+                              {"failed_steals", s.failed_steals},
+                              {"nested_segments", s.nested_segments},
+                              {"idle_s", s.idle_s}});
+      r["tree"] = tree_json(f.phases[i].steals);
+      list.push_back(std::move(r));
+    }
+    emit({{"ok", true}, {"file", path}, {"runs", list}});
+    return exit_ok;
+  }
+  std::string out;
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    const st::phase_record& r = f.phases[runs[k]];
+    if (k > 0) out += "\n";
+    out += fmt::format("== {} (run {} of {}), wall {:.3f} ms\n", tr::run_label(r), runs[k], f.phases.size(),
+                       r.wall_s * 1e3);
+    out += st::describe(r.steals);
+  }
+  if (runs.empty()) out = fmt::format("{}: no phase runs recorded\n", path);
+  std::cout << out;
+  return exit_ok;
+}
+
+// ---------------------------------------------------------------- tree
+
+int cmd_tree(const std::string& path, const std::optional<std::string>& phase,
+             const std::optional<std::uint64_t>& iteration, const std::string& output) {
+  const tr::trace_file f = load(path);
+  const std::vector<std::size_t> runs = selected_runs(f, path, phase, iteration);
+  const std::string text = tr::dot(f, runs);
+  if (g_json_output) {
+    if (!output.empty() && output != "-") write_output(output, text);
+    json doc = {{"ok", true}, {"file", path}, {"runs", json::array()}};
+    for (std::size_t i : runs) doc["runs"].push_back(tr::run_label(f.phases[i]));
+    if (!output.empty() && output != "-")
+      doc["output"] = output;
+    else
+      doc["dot"] = text;
+    emit(doc);
+    return exit_ok;
+  }
+  if (output.empty() || output == "-") {
+    std::cout << text;
+  } else {
+    write_output(output, text);
+    std::cout << fmt::format("wrote {}: {}\n", output, plural(runs.size(), "steal tree", "steal trees"));
+  }
+  return exit_ok;
+}
+
+// ---------------------------------------------------------------- timeline
+
+int cmd_timeline(const std::string& path, const std::optional<std::string>& phase,
+                 const std::optional<std::uint64_t>& iteration, const std::string& output) {
+  if (output == "-" && g_json_output) fail(exit_usage, "timeline: --chrome - (stdout) cannot be combined with --json");
+  const tr::trace_file f = load(path);
+  const std::vector<std::size_t> runs = selected_runs(f, path, phase, iteration);
+  const std::string text = tr::chrome_trace(f, runs);
+  write_output(output, text);
+  std::uint64_t segments = 0, steals = 0;
+  for (std::size_t i : runs) {
+    const st::totals t = st::summarize(f.phases[i].steals);
+    segments += t.segments;
+    steals += t.steals;
+  }
+  if (g_json_output) {
+    emit({{"ok", true},
+          {"file", path},
+          {"output", output},
+          {"runs", runs.size()},
+          {"segments", segments},
+          {"steals", steals},
+          {"bytes", text.size()}});
+  } else if (output != "-") {
+    std::cout << fmt::format("wrote {}: {}, {}, {} (open in https://ui.perfetto.dev)\n", output,
+                             plural(runs.size(), "phase run", "phase runs"), plural(segments, "segment", "segments"),
+                             plural(steals, "steal", "steals"));
+  }
+  return exit_ok;
+}
+
+}  // namespace cws::trace_cli
