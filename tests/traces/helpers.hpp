@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "cws/traces/trace_file.hpp"
+#include "support/error_of.hpp"
 
 namespace cws::test {
 
@@ -71,15 +72,5 @@ inline void spit(const std::string& path, std::string_view bytes) {
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-// The message of the cws::error `f` throws ("" if it throws none).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const cws::error& e) {
-    return e.what();
-  }
-  return {};
-}
 
 }  // namespace cws::test

@@ -25,6 +25,7 @@
 #include "cws/numa.hpp"
 #include "cws/runtime.hpp"
 #include "cws/topology.hpp"
+#include "support/error_of.hpp"
 
 namespace numa = cws::numa;
 
@@ -42,15 +43,7 @@ const cws::topology& this_machine() {
   return t;
 }
 
-std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (const cws::error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no cws::error thrown";
-  return {};
-}
+using cws::test::error_of;
 
 TEST(NumaPlacement, Names) {
   EXPECT_EQ(numa::to_string(numa::first_touch), "first_touch");

@@ -13,6 +13,7 @@
 #include "cws/topology.hpp"
 #include "pinning.hpp"
 #include "topology_xml.hpp"
+#include "support/error_of.hpp"
 
 namespace {
 
@@ -34,15 +35,7 @@ std::vector<unsigned> cores_of(const std::vector<cws::worker_placement>& p) {
   return out;
 }
 
-std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (const cws::error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no cws::error thrown";
-  return {};
-}
+using cws::test::error_of;
 
 using V = std::vector<unsigned>;
 
