@@ -3,10 +3,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <stdexcept>
 
 namespace cws_apps {
 

@@ -8,7 +8,6 @@
 #include <cws/cws.hpp>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sched.h>
 #include <string>
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>

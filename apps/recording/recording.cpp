@@ -11,11 +11,10 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
+#include <algorithm>  // std::max
 #include <cstdint>
 #include <optional>
 #include <utility>
-#include <vector>
 
 #include "common/bench_env.hpp"
 #include "common/report.hpp"
@@ -31,15 +30,8 @@ std::uint64_t fib(unsigned n) {
   return a + b;
 }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  if (v.empty()) return 0;
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 struct paired {
-  cws_apps::samples off, on;
-  std::vector<double> ratios;
+  cws_apps::samples off, on, ratios;
 };
 
 // Runs `pairs` pairs of phases of `kernel`, one of each pair with a recorder attached.
@@ -57,7 +49,7 @@ paired measure_pairs(cws::runtime& rt, cws::schedule& s, unsigned pairs, const K
     }
     out.off.add(t[0]);
     out.on.add(t[1]);
-    out.ratios.push_back(t[1] / t[0]);
+    out.ratios.add(t[1] / t[0]);
   }
   return out;
 }
@@ -115,7 +107,7 @@ int main(int argc, char** argv) {
       cws_apps::json& e = out.add(name);
       cws_apps::put_timing(e, p->on, "on_");
       cws_apps::put_timing(e, p->off, "off_");
-      e["ratio_on_off"] = median_of(p->ratios);
+      e["ratio_on_off"] = p->ratios.median();
     }
     cws_apps::json& size = out.add("trace-size");
     size["phases"] = phases;

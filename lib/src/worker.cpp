@@ -67,28 +67,35 @@ void worker::sync() {
   }
 }
 
-void worker::open_frame(frame& f) noexcept {
-  // A finish scope is not a task: it keeps the level of the task it is in.
+// Frames open and close the same way for a task and for a finish scope.
+void worker::push_frame(frame& f, std::uint32_t level) noexcept {
   f.deque_base = deque_.bottom();
-  f.level = frame_->level;
+  f.level = level;
   f.outer = frame_;
   frame_ = &f;
 }
 
-void worker::close_frame(frame& f, std::exception_ptr body_error, bool rethrow) {
+// Waits for f's children and closes it; `error` keeps the first failure:
+// the body's own, else a child's.
+void worker::pop_frame(frame& f, std::exception_ptr& error) {
   join(f);
   frame_ = f.outer;
-  if (!body_error && f.failed.load(std::memory_order_relaxed)) body_error = std::move(f.error);
+  if (!error && f.failed.load(std::memory_order_relaxed)) error = std::move(f.error);
+}
+
+void worker::open_frame(frame& f) noexcept {
+  push_frame(f, frame_->level);  // a finish scope is not a task: it keeps its task's level
+}
+
+void worker::close_frame(frame& f, std::exception_ptr body_error, bool rethrow) {
+  pop_frame(f, body_error);
   if (body_error && rethrow) std::rethrow_exception(std::move(body_error));
 }
 
 // Runs `t` on this worker in the innermost open segment, then its implicit sync.
 void worker::execute(task* t, std::uint32_t level) {
   frame f;
-  f.deque_base = deque_.bottom();
-  f.level = level;
-  f.outer = frame_;
-  frame_ = &f;
+  push_frame(f, level);
   ++segment_->tasks;
   for (observer* o : setup_.task_observers) o->on_task_begin(id_, segment_->id, t->tag);
   std::exception_ptr error;
@@ -97,9 +104,7 @@ void worker::execute(task* t, std::uint32_t level) {
   } catch (...) {
     error = std::current_exception();
   }
-  join(f);  // implicit sync: children may use the task's captures
-  frame_ = f.outer;
-  if (!error && f.failed.load(std::memory_order_relaxed)) error = std::move(f.error);
+  pop_frame(f, error);  // implicit sync: children may use the task's captures
   complete(t, std::move(error));
 }
 
@@ -135,21 +140,31 @@ void worker::join(frame& f) {
 // deque, until they are done.
 void worker::wait_for_stolen(frame& f) {
   const bool was_blocked = std::exchange(blocked_, true);
+  const bool may_nest = segments_.depth() < max_depth_;
+  auto done = [&] { return f.children_done(); };
+  seek_work(done, may_nest, done);
+  blocked_ = was_blocked;
+}
+
+// The steal loop: until `done()`, ask the policy for work and run it as a new
+// segment; between fruitless attempts back off, and sleep once `ready()` (the
+// condition a waker publishes) is still false. Time not spent in segments is
+// idle time.
+template <class Done, class Ready>
+void worker::seek_work(Done done, bool may_run, Ready ready) {
   backoff b(idle_);
   std::uint64_t t0 = now_ns();
-  while (!f.children_done()) {
-    task* t = segments_.depth() < max_depth_ ? setup_.policy->find_work(*this) : nullptr;
-    if (t != nullptr) {
+  while (!done()) {
+    if (task* t = may_run ? setup_.policy->find_work(*this) : nullptr) {
       stats_.idle_s += seconds_since(t0);
       run_segment(t);
       b.reset();
       t0 = now_ns();
     } else if (b.pause()) {
-      park(b, [&] { return f.children_done(); });
+      park(b, ready);
     }
   }
   stats_.idle_s += seconds_since(t0);
-  blocked_ = was_blocked;
 }
 
 // ---------------------------------------------------------------- segments
@@ -178,31 +193,19 @@ void worker::run_segment(task* t) {
 
 std::exception_ptr worker::run_root(task* root) {
   frame phase;  // stands for the caller of rt.run: the root's parent
-  phase.deque_base = deque_.bottom();
-  frame_ = &phase;
+  push_frame(phase, 0);
   root->tag = task_tag{};
   root->parent = &phase;
   root->spawner = id_;
   ++phase.spawned;
-  run_segment(root);
-  frame_ = nullptr;
+  run_segment(root);  // returns once every task of the phase has finished
+  frame_ = phase.outer;
   return phase.failed.load(std::memory_order_relaxed) ? std::move(phase.error) : nullptr;
 }
 
 void worker::work_until_phase_end() {
-  backoff b(idle_);
-  std::uint64_t t0 = now_ns();
-  while (sched_.phase_active()) {
-    if (task* t = setup_.policy->find_work(*this)) {
-      stats_.idle_s += seconds_since(t0);
-      run_segment(t);
-      b.reset();
-      t0 = now_ns();
-    } else if (b.pause()) {
-      park(b, [&] { return !sched_.phase_active() || has_mail() || sched_.work_visible(id_); });
-    }
-  }
-  stats_.idle_s += seconds_since(t0);
+  seek_work([&] { return !sched_.phase_active(); }, true,
+            [&] { return !sched_.phase_active() || has_mail() || sched_.work_visible(id_); });
 }
 
 template <class Ready>

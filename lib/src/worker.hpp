@@ -72,11 +72,15 @@ class worker final : public worker_view {
   std::uint64_t random() noexcept override;
 
  private:
+  void push_frame(frame& f, std::uint32_t level) noexcept;
+  void pop_frame(frame& f, std::exception_ptr& error);
   void execute(task* t, std::uint32_t level);
   void complete(task* t, std::exception_ptr error) noexcept;
   void join(frame& f);
   void wait_for_stolen(frame& f);
   void run_segment(task* t);
+  template <class Done, class Ready>
+  void seek_work(Done done, bool may_run, Ready ready);
   template <class Ready>
   void park(backoff& b, Ready ready);
 
