@@ -1,17 +1,21 @@
 #pragma once
 // A worker's mailbox: tasks handed to this worker by a routing policy (replay
-// of a template, designations). Many producers (spawners), one consumer (the
-// owner). Hand-overs happen O(steals) times per phase, so a short mutex is
-// plenty; `size_` lets the owner test for mail without taking the lock.
+// of a template, designations). Producers: spawners (post). Consumers: the
+// owner (take, take_noted), a spawner taking its own task back (remove, RELWS)
+// and, once a replay diverged, other workers (take). Hand-overs happen
+// O(steals) times per phase, so a short mutex is plenty; every consumer
+// decides under it, so a task leaves the mailbox exactly once. `size_` lets
+// the owner test for mail without taking the lock.
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <mutex>
 
-namespace cws::detail {
+#include "cws/detail/task.hpp"
 
-struct task;
+namespace cws::detail {
 
 class mailbox {
  public:
@@ -30,6 +34,31 @@ class mailbox {
     size_.store(queue_.size(), std::memory_order_release);
     return t;
   }
+  // The posted task whose note is `note`, or nullptr.
+  task* take_noted(std::uint32_t note) {
+    if (size_.load(std::memory_order_acquire) == 0) return nullptr;
+    std::lock_guard lock(mutex_);
+    for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+      if ((*it)->note != note) continue;
+      task* t = *it;
+      queue_.erase(it);
+      size_.store(queue_.size(), std::memory_order_release);
+      return t;
+    }
+    return nullptr;
+  }
+  // Removes `t` if it is still here (nobody started it); false otherwise.
+  bool remove(const task* t) {
+    if (size_.load(std::memory_order_acquire) == 0) return false;
+    std::lock_guard lock(mutex_);
+    for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+      if (*it != t) continue;
+      queue_.erase(it);
+      size_.store(queue_.size(), std::memory_order_release);
+      return true;
+    }
+    return false;
+  }
   bool empty() const noexcept { return size_.load(std::memory_order_acquire) == 0; }
 
  private:
@@ -39,3 +68,4 @@ class mailbox {
 };
 
 }  // namespace cws::detail
+

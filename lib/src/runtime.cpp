@@ -91,7 +91,7 @@ cws::schedule& runtime::schedule(std::string_view name, std::string_view policy)
 }
 
 const phase_stats& runtime::run_phase(cws::schedule& s, void (*fn)(void*), void* arg) {
-  phase_info info{s.name(), s.iterations_, std::string(s.policy_name()), workers()};
+  phase_info info{s.name(), s.iterations_, std::string(s.policy_name()), workers(), s.follows_};
   std::exception_ptr error = sched_->run(info, s.policy(), fn, arg, s.last_);
   ++s.iterations_;
   if (error) std::rethrow_exception(error);

@@ -93,13 +93,13 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
     throw error("cws::runtime::run called from inside a phase; nested phases are not supported (use cws::spawn)");
   std::unique_lock lock(run_mutex_, std::try_to_lock);
   if (!lock.owns_lock()) throw error("cws::runtime::run called from two threads at once; phases run one at a time");
+  policy.begin_phase(info);  // may refuse the phase (a template for another worker count): nothing changed yet
   const std::optional<thread_binding> caller_affinity = pin_caller();
 
   task_observers_.clear();
   for (observer* o : observers_)
     if (o->wants_task_events()) task_observers_.push_back(o);
   const phase_setup setup{&policy, policy.routes_spawns(), observers_, task_observers_};
-  policy.begin_phase(info);
   for (observer* o : observers_) o->on_phase_begin(info);
   for (auto& w : workers_) w->begin_phase(setup);
 

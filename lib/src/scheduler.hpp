@@ -53,6 +53,11 @@ class scheduler {
   void sleeper_enter() noexcept { sleepers_.fetch_add(1, std::memory_order_seq_cst); }
   void sleeper_leave() noexcept { sleepers_.fetch_sub(1, std::memory_order_relaxed); }
   void wake_one() noexcept;
+  // Workers inside their steal loop and not running a segment (O(segments)
+  // updates per phase; read by routing policies to detect a stuck replay).
+  void idle_enter() noexcept { idle_.fetch_add(1, std::memory_order_relaxed); }
+  void idle_leave() noexcept { idle_.fetch_sub(1, std::memory_order_relaxed); }
+  unsigned idle_workers() const noexcept { return idle_.load(std::memory_order_relaxed); }
   // Whether any worker other than `self` has work to steal (a snapshot).
   bool work_visible(unsigned self) const noexcept;
 
@@ -74,6 +79,7 @@ class scheduler {
   std::atomic<bool> shutdown_{false};
   alignas(64) std::atomic<unsigned> running_{0};
   alignas(64) std::atomic<int> sleepers_{0};
+  alignas(64) std::atomic<unsigned> idle_{0};
   std::atomic<unsigned> wake_cursor_{0};
 };
 

@@ -8,18 +8,28 @@
 #include <vector>
 
 #include "cws/observer.hpp"
+#include "cws/policy.hpp"
 
 namespace cws::detail {
 
-struct open_segment {
-  segment_id id = no_segment;
-  std::uint64_t tasks = 0;          // tasks executed in this segment
-  std::vector<std::uint32_t> steps; // next step per level
+struct level_counter {
+  std::uint32_t next_step = 0;
+  std::uint32_t mark = no_mark;  // step at which the policy's route() is consulted
+};
 
-  std::uint32_t next_step(std::uint32_t level) {
-    if (level >= steps.size()) [[unlikely]]
-      steps.resize(level + 1, 0);
-    return steps[level]++;
+struct open_segment final : segment_marks {
+  segment_id id = no_segment;
+  std::uint64_t tasks = 0;             // tasks executed in this segment
+  std::vector<level_counter> levels;   // indexed by level
+
+  level_counter& at(std::uint32_t level) {
+    if (level >= levels.size()) [[unlikely]]
+      levels.resize(level + 1);
+    return levels[level];
+  }
+  void set(std::uint32_t level, std::uint32_t step) override { at(level).mark = step; }
+  void clear_all() noexcept override {
+    for (level_counter& l : levels) l.mark = no_mark;
   }
 };
 
@@ -33,7 +43,7 @@ class segment_stack {
     open_segment& s = stack_[depth_++];
     s.id = id;
     s.tasks = 0;
-    s.steps.clear();
+    s.levels.clear();
     return s;
   }
   void pop() noexcept { --depth_; }

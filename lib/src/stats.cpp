@@ -17,5 +17,7 @@ std::uint64_t phase_stats::steals() const noexcept { return sum(per_worker, &wor
 std::uint64_t phase_stats::failed_steals() const noexcept { return sum(per_worker, &worker_stats::failed_steals); }
 std::uint64_t phase_stats::segments() const noexcept { return sum(per_worker, &worker_stats::segments); }
 double phase_stats::idle_s() const noexcept { return sum(per_worker, &worker_stats::idle_s); }
+std::uint64_t phase_stats::designated() const noexcept { return sum(per_worker, &worker_stats::designated); }
+std::uint64_t phase_stats::taken_back() const noexcept { return sum(per_worker, &worker_stats::taken_back); }
 
 }  // namespace cws

@@ -3,6 +3,9 @@
 #include <chrono>
 #include <utility>
 
+#include <fmt/format.h>
+
+#include "cws/error.hpp"
 #include "scheduler.hpp"
 
 namespace cws::detail {
@@ -31,6 +34,8 @@ void worker::begin_phase(const phase_setup& setup) {
   setup_ = setup;
   stats_ = {};
   next_segment_ = 0;
+  designated_ = no_designation;
+  routed_.clear();
 }
 
 // ---------------------------------------------------------------- spawn / sync
@@ -38,22 +43,42 @@ void worker::begin_phase(const phase_setup& setup) {
 void worker::submit(task* t) {
   frame& f = *frame_;
   const std::uint32_t level = f.level + 1;
-  t->tag = task_tag{segment_->id, level, segment_->next_step(level)};
+  level_counter& counter = segment_->at(level);
+  t->tag = task_tag{segment_->id, level, counter.next_step++};
   t->parent = &f;
   t->spawner = id_;
+  t->note = no_note;
   ++f.spawned;
   for (observer* o : setup_.task_observers) o->on_spawn(id_, t->tag);
-  if (setup_.routes) [[unlikely]] {
-    const unsigned to = setup_.policy->route(id_, t->tag).mailbox_of;
-    if (to != spawn_target::local && to != id_ && to < workers()) {
-      sched_.at(to).post(t);
-      sched_.at(to).unpark();
-      return;
-    }
-  }
+  if (setup_.routes && (t->tag.step == counter.mark || designated_ != no_designation)) [[unlikely]]
+    return route(t);
   deque_.push(t);
   if (sched_.sleepers()) [[unlikely]]
     sched_.wake_one();
+}
+
+// A marked or designated spawn: the policy says whose mailbox it goes to.
+void worker::route(task* t) {
+  const unsigned designated = std::exchange(designated_, no_designation);
+  const spawn_target target = setup_.policy->route(id_, t->tag, designated, *segment_);
+  const unsigned to = target.mailbox_of;
+  if (to == spawn_target::local || to == id_ || to >= workers()) {
+    deque_.push(t);
+    if (sched_.sleepers()) [[unlikely]]
+      sched_.wake_one();
+    return;
+  }
+  t->note = target.note;
+  if (target.reclaimable) routed_.push_back({t, to, t->parent});
+  sched_.at(to).post(t);
+  sched_.at(to).unpark();
+}
+
+void worker::designate_next_spawn(unsigned to) {
+  if (to >= workers())
+    throw error(fmt::format("cws::designate_after_next_spawn({}): no such worker (this runtime has {})", to,
+                            workers()));
+  designated_ = to;
 }
 
 void worker::sync() {
@@ -131,8 +156,28 @@ void worker::join(frame& f) {
       execute(t, t->tag.level);
       continue;
     }
+    if (task* t = take_back(f)) {
+      ++stats_.taken_back;
+      execute(t, t->tag.level);
+      continue;
+    }
     wait_for_stolen(f);
   }
+  // Entries whose tasks a thief started: forget them before the frame's
+  // memory can be reused by another frame.
+  while (!routed_.empty() && routed_.back().parent == &f) routed_.pop_back();
+}
+
+// RELWS: a routed child of `f` that its thief has not started yet comes back
+// (the mailbox lock decides between thief and spawner). Entries of `f` are on
+// top of routed_: inner frames have joined and dropped theirs.
+task* worker::take_back(const frame& f) noexcept {
+  while (!routed_.empty() && routed_.back().parent == &f) {
+    const routed_task r = routed_.back();
+    routed_.pop_back();
+    if (sched_.at(r.to).mailbox_.remove(r.t)) return const_cast<task*>(r.t);
+  }
+  return nullptr;
 }
 
 // Children of `f` are running elsewhere. Help with *other* workers' work as
@@ -154,16 +199,20 @@ template <class Done, class Ready>
 void worker::seek_work(Done done, bool may_run, Ready ready) {
   backoff b(idle_);
   std::uint64_t t0 = now_ns();
+  sched_.idle_enter();
   while (!done()) {
     if (task* t = may_run ? setup_.policy->find_work(*this) : nullptr) {
       stats_.idle_s += seconds_since(t0);
+      sched_.idle_leave();
       run_segment(t);
+      sched_.idle_enter();
       b.reset();
       t0 = now_ns();
     } else if (b.pause()) {
       park(b, ready);
     }
   }
+  sched_.idle_leave();
   stats_.idle_s += seconds_since(t0);
 }
 
@@ -179,9 +228,11 @@ void worker::run_segment(task* t) {
     const std::uint64_t ts = now_ns();
     for (observer* o : setup_.observers) o->on_segment_begin(id_, seg.id, t->tag, ts);
   }
+  if (setup_.routes) setup_.policy->segment_begin(id_, t->tag, t->note, seg);
   blocked_ = false;
   execute(t, 0);
   blocked_ = nested;
+  if (setup_.routes) setup_.policy->segment_end(id_);
   stats_.tasks += seg.tasks;
   if (!setup_.observers.empty()) {
     const std::uint64_t ts = now_ns();
@@ -197,6 +248,7 @@ std::exception_ptr worker::run_root(task* root) {
   root->tag = task_tag{};
   root->parent = &phase;
   root->spawner = id_;
+  root->note = no_note;
   ++phase.spawned;
   run_segment(root);  // returns once every task of the phase has finished
   frame_ = phase.outer;
@@ -240,13 +292,23 @@ task* worker::steal(unsigned victim) noexcept {
   return t;
 }
 
-task* worker::take_mail() noexcept {
-  task* t = mailbox_.take();
+task* worker::take_mail() noexcept { return took_mail(mailbox_.take()); }
+task* worker::take_mail_noted(std::uint32_t note) noexcept { return took_mail(mailbox_.take_noted(note)); }
+
+task* worker::steal_mail(unsigned victim) noexcept {
+  if (victim == id_ || victim >= sched_.workers()) return nullptr;
+  return took_mail(sched_.at(victim).mailbox_.take());
+}
+
+task* worker::took_mail(task* t) noexcept {
   if (t == nullptr) return nullptr;
   ++stats_.steals;
+  ++stats_.designated;
   for (observer* o : setup_.observers) o->on_steal(id_, t->spawner, t->tag);
   return t;
 }
+
+unsigned worker::idle_workers() const noexcept { return sched_.idle_workers(); }
 
 std::uint64_t worker::random() noexcept {
   // xorshift64*: cheap, good enough to spread victims, reproducible per seed.
@@ -269,5 +331,6 @@ void close_frame(worker& w, frame& f, std::exception_ptr body_error, bool rethro
 }
 unsigned worker_id(const worker& w) noexcept { return w.id(); }
 unsigned worker_count(const worker& w) noexcept { return w.workers(); }
+void designate_next_spawn(worker& w, unsigned to) { w.designate_next_spawn(to); }
 
 }  // namespace cws::detail

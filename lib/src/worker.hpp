@@ -8,12 +8,14 @@
 //   * the scheduler, between phases only: begin_phase() and stats().
 //
 // Determinism invariant (DESIGN §3): a worker blocked in sync runs only its
-// own frame's children (pop_above) or work from *other* workers as a nested
-// segment; it never takes older entries of its own deque.
+// own frame's children (pop_above, or a reclaimable routed child it takes
+// back from a mailbox) or work from *other* workers as a nested segment; it
+// never takes older entries of its own deque.
 
 #include <cstdint>
 #include <exception>
 #include <span>
+#include <vector>
 
 #include "cws/config.hpp"
 #include "cws/detail/frame.hpp"
@@ -46,6 +48,7 @@ class worker final : public worker_view {
   void sync();
   void open_frame(frame& f) noexcept;
   void close_frame(frame& f, std::exception_ptr body_error, bool rethrow);
+  void designate_next_spawn(unsigned to);
 
   // --- phase driving (scheduler) ---
   void begin_phase(const phase_setup& setup);
@@ -70,12 +73,18 @@ class worker final : public worker_view {
   task* take_mail() noexcept override;
   const task_tag& tag_of(const task* t) const noexcept override { return t->tag; }
   std::uint64_t random() noexcept override;
+  std::uint32_t note_of(const task* t) const noexcept override { return t->note; }
+  task* take_mail_noted(std::uint32_t note) noexcept override;
+  task* steal_mail(unsigned victim) noexcept override;
+  unsigned idle_workers() const noexcept override;
 
  private:
   void push_frame(frame& f, std::uint32_t level) noexcept;
   void pop_frame(frame& f, std::exception_ptr& error);
   void execute(task* t, std::uint32_t level);
   void complete(task* t, std::exception_ptr error) noexcept;
+  void route(task* t);
+  task* take_back(const frame& f) noexcept;
   void join(frame& f);
   void wait_for_stolen(frame& f);
   void run_segment(task* t);
@@ -83,6 +92,7 @@ class worker final : public worker_view {
   void seek_work(Done done, bool may_run, Ready ready);
   template <class Ready>
   void park(backoff& b, Ready ready);
+  task* took_mail(task* t) noexcept;
 
   scheduler& sched_;
   const unsigned id_;
@@ -99,6 +109,16 @@ class worker final : public worker_view {
   segment_stack segments_;
   open_segment* segment_ = nullptr;  // == &segments_.top() while one is open
   bool blocked_ = false;             // inside wait_for_stolen of the innermost segment
+  unsigned designated_ = no_designation;  // designate_after_next_spawn, consumed by the next spawn
+  // Reclaimable tasks this worker routed to other mailboxes, innermost frame
+  // last; an entry lives until its frame's join (which takes it back if it is
+  // still in the mailbox).
+  struct routed_task {
+    const task* t;
+    unsigned to;
+    const frame* parent;
+  };
+  std::vector<routed_task> routed_;
   std::uint64_t next_segment_ = 0;
   std::uint64_t rng_state_;
   phase_setup setup_;

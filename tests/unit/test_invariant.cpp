@@ -25,7 +25,10 @@ class handoff_policy final : public cws::scheduling_policy {
  public:
   std::string_view name() const noexcept override { return "test-handoff"; }
   bool routes_spawns() const noexcept override { return true; }
-  cws::spawn_target route(unsigned, const cws::task_tag& tag) override {
+  void segment_begin(unsigned, const cws::task_tag& root, std::uint32_t, cws::segment_marks& marks) override {
+    if (root.segment == cws::no_segment) marks.set(1, 1);  // the root segment: consult route() at (1, 1)
+  }
+  cws::spawn_target route(unsigned, const cws::task_tag& tag, unsigned, cws::segment_marks&) override {
     if (tag.segment == cws::make_segment_id(0, 0) && tag.level == 1 && tag.step == 1) return {1};
     return {};
   }

@@ -8,6 +8,13 @@
 // particular no policy can make a worker take work from its own deque while
 // it is blocked in sync: worker_view::steal refuses the worker itself.
 //
+// Routing (replay, designations). A routing policy marks, per open segment
+// and per level, the next spawn step it wants to see (segment_marks); the core
+// compares each spawn's (level, step) with that mark -- one load and compare --
+// and calls route() only on a match or when the spawner called
+// designate_after_next_spawn(). So replay costs O(1) per spawn and a virtual
+// call per designated task only.
+//
 // The core ships one policy, `random` (uniform random victim). The others
 // (stows, stuws, relws, evolve, user, hinted) live in cws::schedulers and are
 // registered by name with policy_registry.
@@ -46,14 +53,45 @@ class worker_view {
   // Per-worker generator, seeded from runtime_config::seed.
   virtual std::uint64_t random() noexcept = 0;
 
+  // --- routing policies ---
+  // The note route() attached to a mailboxed task (no_note for other tasks).
+  virtual std::uint32_t note_of(const detail::task* t) const noexcept = 0;
+  // Take the mail whose note is `note` (STOWS: segments start in template
+  // order); nullptr if it has not arrived.
+  virtual detail::task* take_mail_noted(std::uint32_t note) noexcept = 0;
+  // Take the oldest task of another worker's mailbox (divergence: mailboxed
+  // work released to normal stealing). Counts as a steal.
+  virtual detail::task* steal_mail(unsigned victim) noexcept = 0;
+  // Workers currently looking for work or waiting (not running a task): all
+  // of them at once, with the phase unfinished, means nothing can run.
+  virtual unsigned idle_workers() const noexcept = 0;
+
  protected:
   ~worker_view() = default;
 };
 
+inline constexpr std::uint32_t no_note = ~std::uint32_t{0};
+inline constexpr std::uint32_t no_mark = ~std::uint32_t{0};
+inline constexpr unsigned no_designation = ~0u;
+
 // Where a spawned task goes.
 struct spawn_target {
   static constexpr unsigned local = ~0u;
-  unsigned mailbox_of = local;  // `local`: the spawner's own deque
+  unsigned mailbox_of = local;      // `local`: the spawner's own deque
+  std::uint32_t note = no_note;     // handed to segment_begin() on the worker that starts it
+  bool reclaimable = false;         // the spawner takes it back at sync if nobody started it (RELWS)
+};
+
+// Per open segment: the next spawn step, per level, at which route() wants
+// to be called. Owned by the core, written by the policy from segment_begin()
+// and route() on the segment's own worker.
+class segment_marks {
+ public:
+  virtual void set(std::uint32_t level, std::uint32_t step) = 0;  // no_mark clears
+  virtual void clear_all() noexcept = 0;
+
+ protected:
+  ~segment_marks() = default;
 };
 
 class scheduling_policy {
@@ -65,11 +103,21 @@ class scheduling_policy {
   virtual void begin_phase(const phase_info&) {}
   virtual void end_phase(const phase_stats&) {}
 
-  // Whether route() must be consulted for every spawn of the coming phase.
-  // Read once per phase; when false, spawn pays nothing for routing.
+  // Whether the coming phase routes spawns (read once per phase). When false,
+  // spawn pays nothing for routing and the hooks below are never called.
   virtual bool routes_spawns() const noexcept { return false; }
-  // Called on the spawning worker (`spawner`) with the new task's tag.
-  virtual spawn_target route(unsigned /*spawner*/, const task_tag& /*tag*/) { return {}; }
+  // Called on the spawning worker for a spawn that hit a mark of its segment,
+  // or whose spawner designated a worker (`designated`, else no_designation).
+  virtual spawn_target route(unsigned /*spawner*/, const task_tag& /*tag*/, unsigned /*designated*/,
+                             segment_marks& /*marks*/) {
+    return {};
+  }
+  // A worker starts / ends a segment. `root` is the tag of its first task and
+  // `note` what route() attached to it (no_note: the phase root or a task
+  // taken from a deque). Segments nest per worker like a stack.
+  virtual void segment_begin(unsigned /*worker*/, const task_tag& /*root*/, std::uint32_t /*note*/,
+                             segment_marks& /*marks*/) {}
+  virtual void segment_end(unsigned /*worker*/) {}
 
   // One attempt to find work for an idle or sync-blocked worker. Return a task
   // taken through `view`, or nullptr; the core handles back-off between calls.

@@ -37,6 +37,15 @@ class schedule {
   std::uint64_t iterations() const noexcept { return iterations_; }
   // Statistics of the latest run; nullptr before the first.
   const phase_stats* last() const noexcept { return iterations_ ? &last_ : nullptr; }
+  // Replay the template of schedule `other` instead of this one's own (a
+  // phase whose recursion matches, e.g. follow("init") so that the tasks run
+  // where first touch put the data). Meaningful to replaying policies; an
+  // empty name stops following.
+  schedule& follow(std::string_view other) {
+    follows_ = other;
+    return *this;
+  }
+  const std::string& follows() const noexcept { return follows_; }
 
  private:
   friend class runtime;
@@ -44,6 +53,7 @@ class schedule {
   std::string name_;
   std::unique_ptr<scheduling_policy> policy_;
   std::uint64_t iterations_ = 0;
+  std::string follows_;
   phase_stats last_;
 };
 

@@ -89,6 +89,16 @@ class scope {
   int entry_exceptions_ = std::uncaught_exceptions();
 };
 
+// User mappings (SC14): the task created by the calling task's next spawn is
+// handed to worker `w`. Honoured by the `user` policy (cws::schedulers), which
+// runs the phase with STUWS and keeps its designations as the template; other
+// policies ignore it. Outside a phase it does nothing. Throws cws::error for a
+// worker id the runtime does not have.
+inline void designate_after_next_spawn(unsigned w) {
+  if (detail::worker* self = detail::tls_worker) detail::designate_next_spawn(*self, w);
+}
+inline void designateAfterNextSpawn(unsigned w) { designate_after_next_spawn(w); }  // the SC14 spelling
+
 // Worker executing the calling code (0 outside a phase), and the worker count
 // of the running phase (1 outside a phase).
 inline unsigned this_worker() noexcept {

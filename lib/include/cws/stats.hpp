@@ -15,6 +15,8 @@ struct worker_stats {
   std::uint64_t failed_steals = 0;   // steal attempts that found nothing
   std::uint64_t nested_segments = 0; // segments started while blocked in sync
   double idle_s = 0;                 // time inside the phase spent looking for work or waiting
+  std::uint64_t designated = 0;      // of `steals`: tasks taken from this worker's mailbox (routed to it)
+  std::uint64_t taken_back = 0;      // tasks this worker routed away, then ran itself (RELWS)
   friend bool operator==(const worker_stats&, const worker_stats&) = default;
 };
 
@@ -23,6 +25,7 @@ struct phase_info {
   std::uint64_t iteration = 0;  // 0-based count of runs of this schedule
   std::string policy;
   unsigned workers = 0;
+  std::string follows;    // schedule whose template this phase replays (schedule::follow), or empty
 };
 
 struct phase_stats {
@@ -35,6 +38,9 @@ struct phase_stats {
   std::uint64_t failed_steals() const noexcept;
   std::uint64_t segments() const noexcept;
   double idle_s() const noexcept;
+  std::uint64_t designated() const noexcept;
+  std::uint64_t taken_back() const noexcept;
+  std::uint64_t extra_steals() const noexcept { return steals() - designated(); }
 };
 
 }  // namespace cws

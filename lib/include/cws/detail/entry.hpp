@@ -24,5 +24,6 @@ void open_frame(worker& w, frame& f);     // cws::finish / cws::scope begin
 void close_frame(worker& w, frame& f, std::exception_ptr body_error, bool rethrow);
 unsigned worker_id(const worker& w) noexcept;
 unsigned worker_count(const worker& w) noexcept;
+void designate_next_spawn(worker& w, unsigned to);  // throws cws::error for a bad worker id
 
 }  // namespace cws::detail

@@ -4,6 +4,7 @@
 // too large or over-aligned for the buffer are boxed on the heap.
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -25,6 +26,7 @@ struct alignas(64) task {
   frame* parent = nullptr;          // frame of the spawning task; told when this task completes
   task_tag tag;                     // (segment, level, step) of the spawn
   unsigned spawner = 0;             // worker that spawned it
+  std::uint32_t note = ~0u;         // routing policies: spawn_target::note of a mailboxed task
   task_pool* home = nullptr;        // pool the block returns to
   task* next_free = nullptr;        // free-list link while the block is unused
   alignas(16) std::byte storage[capacity];
