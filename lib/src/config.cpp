@@ -123,6 +123,12 @@ runtime_config parse_config(runtime_config cfg, const char* (*lookup)(const char
   if (auto v = get("CWS_SEED"); !v.empty()) cfg.seed = parse_seed("CWS_SEED", v);
   if (auto v = get("CWS_RECORD"); !v.empty()) cfg.record = parse_bool("CWS_RECORD", v);
   if (auto v = get("CWS_AUDIT"); !v.empty()) cfg.audit = parse_bool("CWS_AUDIT", v);
+  if (auto v = get("CWS_EVOLVE_BOUND"); !v.empty())
+    cfg.evolve_bound = parse_ranged("CWS_EVOLVE_BOUND", v, 1, 1000, "an integer (1..1000)");
+  if (auto v = get("CWS_EVOLVE_SLOWDOWN"); !v.empty())
+    cfg.evolve_slowdown_pct = parse_ranged("CWS_EVOLVE_SLOWDOWN", v, 1, 1000, "a percentage (1..1000)");
+  if (auto v = get("CWS_STALL_MS"); !v.empty())
+    cfg.stall_ms = parse_ranged("CWS_STALL_MS", v, 1, 60000, "milliseconds (1..60000)");
   return cfg;
 }
 

@@ -131,8 +131,8 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   stats.wall_s = std::chrono::duration<double>(t1 - t0).count();
   stats.per_worker.clear();
   for (auto& w : workers_) stats.per_worker.push_back(w->stats());
-  policy.end_phase(stats);
   for (observer* o : observers_) o->on_phase_end(stats);
+  policy.end_phase(stats);  // after the observers: a replaying policy reads the tree just recorded
   return error;
 }
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <map>
 #include <cstdio>
 #include <ctime>
 #include <memory>
@@ -11,6 +12,7 @@
 
 #include "cws/config.hpp"
 #include "cws/runtime.hpp"
+#include "cws/schedulers/schedule_store.hpp"
 #include "cws/steal_tree/recorder.hpp"
 #include "cws/traces/trace_file.hpp"
 
@@ -60,7 +62,27 @@ class runtime_trace_io final : public trace_io {
     auto* ext = dynamic_cast<loaded_traces_extension*>(rt.extension(loaded_extension_name));
     if (ext == nullptr)
       throw error(fmt::format("{}: this runtime was created before cws::traces registered its extension", path));
+    seed_templates(rt, path, f);
     ext->files.push_back(std::move(f));
+  }
+
+ private:
+  // Every schedule in the file gets its latest run as template: a solver
+  // reuses a converged schedule across program runs.
+  static void seed_templates(runtime& rt, const std::string& path, const trace_file& f) {
+    std::map<std::string, const steal_tree::phase_record*> latest;
+    for (const steal_tree::phase_record& r : f.phases) {
+      const steal_tree::phase_record*& slot = latest[r.schedule];
+      if (slot == nullptr || r.iteration >= slot->iteration) slot = &r;
+    }
+    schedulers::schedule_store& store = schedulers::store_of(rt);
+    for (const auto& [name, r] : latest) {
+      try {
+        store.seed(name, r->steals, fmt::format("file {}, run #{}", path, r->iteration));
+      } catch (const error& e) {
+        throw error(fmt::format("{}: schedule '{}' run #{}: {}", path, name, r->iteration, e.what()));
+      }
+    }
   }
 };
 

@@ -12,6 +12,12 @@
 //   CWS_RECORD    1 = record a steal tree of every phase (default), 0 = off
 //   CWS_AUDIT     1 = also record (segment, level, step, worker) of every task
 //                 (tests and small runs only; default 0)
+// Replay (the policies of cws::schedulers):
+//   CWS_EVOLVE_BOUND     RELWS iterations evolve runs at most before STOWS (default 5)
+//   CWS_EVOLVE_SLOWDOWN  percent by which a STOWS iteration may be slower than
+//                        the best one before evolve returns to RELWS (default 25)
+//   CWS_STALL_MS         how long every worker may wait with nothing runnable
+//                        before a replay is declared diverged (default 50)
 
 #include <cstdint>
 #include <optional>
@@ -38,6 +44,9 @@ struct runtime_config {
   std::uint64_t seed = 0x5eed;
   bool record = true;
   bool audit = false;
+  unsigned evolve_bound = 5;
+  unsigned evolve_slowdown_pct = 25;
+  unsigned stall_ms = 50;
 
   // Defaults overridden by the CWS_* variables that are set.
   static runtime_config from_env();

@@ -1,0 +1,57 @@
+#pragma once
+// The constrained work-stealing policies (Lifflander et al., SC14; DESIGN §4),
+// registered by name with cws::policy_registry when this header is included
+// (the umbrella <cws/cws.hpp> does):
+//
+//   stows   strict, ordered: a designated task runs on the template's thief,
+//           each worker starts its segments in exactly the template's order,
+//           nothing else moves.
+//   stuws   strict, unordered: same assignment, segments start as their
+//           tasks become ready.
+//   relws   relaxed: designated tasks go to their thief, but the spawner takes
+//           one back if it reaches sync before the thief started it; a worker
+//           that has started all the segments the template planned for it
+//           steals undesignated tasks at random. Each run is the next template.
+//   evolve  relws until the tree stops changing (an iteration with no extra
+//           steal and no take-back) or CWS_EVOLVE_BOUND iterations, then stows;
+//           back to relws when a stows iteration is CWS_EVOLVE_SLOWDOWN percent
+//           slower than the best one.
+//   user    the designations of cws::designate_after_next_spawn, run like
+//           stuws; the recorded result is kept as the schedule's template.
+//
+// A template is a steal tree: the schedule's own latest one, one seeded from a
+// trace file (runtime::load_traces), a pruned one (coarsen), or another
+// schedule's (schedule::follow). A replaying policy asked to run a schedule
+// that has no template yet runs that iteration under `random` to record one,
+// and says so in its report (schedule_store.hpp). Replay needs recording
+// (CWS_RECORD=1, the default); with recording off these policies refuse to run.
+//
+// Divergence: a template that does not fit the program never hangs nor
+// crashes a phase. A designated (level, step) that its segment never spawned,
+// or every worker waiting with nothing runnable for CWS_STALL_MS, releases all
+// mailboxed work to normal stealing; the phase finishes correctly under
+// random stealing, the schedule is marked diverged (one warning on stderr per
+// schedule), and the fresh tree becomes its template. A template recorded
+// with another worker count is refused before the phase starts.
+
+#include <string_view>
+
+namespace cws {
+
+namespace policy {
+inline constexpr std::string_view stows = "stows";
+inline constexpr std::string_view stuws = "stuws";
+inline constexpr std::string_view relws = "relws";
+inline constexpr std::string_view evolve = "evolve";
+inline constexpr std::string_view user = "user";
+}  // namespace policy
+
+namespace schedulers {
+// Adds the policies above to cws::policy_registry (idempotent).
+bool register_policies();
+namespace detail {
+inline const bool policies_registered = register_policies();
+}  // namespace detail
+}  // namespace schedulers
+
+}  // namespace cws

@@ -1,0 +1,109 @@
+#pragma once
+// The schedule store: per named schedule, its current template, where that
+// template came from, the report of every iteration and the convergence state
+// of evolve. One store per runtime (a runtime extension):
+//
+//   auto& step = rt.schedule("stencil", cws::policy::evolve);
+//   for (int it = 0; it < iters; ++it) rt.run(step, [&] { ... });
+//   const auto& s = cws::schedulers::store_of(rt).at("stencil");
+//   for (const auto& r : s.history) fmt::print("{} {} {}\n", r.iteration, r.ran_as, r.extra_steals);
+//
+// Templates come from the schedule's own recorded runs (the policies update
+// them), from a trace file (runtime::load_traces seeds every schedule it holds
+// with its latest run), or are set directly (seed(), e.g. a coarsened tree).
+// All of it is read and written between phases only, on the thread that runs
+// them.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cws/extension.hpp"
+#include "cws/runtime.hpp"
+#include "cws/steal_tree/tree.hpp"
+
+namespace cws::schedulers {
+
+// What one run of a schedule did.
+struct iteration_report {
+  std::uint64_t iteration = 0;
+  std::string policy;        // the schedule's policy
+  std::string ran_as;        // what ran: "stows", "relws", "random (no template yet)", "random (diverged)", ...
+  std::string template_from; // where the replayed template came from ("" when none was replayed)
+  double wall_s = 0;
+  std::uint64_t tasks = 0;
+  std::uint64_t segments = 0;
+  std::uint64_t designated = 0;    // steals the template (or a designation) planned
+  std::uint64_t extra_steals = 0;  // steals it did not plan (random stealing)
+  std::uint64_t taken_back = 0;    // designated tasks their spawner ran itself (relws)
+  double waiting_s = 0;            // time workers spent looking for work or waiting, summed
+  // Schedule distance to the previous run of this schedule: share of the
+  // recorded work that ran on another worker (steal_tree::schedule_distance);
+  // empty for the first run.
+  std::optional<double> distance_to_previous;
+  bool diverged = false;
+  std::string divergence;    // why, when diverged
+  bool converged = false;    // evolve: the tree stopped changing (or the bound was reached) after this run
+  std::string note;          // evolve's decision after this run, when it made one
+};
+
+enum class evolve_mode { relws, stows };
+
+struct schedule_state {
+  std::string name;
+  // The template the next run replays; null before the first recorded run.
+  std::shared_ptr<const steal_tree::tree> templ;
+  std::string template_from;             // "recorded run #3", "file h.cwst, run #7", "coarsened ...", ...
+  std::shared_ptr<const steal_tree::tree> previous;  // the latest recorded tree (for distances)
+  std::vector<iteration_report> history;
+  bool diverged = false;                 // some run diverged (sticky; see history for which)
+  bool warned = false;                   // the divergence warning was printed
+  // evolve
+  evolve_mode mode = evolve_mode::relws;
+  unsigned relws_runs = 0;               // relws iterations since the last switch
+  bool converged = false;
+  std::uint64_t converged_at = 0;        // iteration after which evolve switched to stows
+  double best_stows_s = 0;               // fastest stows run since the switch
+};
+
+class schedule_store final : public cws::runtime_extension {
+ public:
+  explicit schedule_store(cws::runtime& rt) : rt_(rt) {}
+
+  // The state of schedule `name`, or nullptr when nothing is known about it.
+  const schedule_state* find(std::string_view name) const noexcept;
+  // Same, but throws cws::error naming the schedule when unknown.
+  const schedule_state& at(std::string_view name) const;
+  // Created on first use.
+  schedule_state& state(std::string_view name);
+
+  // Sets the template of `name` (replacing any). Throws cws::error when the
+  // tree was recorded for another worker count. A tree that is malformed or
+  // does not fit the program is accepted here and handled when it runs: the
+  // replay diverges (see policies.hpp), it never hangs nor crashes.
+  void seed(std::string_view name, steal_tree::tree t, std::string from);
+
+  // Every schedule known, by name.
+  const std::map<std::string, schedule_state, std::less<>>& schedules() const noexcept { return states_; }
+
+  cws::runtime& runtime() noexcept { return rt_; }
+
+ private:
+  cws::runtime& rt_;
+  std::map<std::string, schedule_state, std::less<>> states_;
+};
+
+// The store of `rt` (created with the runtime when cws::schedulers is linked).
+// Throws cws::error if the runtime has none.
+schedule_store& store_of(cws::runtime& rt);
+const schedule_store& store_of(const cws::runtime& rt);
+
+// Checks that `t` was recorded for `workers` workers; throws cws::error
+// with the reason otherwise.
+void check_template(const steal_tree::tree& t, unsigned workers);
+
+}  // namespace cws::schedulers

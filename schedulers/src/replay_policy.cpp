@@ -1,0 +1,171 @@
+#include "replay_policy.hpp"
+
+#include <fmt/format.h>
+
+namespace cws::schedulers::detail {
+
+const char* to_string(replay_mode m) noexcept {
+  switch (m) {
+    case replay_mode::random: return "random";
+    case replay_mode::stows: return "stows";
+    case replay_mode::stuws: return "stuws";
+    case replay_mode::relws: return "relws";
+    case replay_mode::user: return "user";
+  }
+  return "?";
+}
+
+void replay_engine::prepare(replay_mode mode, std::shared_ptr<const template_plan> plan, unsigned workers,
+                            unsigned stall_ms) {
+  mode_ = mode;
+  plan_ = std::move(plan);
+  lanes_.resize(workers);
+  for (lane& l : lanes_) {
+    l.depth = 0;
+    l.next_in_order = 0;
+    l.planned_started = 0;
+    l.stalling = false;
+  }
+  stall_limit_ = std::chrono::milliseconds(stall_ms);
+  diverged_.store(false, std::memory_order_relaxed);
+  progress_.store(0, std::memory_order_relaxed);
+  std::lock_guard lock(reason_mutex_);
+  reason_.clear();
+}
+
+std::string replay_engine::divergence() const {
+  std::lock_guard lock(reason_mutex_);
+  return reason_;
+}
+
+void replay_engine::diverge_up_front(std::string why) { diverge(std::move(why)); }
+
+void replay_engine::diverge(std::string why) {
+  {
+    std::lock_guard lock(reason_mutex_);
+    if (!reason_.empty()) return;
+    reason_ = std::move(why);
+  }
+  diverged_.store(true, std::memory_order_relaxed);
+}
+
+// ---------------------------------------------------------------- routing
+
+spawn_target replay_engine::route(unsigned spawner, const task_tag& tag, unsigned designated,
+                                  segment_marks& marks) {
+  if (diverged()) {
+    marks.clear_all();
+    return {};
+  }
+  if (mode_ == replay_mode::user) return {designated, no_note, false};
+  lane& l = lanes_[spawner];
+  cursor& c = l.open[l.depth - 1];
+  if (c.segment == no_note || tag.level >= c.next.size()) return {};  // a designation outside replay: ignored
+  const auto& bounds = plan_->level_begin[c.segment];
+  std::uint32_t& i = c.next[tag.level];
+  if (i >= bounds[tag.level + 1] || plan_->point(c.segment, i).step != tag.step) return {};
+  const steal_tree::steal_point& p = plan_->point(c.segment, i);
+  ++i;
+  marks.set(tag.level, i < bounds[tag.level + 1] ? plan_->point(c.segment, i).step : no_mark);
+  return {plan_->thief(c.segment, i - 1), p.child, mode_ == replay_mode::relws};
+}
+
+void replay_engine::segment_begin(unsigned worker, const task_tag& root, std::uint32_t note,
+                                  segment_marks& marks) {
+  progress_.fetch_add(1, std::memory_order_relaxed);
+  lane& l = lanes_[worker];
+  if (l.depth == l.open.size()) l.open.emplace_back();
+  cursor& c = l.open[l.depth++];
+  c.segment = no_note;
+  if (diverged() || mode_ == replay_mode::user) return;
+  const std::uint32_t seg = root.segment == no_segment ? 0 : note;
+  if (seg == no_note) return;  // taken from a deque: not part of the template
+  c.segment = seg;
+  ++l.planned_started;
+  if (mode_ == replay_mode::stows) ++l.next_in_order;
+  const auto& bounds = plan_->level_begin[seg];
+  const std::uint32_t levels = static_cast<std::uint32_t>(bounds.size()) - 1;
+  c.next.assign(bounds.begin(), bounds.end() - 1);
+  for (std::uint32_t level = 1; level < levels; ++level)
+    if (bounds[level] < bounds[level + 1]) marks.set(level, plan_->point(seg, bounds[level]).step);
+}
+
+void replay_engine::segment_end(unsigned worker) {
+  lane& l = lanes_[worker];
+  const cursor& c = l.open[--l.depth];
+  if (c.segment == no_note || !strict() || diverged()) return;
+  const auto& bounds = plan_->level_begin[c.segment];
+  for (std::uint32_t level = 0; level + 1 < bounds.size(); ++level) {
+    if (c.next[level] == bounds[level + 1]) continue;
+    const steal_tree::steal_point& p = plan_->point(c.segment, c.next[level]);
+    diverge(fmt::format("template segment #{} ended on worker {} without spawning ({},{}), which the template "
+                        "hands to worker {}",
+                        c.segment, worker, p.level, p.step, plan_->thief(c.segment, c.next[level])));
+    return;
+  }
+}
+
+// ---------------------------------------------------------------- finding work
+
+cws::detail::task* replay_engine::find_work(worker_view& view) {
+  lane& l = lanes_[view.self()];
+  if (diverged() || mode_ == replay_mode::random) return steal_anything(view);
+  cws::detail::task* t = nullptr;
+  switch (mode_) {
+    case replay_mode::stows: {
+      const auto& order = plan_->order[view.self()];
+      if (l.next_in_order < order.size()) t = view.take_mail_noted(order[l.next_in_order]);
+      break;
+    }
+    case replay_mode::relws:
+      t = view.take_mail();
+      // Relaxed: once every segment the template planned here has started,
+      // an idle worker helps by stealing at random (the tree evolves).
+      if (t == nullptr && l.planned_started >= plan_->order[view.self()].size()) t = steal_anything(view);
+      break;
+    default:  // stuws, user
+      t = view.take_mail();
+      break;
+  }
+  if (t != nullptr) {
+    l.stalling = false;
+    return t;
+  }
+  watch_for_stall(view, l);
+  return nullptr;
+}
+
+// Mail first (own, then another worker's: released work), then a deque.
+cws::detail::task* replay_engine::steal_anything(worker_view& view) {
+  if (cws::detail::task* t = view.take_mail()) return t;
+  const unsigned n = view.workers();
+  if (n < 2) return nullptr;
+  unsigned victim = static_cast<unsigned>(view.random() % (n - 1));
+  if (victim >= view.self()) ++victim;  // uniform over the others
+  if (diverged())
+    if (cws::detail::task* t = view.steal_mail(victim)) return t;
+  return view.steal(victim);
+}
+
+// Every worker idle while the phase is unfinished means that nothing can run
+// under the constraints. Confirm it over stall_limit_ with no segment started
+// in between (a worker whose sync just completed is briefly counted idle too).
+void replay_engine::watch_for_stall(worker_view& view, lane& l) {
+  if (view.idle_workers() < view.workers()) {
+    l.stalling = false;
+    return;
+  }
+  const std::uint64_t progress = progress_.load(std::memory_order_relaxed);
+  const clock::time_point now = clock::now();
+  if (!l.stalling || l.stall_progress != progress) {
+    l.stalling = true;
+    l.stall_progress = progress;
+    l.stall_since = now;
+    return;
+  }
+  if (now - l.stall_since >= stall_limit_)
+    diverge(fmt::format("every worker waited {} ms with nothing it may run",
+                        std::chrono::duration_cast<std::chrono::milliseconds>(stall_limit_).count()));
+}
+
+}  // namespace cws::schedulers::detail

@@ -1,0 +1,96 @@
+#pragma once
+// The replay engine every constrained policy is a setting of (DESIGN §3-§4).
+//
+// Routing. When a worker starts a segment that replays template segment T,
+// segment_begin() marks, per level, the step of T's next steal point; the
+// core calls route() only for a spawn that hits a mark. route() sends the task
+// to the thief's mailbox with note = the template segment it starts, advances
+// that level's cursor and moves the mark. A segment that does not replay a
+// template segment (an extra steal, a diverged run) gets no marks.
+//
+// Who touches what. Per-worker state (`lane`) is written only by its worker
+// (segment hooks, route, find_work run on it). Shared during a phase: the
+// `diverged_` flag and `progress_` counter (relaxed atomics: both are hints
+// checked again on the next call) and the divergence reason (under a mutex,
+// first writer wins). Everything else is written between phases on the
+// thread that calls runtime::run.
+//
+// Divergence. Strict modes treat a template segment that ends with an
+// unreached steal point, or every worker idle with nothing runnable for
+// stall_ms, as divergence: from then on route() keeps every task local and
+// find_work() takes any mail (its own, then other workers') and steals at
+// random, so the phase finishes like a random-stealing one.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cws/policy.hpp"
+#include "template_plan.hpp"
+
+namespace cws::schedulers::detail {
+
+enum class replay_mode {
+  random,   // no template (first iteration) or refused one: plain random stealing
+  stows,    // strict, ordered
+  stuws,    // strict, unordered
+  relws,    // relaxed
+  user,     // designations, run like stuws
+};
+const char* to_string(replay_mode m) noexcept;
+
+class replay_engine {
+ public:
+  // Called between phases.
+  void prepare(replay_mode mode, std::shared_ptr<const template_plan> plan, unsigned workers,
+               unsigned stall_ms);
+  replay_mode mode() const noexcept { return mode_; }
+  bool routes() const noexcept { return mode_ != replay_mode::random; }
+  bool diverged() const noexcept { return diverged_.load(std::memory_order_relaxed); }
+  std::string divergence() const;
+  // Marks the coming phase diverged before it starts (an inconsistent template).
+  void diverge_up_front(std::string why);
+
+  // During a phase (see scheduling_policy).
+  spawn_target route(unsigned spawner, const task_tag& tag, unsigned designated, segment_marks& marks);
+  void segment_begin(unsigned worker, const task_tag& root, std::uint32_t note, segment_marks& marks);
+  void segment_end(unsigned worker);
+  cws::detail::task* find_work(worker_view& view);
+
+ private:
+  using clock = std::chrono::steady_clock;
+  // An open segment of a worker, and where it stands in its template segment.
+  struct cursor {
+    std::uint32_t segment = no_note;   // template segment replayed, no_note: none
+    std::vector<std::uint32_t> next;   // per level: index of its next steal point
+  };
+  struct alignas(64) lane {
+    std::vector<cursor> open;     // a stack, like the worker's segments
+    std::size_t depth = 0;        // open[0 .. depth) are live (storage is reused)
+    std::size_t next_in_order = 0;     // stows: index into plan->order[worker]
+    std::size_t planned_started = 0;   // template segments started
+    std::uint64_t stall_progress = 0;  // progress_ when the stall was first seen
+    clock::time_point stall_since{};
+    bool stalling = false;
+  };
+
+  void diverge(std::string why);
+  bool strict() const noexcept { return mode_ == replay_mode::stows || mode_ == replay_mode::stuws; }
+  cws::detail::task* steal_anything(worker_view& view);
+  void watch_for_stall(worker_view& view, lane& l);
+
+  replay_mode mode_ = replay_mode::random;
+  std::shared_ptr<const template_plan> plan_;
+  std::vector<lane> lanes_;
+  clock::duration stall_limit_{};
+  std::atomic<bool> diverged_{false};
+  alignas(64) std::atomic<std::uint64_t> progress_{0};  // segments started this phase
+  mutable std::mutex reason_mutex_;
+  std::string reason_;
+};
+
+}  // namespace cws::schedulers::detail

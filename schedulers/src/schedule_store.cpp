@@ -1,0 +1,66 @@
+#include "cws/schedulers/schedule_store.hpp"
+
+#include <fmt/format.h>
+
+#include "cws/error.hpp"
+#include "template_plan.hpp"
+
+namespace cws::schedulers {
+
+namespace {
+constexpr std::string_view extension_name = "schedules";
+}
+
+const schedule_state* schedule_store::find(std::string_view name) const noexcept {
+  auto it = states_.find(name);
+  return it == states_.end() ? nullptr : &it->second;
+}
+
+const schedule_state& schedule_store::at(std::string_view name) const {
+  if (const schedule_state* s = find(name)) return *s;
+  throw error(fmt::format("schedule '{}' has no replay state (it never ran under a replaying policy nor was seeded)",
+                          name));
+}
+
+schedule_state& schedule_store::state(std::string_view name) {
+  auto it = states_.find(name);
+  if (it == states_.end()) {
+    it = states_.emplace(std::string(name), schedule_state{}).first;
+    it->second.name = std::string(name);
+  }
+  return it->second;
+}
+
+void schedule_store::seed(std::string_view name, steal_tree::tree t, std::string from) {
+  check_template(t, rt_.workers());
+  schedule_state& s = state(name);
+  s.templ = std::make_shared<const steal_tree::tree>(std::move(t));
+  s.template_from = std::move(from);
+  s.mode = evolve_mode::relws;
+  s.relws_runs = 0;
+  s.converged = false;
+}
+
+void check_template(const steal_tree::tree& t, unsigned workers) {
+  if (std::string why = detail::worker_count_error(t, workers); !why.empty())
+    throw error(fmt::format("cannot replay this template: {}", why));
+}
+
+schedule_store& store_of(cws::runtime& rt) {
+  auto* s = dynamic_cast<schedule_store*>(rt.extension(extension_name));
+  if (s == nullptr)
+    throw error("this runtime has no schedule store (it was created before cws::schedulers registered it)");
+  return *s;
+}
+
+const schedule_store& store_of(const cws::runtime& rt) { return store_of(const_cast<cws::runtime&>(rt)); }
+
+namespace detail {
+bool register_store() {
+  return extension_registry::add(std::string(extension_name), [](cws::runtime& rt) {
+    return std::unique_ptr<runtime_extension>(std::make_unique<schedule_store>(rt));
+  });
+}
+}  // namespace detail
+
+}  // namespace cws::schedulers

@@ -1,0 +1,50 @@
+#pragma once
+// A template compiled for replay: O(1) work per routed spawn.
+//
+// For every template segment, the steal points of each level form one run of
+// its `steals` list (the list is sorted by (level, step)); level_begin gives
+// each run's bounds, so a segment cursor is one index per level. For every
+// worker, `order` is the sequence of template segments it starts (STOWS).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cws/steal_tree/tree.hpp"
+
+namespace cws::schedulers::detail {
+
+struct template_plan {
+  std::shared_ptr<const steal_tree::tree> tree;
+  // Per segment: steals of level l are steals[level_begin[l] .. level_begin[l + 1]).
+  std::vector<std::vector<std::uint32_t>> level_begin;
+  // Per worker: its template segments in start order.
+  std::vector<std::vector<std::uint32_t>> order;
+
+  const steal_tree::steal_point& point(std::uint32_t seg, std::uint32_t i) const noexcept {
+    return tree->segments[seg].steals[i];
+  }
+  unsigned thief(std::uint32_t seg, std::uint32_t i) const noexcept {
+    return tree->segments[point(seg, i).child].worker;
+  }
+};
+
+// A template recorded for another worker count (refused before a phase).
+std::string worker_count_error(const steal_tree::tree& t, unsigned workers);
+
+// Structural errors (a tree no replay can follow): indices out of range,
+// unsorted steal lists, segments unreachable from the root. Empty when fine.
+// Requires worker_count_error() to be empty.
+std::string structural_error(const steal_tree::tree& t);
+
+// Soft errors: a well-formed tree that this program's replay cannot follow as
+// written (a thief that does not own the segment it took, a worker "stealing"
+// from itself, the root off worker 0, per-worker orders that disagree with
+// the segments). Replay treats these as a divergence. Empty when fine.
+std::string consistency_error(const steal_tree::tree& t);
+
+// Requires structural_error(*t) to be empty.
+std::shared_ptr<const template_plan> compile(std::shared_ptr<const steal_tree::tree> t);
+
+}  // namespace cws::schedulers::detail

@@ -1,0 +1,199 @@
+// STOWS, STUWS, RELWS and evolve replaying recorded trees: the task -> worker
+// mapping and the per-worker segment order of the template are reproduced,
+// results stay correct, evolve converges.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "schedulers/replay_support.hpp"
+
+namespace {
+
+namespace st = cws::steal_tree;
+using cws::test::audited;
+
+const st::phase_record& latest(const cws::runtime& rt, const std::string& schedule) {
+  const st::phase_record* r = st::recorder_of(rt)->latest(schedule);
+  EXPECT_NE(r, nullptr);
+  return *r;
+}
+
+struct replay_case {
+  unsigned workers;
+  std::string topology;
+};
+
+class strict_replay : public ::testing::TestWithParam<replay_case> {};
+
+// STOWS over 24 iterations of fib: iteration 0 runs under random to record the
+// template; every later one reproduces it exactly, task by task.
+TEST_P(strict_replay, stows_reproduces_fib_template_every_iteration) {
+  cws::runtime rt(audited(GetParam().workers, GetParam().topology));
+  auto& s = rt.schedule("fib", cws::policy::stows);
+  std::uint64_t result = 0;
+  rt.run(s, [&] { result = cws::test::fib(18); });
+  ASSERT_EQ(result, cws::test::serial_fib(18));
+  const auto& store = cws::schedulers::store_of(rt);
+  EXPECT_EQ(store.at("fib").history[0].ran_as, "random (no template yet)");
+  const st::tree templ = latest(rt, "fib").steals;
+  ASSERT_GT(templ.segments.size(), 1u) << "the first run should have stolen something";
+
+  for (int it = 1; it < 24; ++it) {
+    result = 0;
+    rt.run(s, [&] { result = cws::test::fib(18); });
+    ASSERT_EQ(result, cws::test::serial_fib(18));
+    const st::tree& run = latest(rt, "fib").steals;
+    cws::test::expect_same_steal_points(templ, run);
+    EXPECT_EQ(run.worker_segments, templ.worker_segments) << "segment start order, iteration " << it;
+    cws::test::expect_same_task_mapping(templ, run);
+    const auto& r = store.at("fib").history.back();
+    EXPECT_EQ(r.ran_as, "stows");
+    EXPECT_FALSE(r.diverged) << r.divergence;
+    EXPECT_EQ(r.extra_steals, 0u);
+    EXPECT_EQ(r.designated, templ.segments.size() - 1);
+    ASSERT_TRUE(r.distance_to_previous.has_value());
+    if (it > 1) {
+      EXPECT_EQ(*r.distance_to_previous, 0.0);
+    }
+  }
+}
+
+TEST_P(strict_replay, stows_reproduces_heat_template_every_iteration) {
+  cws::runtime rt(audited(GetParam().workers, GetParam().topology));
+  cws::test::heat_grid grid(96), serial(96);
+  auto& s = rt.schedule("heat", cws::policy::stows);
+  rt.run(s, [&] { grid.step(4); });
+  serial.serial_step();
+  const st::tree templ = latest(rt, "heat").steals;
+  for (int it = 1; it < 22; ++it) {
+    rt.run(s, [&] { grid.step(4); });
+    serial.serial_step();
+    const st::tree& run = latest(rt, "heat").steals;
+    cws::test::expect_same_steal_points(templ, run);
+    EXPECT_EQ(run.worker_segments, templ.worker_segments);
+    cws::test::expect_same_task_mapping(templ, run);
+    EXPECT_FALSE(cws::schedulers::store_of(rt).at("heat").history.back().diverged);
+  }
+  EXPECT_EQ(grid.a, serial.a);
+}
+
+// STUWS: the same assignment of tasks to workers, in any order.
+TEST_P(strict_replay, stuws_keeps_the_task_to_worker_mapping) {
+  cws::runtime rt(audited(GetParam().workers, GetParam().topology));
+  auto& s = rt.schedule("fib", cws::policy::stuws);
+  std::uint64_t result = 0;
+  rt.run(s, [&] { result = cws::test::fib(17); });
+  const st::tree templ = latest(rt, "fib").steals;
+  for (int it = 1; it < 12; ++it) {
+    rt.run(s, [&] { result = cws::test::fib(17); });
+    ASSERT_EQ(result, cws::test::serial_fib(17));
+    cws::test::expect_same_task_mapping(templ, latest(rt, "fib").steals);
+    const auto& r = cws::schedulers::store_of(rt).at("fib").history.back();
+    EXPECT_EQ(r.ran_as, "stuws");
+    EXPECT_EQ(r.extra_steals, 0u);
+    EXPECT_FALSE(r.diverged) << r.divergence;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(topologies, strict_replay,
+                         ::testing::Values(replay_case{2, ""}, replay_case{4, cws::test::four_cores},
+                                           replay_case{8, cws::test::eight_cores}),
+                         [](const auto& p) { return std::to_string(p.param.workers) + "_workers"; });
+
+class evolving : public ::testing::TestWithParam<replay_case> {};
+
+// evolve on heat: relws until the tree settles (or the bound), then stows,
+// which reproduces the converged template; the grid stays right throughout.
+TEST_P(evolving, evolve_converges_on_heat_within_the_bound) {
+  cws::runtime_config cfg = cws::test::config(GetParam().workers, GetParam().topology);
+  cws::runtime rt(cfg);
+  cws::test::heat_grid grid(128), serial(128);
+  auto& s = rt.schedule("heat", cws::policy::evolve);
+  const int iterations = 14;
+  for (int it = 0; it < iterations; ++it) {
+    rt.run(s, [&] { grid.step(4); });
+    serial.serial_step();
+  }
+  EXPECT_EQ(grid.a, serial.a);
+  const auto& state = cws::schedulers::store_of(rt).at("heat");
+  ASSERT_EQ(state.history.size(), static_cast<std::size_t>(iterations));
+  EXPECT_EQ(state.history[0].ran_as, "random (no template yet)");
+  // Converged after at most `bound` relws runs (iterations 1 .. bound).
+  std::size_t switched = 0;
+  for (std::size_t i = 1; i < state.history.size() && switched == 0; ++i) {
+    EXPECT_EQ(state.history[i].ran_as, "relws") << "iteration " << i;
+    if (state.history[i].converged) switched = i;
+  }
+  ASSERT_NE(switched, 0u) << "evolve never switched to stows";
+  EXPECT_LE(switched, cfg.evolve_bound);
+  // The first stows run after the switch replays the converged tree exactly.
+  ASSERT_LT(switched + 1, state.history.size());
+  const auto& first_stows = state.history[switched + 1];
+  if (first_stows.ran_as == "stows") {
+    EXPECT_EQ(first_stows.extra_steals, 0u);
+    EXPECT_EQ(first_stows.taken_back, 0u);
+    ASSERT_TRUE(first_stows.distance_to_previous.has_value());
+  }
+  for (const auto& r : state.history) EXPECT_FALSE(r.diverged) << r.divergence;
+}
+
+// relws alone: designated tasks reach their thief or come back to their
+// spawner; every run is the next template; results stay correct.
+TEST_P(evolving, relws_runs_stay_correct_and_update_the_template) {
+  cws::runtime rt(cws::test::config(GetParam().workers, GetParam().topology));
+  auto& s = rt.schedule("fib", cws::policy::relws);
+  for (int it = 0; it < 10; ++it) {
+    std::uint64_t result = 0;
+    rt.run(s, [&] { result = cws::test::fib(20); });
+    ASSERT_EQ(result, cws::test::serial_fib(20));
+    const auto& state = cws::schedulers::store_of(rt).at("fib");
+    const auto* rec = st::recorder_of(rt)->latest("fib");
+    ASSERT_NE(rec, nullptr);
+    ASSERT_TRUE(state.templ);
+    EXPECT_EQ(*state.templ, rec->steals) << "the template is the latest run";
+    if (it > 0) {
+      EXPECT_EQ(state.history.back().ran_as, "relws");
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(topologies, evolving,
+                         ::testing::Values(replay_case{2, ""}, replay_case{4, cws::test::four_cores},
+                                           replay_case{8, cws::test::eight_cores}),
+                         [](const auto& p) { return std::to_string(p.param.workers) + "_workers"; });
+
+// "Schedule follows data": a copy phase replaying the init phase's tree runs
+// every block on the worker that initialized it.
+TEST(follow, copy_phase_replays_the_init_template) {
+  cws::runtime rt(cws::test::config(4, cws::test::four_cores));
+  constexpr std::size_t blocks = 64;
+  std::vector<unsigned> init_worker(blocks), copy_worker(blocks);
+  auto& init = rt.schedule("init", cws::policy::random);
+  auto& copy = rt.schedule("copy", cws::policy::stows).follow("init");
+  EXPECT_EQ(copy.follows(), "init");
+  for (int round = 0; round < 5; ++round) {
+    rt.run(init, [&] {
+      cws::parallel_for(0, blocks, [&](std::size_t i) { init_worker[i] = cws::this_worker(); }, 1);
+    });
+    rt.run(copy, [&] {
+      cws::parallel_for(0, blocks, [&](std::size_t i) { copy_worker[i] = cws::this_worker(); }, 1);
+    });
+    EXPECT_EQ(copy_worker, init_worker) << "round " << round;
+    const auto& r = cws::schedulers::store_of(rt).at("copy").history.back();
+    EXPECT_EQ(r.ran_as, "stows");
+    EXPECT_EQ(r.template_from.rfind("follows 'init'", 0), 0u) << r.template_from;
+  }
+}
+
+TEST(follow, following_a_schedule_that_never_ran_records_under_random) {
+  cws::runtime rt(cws::test::config(2));
+  auto& copy = rt.schedule("copy", cws::policy::stows).follow("nowhere");
+  std::uint64_t result = 0;
+  rt.run(copy, [&] { result = cws::test::fib(15); });
+  EXPECT_EQ(result, cws::test::serial_fib(15));
+  EXPECT_EQ(cws::schedulers::store_of(rt).at("copy").history[0].ran_as,
+            "random ('nowhere', which it follows, has not run yet)");
+}
+
+}  // namespace
