@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <vector>
+#include <algorithm>
 
 #include "common/bench_env.hpp"
 #include "common/report.hpp"
@@ -61,9 +63,17 @@ int main(int argc, char** argv) {
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
     cws_apps::bench_env env(opt);
     cws::runtime& rt = env.rt();
-    // Created before anything runs, so an unknown policy fails at once (exit 2).
-    cws::schedule& phase = rt.schedule("fib", opt.policy);
-    const std::string cws_variant = "cws-" + opt.policy;
+    // --policy may list several (random,stows): one variant each, in one run.
+    // Schedules are created before anything runs, so an unknown policy fails
+    // at once (exit 2).
+    std::vector<std::string> policies;
+    for (std::size_t at = 0; at <= opt.policy.size();) {
+      const std::size_t comma = std::min(opt.policy.find(',', at), opt.policy.size());
+      policies.push_back(opt.policy.substr(at, comma - at));
+      at = comma + 1;
+    }
+    std::vector<cws::schedule*> phases;
+    for (const std::string& p : policies) phases.push_back(&rt.schedule("fib-" + p, p));
     const std::uint64_t expected = fib_serial(n);
     const std::uint64_t spawns = spawn_count(n);
 
@@ -95,29 +105,35 @@ int main(int argc, char** argv) {
       all_ok = all_ok && ok;
     };
 
-    add(cws_variant, [&](std::uint64_t& steals) {
-      std::uint64_t r = 0;
-      steals += rt.run(phase, [&] { r = fib_cws(n); }).steals();
-      return r;
-    }, true);
+    for (std::size_t i = 0; i < policies.size(); ++i)
+      add("cws-" + policies[i], [&, i](std::uint64_t& steals) {
+        std::uint64_t r = 0;
+        steals += rt.run(*phases[i], [&] { r = fib_cws(n); }).steals();
+        return r;
+      }, true);
     add("tbb-task-group", [&](std::uint64_t&) { return env.in_tbb([&] { return fib_tbb(n); }); }, false);
     add("serial", [&](std::uint64_t&) { return fib_serial(opaque(n)); }, false);
     out.add_ratio("ratio_vs_tbb", "median_s", "tbb-task-group");
     out.add_ratio("ratio_vs_serial", "median_s", "serial");
+    const bool with_random = policies.size() > 1 && std::find(policies.begin(), policies.end(), "random") != policies.end();
+    if (with_random) out.add_ratio("ratio_vs_random", "median_s", "cws-random");
 
     env.save_trace();
+    std::vector<cws_apps::column> columns{{"variant", "variant"},
+                                          {"median ms", "median_s", 1e3, 3},
+                                          {"min ms", "min_s", 1e3, 3},
+                                          {"ns/spawn", "ns_per_spawn", 1, 1},
+                                          {"steals/call", "steals_per_call", 1, 1},
+                                          {"vs tbb", "ratio_vs_tbb", 1, 2},
+                                          {"vs serial", "ratio_vs_serial", 1, 2}};
+    if (with_random) columns.push_back({"vs random", "ratio_vs_random", 1, 2});
+    columns.push_back({"ok", "verified"});
     out.print(opt.json,
               fmt::format("cws-fib: fib({}) = {}, {} spawns per call, {} runs (+{} warm-up) of {} call(s)", n,
                           expected, spawns, opt.plan.runs, opt.plan.warmup, opt.iters),
-              {{"variant", "variant"},
-               {"median ms", "median_s", 1e3, 3},
-               {"min ms", "min_s", 1e3, 3},
-               {"ns/spawn", "ns_per_spawn", 1, 1},
-               {"steals/call", "steals_per_call", 1, 1},
-               {"vs tbb", "ratio_vs_tbb", 1, 2},
-               {"vs serial", "ratio_vs_serial", 1, 2},
-               {"ok", "verified"}},
-              {"times are per fib call; 'vs' columns are median time / baseline median time (lower is better)"});
+              columns,
+              {"times are per fib call; 'vs' columns are median time / baseline median time (lower is better)",
+               "replaying policies (stows, ...) record their template in the warm-up run, under random"});
     if (!all_ok) return cws_apps::report_error(app.get_name(), "a variant computed a wrong fib value", 1);
     return 0;
   });

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cws/error.hpp"
+#include "cws/steal_tree/recorder.hpp"
 #include "template_plan.hpp"
 
 namespace cws::schedulers {
@@ -39,6 +40,29 @@ void schedule_store::seed(std::string_view name, steal_tree::tree t, std::string
   s.mode = evolve_mode::relws;
   s.relws_runs = 0;
   s.converged = false;
+}
+
+steal_tree::coarsen_summary schedule_store::coarsen(std::string_view name,
+                                                    const steal_tree::coarsen_options& options) {
+  std::shared_ptr<const steal_tree::tree> source;
+  std::string from;
+  if (const schedule_state* s = find(name); s != nullptr && s->templ) {
+    source = s->templ;
+    from = s->template_from;
+  } else if (const steal_tree::recorder* rec = steal_tree::recorder_of(rt_); rec != nullptr) {
+    if (const steal_tree::phase_record* r = rec->latest(name)) {
+      source = std::make_shared<const steal_tree::tree>(r->steals);
+      from = fmt::format("recorded run #{}", r->iteration);
+    }
+  }
+  if (!source) throw error(fmt::format("schedule '{}' has no template and no recorded run to coarsen", name));
+  steal_tree::coarsen_summary summary;
+  steal_tree::tree pruned = steal_tree::coarsen(*source, options, &summary);
+  std::string how;
+  if (options.max_level) how = fmt::format("max level {}", *options.max_level);
+  if (options.min_tasks > 0) how += fmt::format("{}min {} tasks", how.empty() ? "" : ", ", options.min_tasks);
+  seed(name, std::move(pruned), fmt::format("{}, coarsened ({})", from, how));
+  return summary;
 }
 
 void check_template(const steal_tree::tree& t, unsigned workers) {

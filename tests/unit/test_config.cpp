@@ -211,3 +211,17 @@ TEST(Config, FromEnvReadsTheProcessEnvironment) {
 }
 
 }  // namespace
+
+// The replay knobs of cws::schedulers are parsed here too (one place for all).
+TEST(Config, ReplayKnobs) {
+  const cws::runtime_config d;
+  EXPECT_EQ(d.evolve_bound, 5u);
+  EXPECT_EQ(d.evolve_slowdown_pct, 25u);
+  EXPECT_EQ(d.stall_ms, 50u);
+  EXPECT_EQ(parse({{"CWS_EVOLVE_BOUND", "3"}}).evolve_bound, 3u);
+  EXPECT_EQ(parse({{"CWS_EVOLVE_SLOWDOWN", "10"}}).evolve_slowdown_pct, 10u);
+  EXPECT_EQ(parse({{"CWS_STALL_MS", "200"}}).stall_ms, 200u);
+  for (const char* bad : {"0", "1001", "x", "-2", "5 "}) expect_rejected("CWS_EVOLVE_BOUND", bad, "expected an integer (1..1000)");
+  for (const char* bad : {"0", "1001", "25%"}) expect_rejected("CWS_EVOLVE_SLOWDOWN", bad, "expected a percentage (1..1000)");
+  for (const char* bad : {"0", "60001", "1s"}) expect_rejected("CWS_STALL_MS", bad, "expected milliseconds (1..60000)");
+}

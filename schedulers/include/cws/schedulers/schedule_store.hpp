@@ -24,6 +24,7 @@
 
 #include "cws/extension.hpp"
 #include "cws/runtime.hpp"
+#include "cws/steal_tree/coarsen.hpp"
 #include "cws/steal_tree/tree.hpp"
 
 namespace cws::schedulers {
@@ -86,6 +87,12 @@ class schedule_store final : public cws::runtime_extension {
   // does not fit the program is accepted here and handled when it runs: the
   // replay diverges (see policies.hpp), it never hangs nor crashes.
   void seed(std::string_view name, steal_tree::tree t, std::string from);
+
+  // Dynamic coarsening: replaces the template of `name` (its own, else its
+  // latest recorded run) by the tree steal_tree::coarsen() prunes from it;
+  // replay it with stuws. Returns what was pruned. Throws cws::error when the
+  // schedule has neither a template nor a recorded run.
+  steal_tree::coarsen_summary coarsen(std::string_view name, const steal_tree::coarsen_options& options);
 
   // Every schedule known, by name.
   const std::map<std::string, schedule_state, std::less<>>& schedules() const noexcept { return states_; }
