@@ -230,6 +230,7 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
       s.converged = true;
       s.converged_at = r.iteration;
       s.best_stows_s = 0;
+      s.slow_stows_runs = 0;
       r.converged = true;
       r.note = settled ? fmt::format("converged after {} relws runs: switching to stows", s.relws_runs)
                        : fmt::format("bound of {} relws runs reached: switching to stows", cfg.evolve_bound);
@@ -237,14 +238,18 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
     }
     return;
   }
-  // A stows run: the template stays.
-  if (s.best_stows_s == 0 || r.wall_s < s.best_stows_s) {
-    s.best_stows_s = r.wall_s;
-  } else if (r.wall_s > s.best_stows_s * (1.0 + cfg.evolve_slowdown_pct / 100.0)) {
+  // A stows run: the template stays. One slow run is noise (a preempted
+  // worker, a page-fault storm); two in a row mean the schedule no longer fits.
+  const bool slow = s.best_stows_s > 0 && r.wall_s > s.best_stows_s * (1.0 + cfg.evolve_slowdown_pct / 100.0);
+  if (!slow) {
+    s.slow_stows_runs = 0;
+    if (s.best_stows_s == 0 || r.wall_s < s.best_stows_s) s.best_stows_s = r.wall_s;
+  } else if (++s.slow_stows_runs >= 2) {
     s.mode = evolve_mode::relws;
     s.converged = false;
-    r.note = fmt::format("{:.0f}% slower than the best stows run: back to relws",
-                         (r.wall_s / s.best_stows_s - 1.0) * 100.0);
+    s.slow_stows_runs = 0;
+    r.note = fmt::format("two stows runs in a row over {}% slower than the best one: back to relws",
+                         cfg.evolve_slowdown_pct);
   }
 }
 

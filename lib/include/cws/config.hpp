@@ -14,8 +14,8 @@
 //                 (tests and small runs only; default 0)
 // Replay (the policies of cws::schedulers):
 //   CWS_EVOLVE_BOUND     RELWS iterations evolve runs at most before STOWS (default 5)
-//   CWS_EVOLVE_SLOWDOWN  percent by which a STOWS iteration may be slower than
-//                        the best one before evolve returns to RELWS (default 25)
+//   CWS_EVOLVE_SLOWDOWN  percent by which two STOWS iterations in a row may be
+//                        slower than the best one before evolve returns to RELWS (default 25)
 //   CWS_STALL_MS         how long every worker may wait with nothing runnable
 //                        before a replay is declared diverged (default 50)
 

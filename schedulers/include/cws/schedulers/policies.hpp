@@ -14,8 +14,9 @@
 //           steals undesignated tasks at random. Each run is the next template.
 //   evolve  relws until the tree stops changing (an iteration with no extra
 //           steal and no take-back) or CWS_EVOLVE_BOUND iterations, then stows;
-//           back to relws when a stows iteration is CWS_EVOLVE_SLOWDOWN percent
-//           slower than the best one.
+//           back to relws when two stows iterations in a row are
+//           CWS_EVOLVE_SLOWDOWN percent slower than the best one (a single slow
+//           run is taken as noise).
 //   user    the designations of cws::designate_after_next_spawn, run like
 //           stuws; the recorded result is kept as the schedule's template.
 //

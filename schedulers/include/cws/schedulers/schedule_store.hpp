@@ -69,6 +69,7 @@ struct schedule_state {
   bool converged = false;
   std::uint64_t converged_at = 0;        // iteration after which evolve switched to stows
   double best_stows_s = 0;               // fastest stows run since the switch
+  unsigned slow_stows_runs = 0;          // consecutive stows runs slower than the threshold
 };
 
 class schedule_store final : public cws::runtime_extension {
