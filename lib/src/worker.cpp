@@ -52,6 +52,10 @@ void worker::submit(task* t) {
   for (observer* o : setup_.task_observers) o->on_spawn(id_, t->tag);
   if (setup_.routes && (t->tag.step == counter.mark || designated_ != no_designation)) [[unlikely]]
     return route(t);
+  push_local(t);
+}
+
+void worker::push_local(task* t) {
   deque_.push(t);
   if (sched_.sleepers()) [[unlikely]]
     sched_.wake_one();
@@ -62,12 +66,7 @@ void worker::route(task* t) {
   const unsigned designated = std::exchange(designated_, no_designation);
   const spawn_target target = setup_.policy->route(id_, t->tag, designated, *segment_);
   const unsigned to = target.mailbox_of;
-  if (to == spawn_target::local || to == id_ || to >= workers()) {
-    deque_.push(t);
-    if (sched_.sleepers()) [[unlikely]]
-      sched_.wake_one();
-    return;
-  }
+  if (to == spawn_target::local || to == id_ || to >= workers()) return push_local(t);
   t->note = target.note;
   if (target.reclaimable) routed_.push_back({t, to, t->parent});
   sched_.at(to).post(t);

@@ -83,6 +83,7 @@ class worker final : public worker_view {
   void pop_frame(frame& f, std::exception_ptr& error);
   void execute(task* t, std::uint32_t level);
   void complete(task* t, std::exception_ptr error) noexcept;
+  void push_local(task* t);
   void route(task* t);
   task* take_back(const frame& f) noexcept;
   void join(frame& f);
