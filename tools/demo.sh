@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The demo: installs what is missing, builds (Release), runs the fib and
-# memcopy comparisons against TBB and OpenMP static, and inspects the trace
-# recorded during memcopy with cws-trace.
+# memcopy comparisons against TBB and OpenMP static, inspects the trace
+# recorded during memcopy with cws-trace, and runs a short heat stencil under
+# the random, stows and evolve policies.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/scripts/setup.sh
@@ -16,3 +17,6 @@ echo "== memcopy (SC14): A[i]=B[i]=0, then B[i]=A[i] =="
 echo
 echo "== the steal trees recorded during memcopy: cws-trace info =="
 build/release/tools/cws-trace/cws-trace info build/memcopy.cwst
+echo
+echo "== heat (SC14 Jacobi stencil, 1024 x 1024): 10 step phases per run; iteration lines of the first run =="
+"$bin/cws-heat" --size 1024 --iters 10 --runs 3 --policies random,stows,evolve

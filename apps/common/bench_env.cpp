@@ -24,6 +24,10 @@ void add_common_options(CLI::App& app, common_options& o) {
       ->capture_default_str();
   app.add_flag("--json", o.json, "Print one JSON object on stdout instead of the table");
   app.add_option("--trace-out", o.trace_out, "Save the steal trees of every cws phase to this trace file (cws-trace)");
+  app.add_option("--trace-in", o.trace_in,
+                 "Before anything runs, seed the schedules of the cws variants with the templates saved in this "
+                 "trace file (its latest run of each schedule name), so replaying policies start from them instead "
+                 "of a first random iteration; the file must have been recorded with the same worker count");
 }
 
 bench_env::bench_env(const common_options& o, const std::function<void(cws::runtime_config&)>& adjust)
@@ -32,6 +36,12 @@ bench_env::bench_env(const common_options& o, const std::function<void(cws::runt
   if (o.workers != 0) cfg.workers = o.workers;
   if (adjust) adjust(cfg);
   rt_ = std::make_unique<cws::runtime>(cfg);
+  if (!o.trace_in.empty()) {
+    rt_->load_traces(o.trace_in);  // cws::error naming the file and the problem
+    std::size_t seeded = 0;
+    for (const auto& [name, state] : cws::schedulers::store_of(*rt_).schedules()) seeded += state.templ != nullptr;
+    std::fprintf(stderr, "trace: templates of %zu schedule(s) loaded from %s\n", seeded, o.trace_in.c_str());
+  }
   const int n = static_cast<int>(rt_->workers());
   // global_control lifts TBB's limit when the worker count exceeds the
   // hardware threads (synthetic topologies); the arena pins the concurrency.

@@ -24,14 +24,17 @@ struct common_options {
   run_plan plan;
   bool json = false;
   std::string trace_out;          // --trace-out: save the recorded steal trees here
+  std::string trace_in;           // --trace-in: seed the schedules' templates from this trace file
 };
 
-// --workers, --policy, --iters, --runs, --warmup, --json.
+// --workers, --policy, --iters, --runs, --warmup, --json, --trace-out, --trace-in.
 void add_common_options(CLI::App& app, common_options& o);
 
 class bench_env {
  public:
-  // Throws cws::error for a bad CWS_* variable or an impossible worker count.
+  // Throws cws::error for a bad CWS_* variable or an impossible worker count,
+  // and for a --trace-in file that cannot be loaded (unreadable, damaged,
+  // recorded with another worker count).
   // `adjust` may change the runtime's configuration after the CWS_* variables
   // and the flags were applied (e.g. an app that attaches recorders itself).
   explicit bench_env(const common_options& o, const std::function<void(cws::runtime_config&)>& adjust = {});

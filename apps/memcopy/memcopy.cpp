@@ -4,6 +4,12 @@
 // first-touched the pages; OpenMP static gives both loops the same
 // iteration -> thread mapping. The variants separate the effects of page
 // placement (first touch, pre-faulted, interleaved) and of loop scheduling.
+//
+// Schedule follows data (SC14, DESIGN §5): under a replaying policy (stows,
+// stuws, relws, evolve) the copy schedule follows the init schedule, i.e. it
+// replays the steal tree recorded by init, so each block is copied by the
+// worker that first touched it (--follow-init, on by default for those
+// policies; --no-follow-init gives the copy its own template).
 
 #include <fmt/format.h>
 #include <tbb/blocked_range.h>
@@ -33,11 +39,13 @@ struct variant {
 // Runs body(i) for every i in [0, n) with the loop flavour of a variant.
 class loop_runner {
  public:
-  loop_runner(cws_apps::bench_env& env, const std::string& policy, std::size_t grain)
+  loop_runner(cws_apps::bench_env& env, const std::string& policy, std::size_t grain, bool follow_init)
       : env_(env), grain_(grain) {
     // Created up front so that an unknown policy fails before anything runs.
     schedules_[init_phase] = &env.rt().schedule("init", policy);
     schedules_[copy_phase] = &env.rt().schedule("copy", policy);
+    // Both loops bisect [0, n) with the same grain, so init's tree fits the copy.
+    if (follow_init) schedules_[copy_phase]->follow(schedules_[init_phase]->name());
   }
 
   template <class Body>
@@ -72,6 +80,12 @@ class loop_runner {
   tbb::affinity_partitioner affinity_[2];
 };
 
+// The policies that replay a template (schedule::follow is meaningful to them).
+bool replays(const std::string& policy) {
+  return policy == cws::policy::stows || policy == cws::policy::stuws || policy == cws::policy::relws ||
+         policy == cws::policy::evolve;
+}
+
 struct arrays {
   cws::numa::array<double> a, b;
 };
@@ -100,13 +114,20 @@ int main(int argc, char** argv) {
   app.add_option("--grain", grain, "Elements per leaf of the cws and TBB loops (0: elements / (2 x workers))")
       ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 40))
       ->capture_default_str();
+  bool follow_init = false;
+  CLI::Option* follow_opt =
+      app.add_flag("--follow-init,!--no-follow-init", follow_init,
+                   "Schedule follows data: the copy phase replays the steal tree recorded by the init phase "
+                   "(schedule::follow), so each block is copied where init first-touched it. Default: on for "
+                   "the replaying policies (stows, stuws, relws, evolve), off otherwise (no effect under random)");
   cws_apps::add_common_options(app, opt);
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
+    if (follow_opt->count() == 0) follow_init = replays(opt.policy);
     cws_apps::bench_env env(opt);
     const std::size_t n = mib * (std::size_t{1} << 20) / sizeof(double);
     if (grain == 0) grain = std::max<std::size_t>(1, n / (2 * std::size_t{env.workers()}));
-    loop_runner loops(env, opt.policy, grain);
+    loop_runner loops(env, opt.policy, grain, follow_init);
     const double bytes = static_cast<double>(n * sizeof(double));
     const std::string cws_name = "cws-" + opt.policy;  // prefix of the cws variants
     namespace numa = cws::numa;
@@ -120,7 +141,8 @@ int main(int argc, char** argv) {
     };
 
     cws_apps::report out("memcopy", env, {{"mb_per_array", mib}, {"elements", n}, {"grain", grain},
-                                          {"policy", opt.policy}, {"iters", opt.iters},
+                                          {"policy", opt.policy}, {"follow_init", follow_init},
+                                          {"iters", opt.iters},
                                           {"runs", opt.plan.runs}, {"warmup", opt.plan.warmup}});
     bool all_ok = true;
     for (const variant& v : variants) {
@@ -157,13 +179,26 @@ int main(int argc, char** argv) {
       e["kernel_placed"] = m.a.memory()->kernel_placed();
       e["pages"] = cws::numa::to_string(v.placement) + (v.prefault ? ", pre-faulted" : ", fresh each run");
       e["verified"] = ok;
+      // What the last copy phase of this variant ran as (cws variants), e.g.
+      // "stows" with the template "follows 'init': recorded run #0" when the copy follows init.
+      if (v.loop == loop_kind::cws) {
+        const auto* copy_state = cws::schedulers::store_of(env.rt()).find("copy");
+        if (copy_state != nullptr && !copy_state->history.empty()) {
+          e["copy_ran_as"] = copy_state->history.back().ran_as;
+          e["copy_template_from"] = copy_state->history.back().template_from;
+        } else {
+          e["copy_ran_as"] = opt.policy;  // random keeps no history in the store: nothing is replayed
+        }
+      }
     }
     out.add_ratio("ratio_vs_omp_static", "gbps", "omp-static");
 
     env.save_trace();
     out.print(opt.json,
-              fmt::format("cws-memcopy: 2 x {} MiB of doubles, grain {}, {} runs (+{} warm-up), {} copy(ies) per run",
-                          mib, grain, opt.plan.runs, opt.plan.warmup, opt.iters),
+              fmt::format("cws-memcopy: 2 x {} MiB of doubles, grain {}, {} runs (+{} warm-up), {} copy(ies) per run, "
+                          "policy {}{}",
+                          mib, grain, opt.plan.runs, opt.plan.warmup, opt.iters, opt.policy,
+                          follow_init ? " (copy follows init)" : ""),
               {{"variant", "variant"},
                {"init ms", "init_median_s", 1e3, 2},
                {"copy ms", "copy_median_s", 1e3, 2},
@@ -171,6 +206,7 @@ int main(int argc, char** argv) {
                {"copy GB/s", "gbps", 1, 2},
                {"vs omp-static", "ratio_vs_omp_static", 1, 2},
                {"pages", "pages"},
+               {"copy ran as", "copy_ran_as"},
                {"ok", "verified"}},
               {"medians over runs; copy GB/s counts bytes read + written (2 x array size);",
                "'vs omp-static' is copy GB/s / omp-static copy GB/s (higher is better)"});

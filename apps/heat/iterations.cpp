@@ -1,0 +1,140 @@
+#include "heat/iterations.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace heat {
+
+namespace {
+
+// Iteration reports of `name` rebuilt from the recorder's phase records.
+std::vector<cws::schedulers::iteration_report> from_recorder(const cws::runtime& rt, const std::string& name) {
+  std::vector<cws::schedulers::iteration_report> out;
+  const cws::steal_tree::recorder* rec = cws::steal_tree::recorder_of(rt);
+  if (rec == nullptr) return out;
+  std::vector<std::uint32_t> node_of;
+  for (const cws::worker_placement& p : rt.placement()) node_of.push_back(p.numa_node);
+  const cws::steal_tree::tree* previous = nullptr;
+  for (const cws::steal_tree::phase_record& ph : rec->phases()) {
+    if (ph.schedule != name) continue;
+    cws::phase_stats stats;
+    stats.wall_s = ph.wall_s;
+    stats.per_worker = ph.stats;
+    cws::schedulers::iteration_report& r = out.emplace_back();
+    r.iteration = ph.iteration;
+    r.policy = ph.policy;
+    r.ran_as = ph.policy;
+    r.wall_s = ph.wall_s;
+    r.tasks = stats.tasks();
+    r.segments = stats.segments();
+    r.designated = stats.designated();
+    r.extra_steals = stats.extra_steals();
+    r.taken_back = stats.taken_back();
+    r.waiting_s = stats.idle_s();
+    if (previous != nullptr) {
+      try {
+        r.distance_to_previous = cws::steal_tree::schedule_distance(*previous, ph.steals, node_of).moved_worker;
+      } catch (const cws::error&) {
+        // trees of another shape: no distance
+      }
+    }
+    previous = &ph.steals;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<iteration_line> lines_of(const cws::runtime& rt, const std::string& name, const run_map& map) {
+  std::vector<iteration_line> out;
+  const cws::schedulers::schedule_state* s = cws::schedulers::store_of(rt).find(name);
+  const auto history = s != nullptr && !s->history.empty() ? s->history : from_recorder(rt, name);
+  const std::uint64_t end = map.first + std::uint64_t{map.runs_total} * map.per_run;
+  for (const auto& r : history) {
+    if (r.iteration < map.first || r.iteration >= end) continue;
+    const std::uint64_t k = r.iteration - map.first;
+    const auto run = static_cast<unsigned>(k / map.per_run);
+    out.push_back({run, run < map.warmup, static_cast<unsigned>(k % map.per_run), r});
+  }
+  return out;
+}
+
+cws_apps::json lines_json(const std::vector<iteration_line>& lines) {
+  cws_apps::json a = cws_apps::json::array();
+  for (const iteration_line& l : lines) {
+    const auto& r = l.report;
+    a.push_back({{"run", l.run},
+                 {"warmup", l.warmup},
+                 {"iteration", l.index},
+                 {"schedule_iteration", r.iteration},
+                 {"ran_as", r.ran_as},
+                 {"template_from", r.template_from},
+                 {"wall_s", r.wall_s},
+                 {"tasks", r.tasks},
+                 {"segments", r.segments},
+                 {"designated", r.designated},
+                 {"extra_steals", r.extra_steals},
+                 {"taken_back", r.taken_back},
+                 {"waiting_s", r.waiting_s},
+                 {"distance_to_previous",
+                  r.distance_to_previous ? cws_apps::json(*r.distance_to_previous) : cws_apps::json(nullptr)},
+                 {"diverged", r.diverged},
+                 {"divergence", r.divergence},
+                 {"converged", r.converged},
+                 {"note", r.note}});
+  }
+  return a;
+}
+
+void put_summary(cws_apps::json& entry, const std::vector<iteration_line>& lines, const std::string& policy) {
+  double designated = 0, extra = 0, back = 0, waiting = 0, distance = 0;
+  std::size_t n = 0, with_distance = 0, replayed = 0, diverged = 0;
+  for (const iteration_line& l : lines) {
+    if (l.warmup) continue;
+    const auto& r = l.report;
+    ++n;
+    designated += static_cast<double>(r.designated);
+    extra += static_cast<double>(r.extra_steals);
+    back += static_cast<double>(r.taken_back);
+    waiting += r.waiting_s;
+    if (r.distance_to_previous) distance += *r.distance_to_previous, ++with_distance;
+    replayed += !r.ran_as.starts_with("random");
+    diverged += r.diverged;
+  }
+  if (n == 0) return;
+  const double d = static_cast<double>(n);
+  entry["designated_per_iter"] = designated / d;
+  entry["extra_steals_per_iter"] = extra / d;
+  entry["taken_back_per_iter"] = back / d;
+  entry["waiting_s_per_iter"] = waiting / d;
+  entry["mean_distance"] =
+      with_distance ? cws_apps::json(distance / static_cast<double>(with_distance)) : cws_apps::json(nullptr);
+  entry["replayed_share"] = policy == "random" ? cws_apps::json(nullptr) : cws_apps::json(static_cast<double>(replayed) / d);
+  entry["diverged_iterations"] = diverged;
+}
+
+void print_run(const std::string& title, const std::vector<iteration_line>& lines, unsigned run) {
+  std::size_t ran_width = 6;
+  for (const iteration_line& l : lines)
+    if (l.run == run) ran_width = std::max(ran_width, l.report.ran_as.size());
+  fmt::print("{}\n", title);
+  fmt::print("  {:>4}  {:<{}}  {:>8}  {:>6}  {:>6}  {:>5}  {:>8}  {:>6}  {:>4}  {}\n", "it", "ran as", ran_width, "ms",
+             "desig", "extra", "back", "wait ms", "dist", "div", "template");
+  bool was_converged = false;
+  for (const iteration_line& l : lines) {
+    if (l.run != run) continue;
+    const auto& r = l.report;
+    const bool converges_here = r.converged && !was_converged;  // mark the switch only
+    was_converged = r.converged;
+    const std::string dist =
+        r.distance_to_previous ? fmt::format("{:.1f}%", 100 * *r.distance_to_previous) : std::string("-");
+    fmt::print("  {:>4}  {:<{}}  {:>8.3f}  {:>6}  {:>6}  {:>5}  {:>8.3f}  {:>6}  {:>4}  {}{}\n", l.index, r.ran_as,
+               ran_width, r.wall_s * 1e3, r.designated, r.extra_steals, r.taken_back, r.waiting_s * 1e3, dist,
+               r.diverged ? "yes" : "no", r.template_from.empty() ? "-" : r.template_from,
+               !r.note.empty() ? "  [" + r.note + "]" : converges_here ? std::string("  [converged]") : std::string());
+    if (r.diverged && !r.divergence.empty()) fmt::print("        diverged: {}\n", r.divergence);
+  }
+}
+
+}  // namespace heat
