@@ -51,6 +51,16 @@ std::uint64_t spawn_count(unsigned n) {
   return a - 1;
 }
 
+// The recorded tree of the fastest run of the random variant, or nullptr.
+const cws::steal_tree::tree* best_random_tree(const cws::runtime& rt) {
+  const cws::steal_tree::recorder* rec = cws::steal_tree::recorder_of(rt);
+  if (rec == nullptr) return nullptr;
+  const cws::steal_tree::phase_record* best = nullptr;
+  for (const cws::steal_tree::phase_record& r : rec->phases())
+    if (r.schedule == "fib-random" && (best == nullptr || r.wall_s < best->wall_s)) best = &r;
+  return best ? &best->steals : nullptr;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -72,8 +82,7 @@ int main(int argc, char** argv) {
       policies.push_back(opt.policy.substr(at, comma - at));
       at = comma + 1;
     }
-    std::vector<cws::schedule*> phases;
-    for (const std::string& p : policies) phases.push_back(&rt.schedule("fib-" + p, p));
+    for (const std::string& p : policies) rt.schedule("fib-" + p, p);
     const std::uint64_t expected = fib_serial(n);
     const std::uint64_t spawns = spawn_count(n);
 
@@ -105,12 +114,21 @@ int main(int argc, char** argv) {
       all_ok = all_ok && ok;
     };
 
-    for (std::size_t i = 0; i < policies.size(); ++i)
-      add("cws-" + policies[i], [&, i](std::uint64_t& steals) {
+    // Replaying policies replay a captured schedule: with random among the
+    // policies, the steal tree of its fastest run (random runs first);
+    // otherwise whatever their own warm-up run records.
+    std::stable_partition(policies.begin(), policies.end(), [](const std::string& p) { return p == "random"; });
+    std::string template_note;
+    for (const std::string& p : policies) {
+      if (p != "random" && !template_note.empty())
+        cws::schedulers::store_of(rt).seed("fib-" + p, *best_random_tree(rt), template_note);
+      add("cws-" + p, [&](std::uint64_t& steals) {
         std::uint64_t r = 0;
-        steals += rt.run(*phases[i], [&] { r = fib_cws(n); }).steals();
+        steals += rt.run(rt.schedule("fib-" + p, p), [&] { r = fib_cws(n); }).steals();
         return r;
       }, true);
+      if (p == "random" && best_random_tree(rt) != nullptr) template_note = "the fastest cws-random run";
+    }
     add("tbb-task-group", [&](std::uint64_t&) { return env.in_tbb([&] { return fib_tbb(n); }); }, false);
     add("serial", [&](std::uint64_t&) { return fib_serial(opaque(n)); }, false);
     out.add_ratio("ratio_vs_tbb", "median_s", "tbb-task-group");
@@ -133,7 +151,8 @@ int main(int argc, char** argv) {
                           expected, spawns, opt.plan.runs, opt.plan.warmup, opt.iters),
               columns,
               {"times are per fib call; 'vs' columns are median time / baseline median time (lower is better)",
-               "replaying policies (stows, ...) record their template in the warm-up run, under random"});
+               with_random ? "replaying policies (stows, ...) replay the steal tree of the fastest cws-random run"
+                           : "replaying policies (stows, ...) record their template in the warm-up run, under random"});
     if (!all_ok) return cws_apps::report_error(app.get_name(), "a variant computed a wrong fib value", 1);
     return 0;
   });
