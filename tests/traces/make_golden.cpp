@@ -4,21 +4,72 @@
 //
 //   v<N>-synthetic-4w-audit.cwst      text archive of cws::test::synthetic_trace()
 //   v<N>-synthetic-4w-audit.xml.cwst  the same as an XML archive
+//   v<N>-synthetic-4w-audit.bin.cwst  the same as a binary archive (from version 2 on;
+//                                     binary archives are not portable: x86-64 Linux)
 //   v<N>-fib12-2w.cwst                a real run: fib(12), 3 iterations, 2 workers on
 //                                     the synthetic topology "pack:2 numa:1 core:1 pu:1"
 //                                     (host and creation time replaced by fixed values)
 // and prints what the golden test should expect of the fib file.
+//
+// From version 2 on, the fib run uses the policy "golden-designate" defined
+// below, so that its statistics hold designated steals and taken-back tasks:
+// the first spawns of the run designate a worker (designate_after_next_spawn);
+// a designated spawn goes to that worker's mailbox, and the spawner takes it
+// back at its sync if the worker has not started it yet (RELWS-like); idle
+// workers take their mail first, then steal from a random victim.
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "cws/cws.hpp"
+#include "cws/policy.hpp"
 #include "cws/steal_tree/analysis.hpp"
 #include "cws/steal_tree/recorder.hpp"
 #include "cws/traces/trace_file.hpp"
 #include "support/runtime_fixture.hpp"
 #include "synthetic.hpp"
+
+namespace {
+
+class designate_policy final : public cws::scheduling_policy {
+ public:
+  std::string_view name() const noexcept override { return "golden-designate"; }
+  bool routes_spawns() const noexcept override { return true; }
+  cws::spawn_target route(unsigned spawner, const cws::task_tag&, unsigned designated,
+                          cws::segment_marks&) override {
+    cws::spawn_target t;
+    if (designated != cws::no_designation && designated != spawner) {
+      t.mailbox_of = designated;
+      t.reclaimable = true;
+    }
+    return t;
+  }
+  cws::detail::task* find_work(cws::worker_view& view) override {
+    if (cws::detail::task* t = view.take_mail()) return t;
+    const unsigned n = view.workers();
+    if (n < 2) return nullptr;
+    unsigned victim = static_cast<unsigned>(view.random() % (n - 1));
+    if (victim >= view.self()) ++victim;
+    return view.steal(victim);
+  }
+};
+
+// fib whose spawns at depth < 4 designate a worker: the other one at even
+// depths, worker 0 at odd ones.
+std::uint64_t designated_fib(unsigned n, unsigned depth) {
+  if (n < 2) return n;
+  std::uint64_t a = 0;
+  if (depth < 4) cws::designate_after_next_spawn(depth % 2 == 0 ? 1 : 0);
+  cws::spawn([&a, n, depth] { a = designated_fib(n - 1, depth + 1); });
+  const std::uint64_t b = designated_fib(n - 2, depth + 1);
+  cws::sync();
+  return a + b;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -31,21 +82,32 @@ int main(int argc, char** argv) {
     const cws::traces::trace_file syn = cws::test::synthetic_trace();
     cws::traces::write(dir + "/" + v + "-synthetic-4w-audit.cwst", syn, cws::traces::archive_kind::text);
     cws::traces::write(dir + "/" + v + "-synthetic-4w-audit.xml.cwst", syn, cws::traces::archive_kind::xml);
+    cws::traces::write(dir + "/" + v + "-synthetic-4w-audit.bin.cwst", syn, cws::traces::archive_kind::binary);
+    cws::policy_registry::add("golden-designate", [] { return std::make_unique<designate_policy>(); });
 
     // A run with a few steals (the first iteration may see none while the
-    // workers wake up; retry a few times).
-    for (int attempt = 0; attempt < 200; ++attempt) {
+    // workers wake up; retry a few times), some designated and some taken
+    // back.
+    for (int attempt = 0; attempt < 500; ++attempt) {
       cws::runtime rt(cws::test::config(2, "pack:2 numa:1 core:1 pu:1"));
-      auto& s = rt.schedule("fib");
-      for (int it = 0; it < 3; ++it) rt.run(s, [] { (void)cws::test::fib(12); });
+      auto& s = rt.schedule("fib", "golden-designate");
+      for (int it = 0; it < 3; ++it)
+        rt.run(s, [] {
+          if (designated_fib(12, 0) != 144) throw std::runtime_error("fib(12) != 144");
+        });
       cws::traces::trace_file f = cws::traces::capture(rt);
-      std::uint64_t steals = 0, runs_with_steals = 0;
+      std::uint64_t steals = 0, runs_with_steals = 0, designated = 0, taken_back = 0, extra = 0;
       for (const auto& r : f.phases) {
         const std::uint64_t n = cws::steal_tree::summarize(r.steals).steals;
         steals += n;
         runs_with_steals += n > 0;
+        for (const cws::worker_stats& w : r.stats) {
+          designated += w.designated;
+          taken_back += w.taken_back;
+          extra += w.steals - w.designated;
+        }
       }
-      if (steals < 4 || runs_with_steals < 2) continue;
+      if (steals < 4 || runs_with_steals < 2 || designated == 0 || taken_back == 0 || extra == 0) continue;
       f.header.host = "golden";
       f.header.created = "2024-01-01T00:00:00Z";
       const std::string path = dir + "/" + v + "-fib12-2w.cwst";
@@ -57,10 +119,19 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(r.iteration), static_cast<unsigned long long>(t.tasks),
                     static_cast<unsigned long long>(t.steals), static_cast<unsigned long long>(t.segments), t.depth,
                     r.wall_s);
+        for (std::size_t w = 0; w < r.stats.size(); ++w) {
+          const cws::worker_stats& x = r.stats[w];
+          std::printf("    worker %zu: {%llu, %llu, %llu, %llu, %llu, %.17g, %llu, %llu}\n", w,
+                      static_cast<unsigned long long>(x.tasks), static_cast<unsigned long long>(x.segments),
+                      static_cast<unsigned long long>(x.steals), static_cast<unsigned long long>(x.failed_steals),
+                      static_cast<unsigned long long>(x.nested_segments), x.idle_s,
+                      static_cast<unsigned long long>(x.designated), static_cast<unsigned long long>(x.taken_back));
+        }
+        std::printf("%s", cws::steal_tree::describe(r.steals).c_str());
       }
       return 0;
     }
-    std::fprintf(stderr, "make_golden: no fib run with 4 steals in 2 iterations after 200 attempts\n");
+    std::fprintf(stderr, "make_golden: no fib run with 4 steals in 2 iterations, designated, extra and taken-back steals after 500 attempts\n");
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "make_golden: %s\n", e.what());

@@ -1,7 +1,11 @@
 #pragma once
 // A hand-built, deterministic 4-worker trace with audit data: the content of
-// the golden file traces/golden/v1-synthetic-4w-audit*.cwst (written by
+// the golden files traces/golden/v<N>-synthetic-4w-audit*.cwst (written by
 // make_golden) and a fixture for the round-trip and corruption tests.
+//
+// synthetic_trace(version) is the content as format version `version` holds
+// it: from version 2 on, the per-worker statistics carry designated steals
+// and taken-back tasks (version 1 has no such fields: they are 0).
 //
 // Two runs of schedule "stencil" on 4 workers (workers 0, 1 on NUMA node 0;
 // 2, 3 on node 1). Steal tree of run #0 (policy relws), segments in pre-order:
@@ -24,7 +28,8 @@
 
 namespace cws::test {
 
-inline cws::steal_tree::phase_record synthetic_run(std::uint64_t iteration) {
+inline cws::steal_tree::phase_record synthetic_run(std::uint64_t iteration,
+                                                   std::uint32_t version = cws::traces::format_version) {
   namespace st = cws::steal_tree;
   const bool moved = iteration % 2 == 1;
   const std::uint32_t w_seg2 = moved ? 3 : 2;
@@ -106,11 +111,27 @@ inline cws::steal_tree::phase_record synthetic_run(std::uint64_t iteration) {
     w2 = {3, 1, 1, 5, 0, 4.5e-6};
     w3 = {5, 2, 2, 11, 1, 1.0e-6};
   }
+  if (version >= 2) {
+    // relws (run #0): worker 1 got 1 of its 2 steals from its mailbox, worker
+    // 2 both, worker 3 none (an extra steal); workers 0 and 2 took 1 and 3
+    // routed tasks back. stows (run #1): every steal was designated, nothing
+    // taken back.
+    if (moved) {
+      w1.designated = 2;
+      w2.designated = 1;
+      w3.designated = 2;
+    } else {
+      w0.taken_back = 1;
+      w1.designated = 1;
+      w2.designated = 2;
+      w2.taken_back = 3;
+    }
+  }
   r.stats = {w0, w1, w2, w3};
   return r;
 }
 
-inline cws::traces::trace_file synthetic_trace() {
+inline cws::traces::trace_file synthetic_trace(std::uint32_t version = cws::traces::format_version) {
   cws::traces::trace_file f;
   cws::traces::trace_header& h = f.header;
   h.cws_version = "0.1.0";
@@ -133,7 +154,7 @@ inline cws::traces::trace_file synthetic_trace() {
   h.options.record = true;
   h.options.audit = true;
   h.options.topology_request = "pack:2 numa:1 core:2 pu:1";
-  f.phases = {synthetic_run(0), synthetic_run(1)};
+  f.phases = {synthetic_run(0, version), synthetic_run(1, version)};
   return f;
 }
 

@@ -51,8 +51,11 @@ TEST(Golden, V1SyntheticTextHasTheKnownContents) {
   EXPECT_EQ(r0.steals.worker_segments[1], (std::vector<std::uint32_t>{1, 5}));
   EXPECT_EQ(f.phases[1].policy, "stows");
   EXPECT_EQ(f.phases[1].steals.segments[2].worker, 3u);
+  // Version 1 has no designated / taken-back counts: they read as 0.
+  for (const st::phase_record& r : f.phases)
+    for (const cws::worker_stats& w : r.stats) EXPECT_EQ(w.designated + w.taken_back, 0u);
   // ... and as a whole: exactly what the generator wrote.
-  EXPECT_TRUE(tr::identical(f, cws::test::synthetic_trace()));
+  EXPECT_TRUE(tr::identical(f, cws::test::synthetic_trace(1)));
   // The schedule distance between the two runs: segment #2's 3 of 18 tasks
   // moved from worker 2 to worker 3, on the same node.
   const st::distance d = st::schedule_distance(r0.steals, f.phases[1].steals, f.header.node_of_worker());
@@ -120,15 +123,146 @@ TEST(Golden, V1FibRunHasTheKnownContents) {
   EXPECT_EQ(t.worker_segments, (std::vector<std::vector<std::uint32_t>>{{0, 2}, {1}}));
 }
 
-// Reading a golden file and writing it again gives the same bytes: the writer
-// of this version still produces version 1 exactly.
-TEST(Golden, RewritingV1FilesIsByteIdentical) {
-  for (const char* name : {"v1-synthetic-4w-audit.cwst", "v1-synthetic-4w-audit.xml.cwst", "v1-fib12-2w.cwst"}) {
-    if (tr::format_version != 1) GTEST_SKIP() << "format version moved on; v1 files are only read";
+// ---------------------------------------------------------------- version 2
+
+TEST(Golden, V2SyntheticTextHasTheKnownContents) {
+  const tr::trace_file f = tr::read(golden("v2-synthetic-4w-audit.cwst"));
+  EXPECT_EQ(f.header.format_version, 2u);
+  EXPECT_EQ(f.header.archive, tr::archive_kind::text);
+  EXPECT_EQ(f.header.cws_version, "0.1.0");
+  EXPECT_EQ(f.header.host, "synthetic");
+  EXPECT_EQ(f.header.options.workers, 4u);
+  EXPECT_TRUE(f.header.options.audit);
+  EXPECT_EQ(f.header.node_of_worker(), (std::vector<std::uint32_t>{0, 0, 1, 1}));
+  ASSERT_EQ(f.phases.size(), 2u);
+  const st::phase_record& r0 = f.phases[0];
+  EXPECT_EQ(r0.policy, "relws");
+  EXPECT_EQ(r0.wall_s, 1.03125e-5);
+  EXPECT_EQ(st::summarize(r0.steals), (st::totals{18, 5, 6, 3}));
+  EXPECT_EQ(r0.steals.segments[0].steals[2], (st::steal_point{2, 0, 3, 4}));
+  // The fields version 2 added, field by field.
+  ASSERT_EQ(r0.stats.size(), 4u);
+  EXPECT_EQ(r0.stats[0], (cws::worker_stats{5, 1, 0, 3, 0, 0.0, 0, 1}));
+  EXPECT_EQ(r0.stats[1], (cws::worker_stats{5, 2, 2, 7, 1, 1.25e-6, 1, 0}));
+  EXPECT_EQ(r0.stats[2], (cws::worker_stats{6, 2, 2, 2, 0, 2.5e-6, 2, 3}));
+  EXPECT_EQ(r0.stats[3], (cws::worker_stats{2, 1, 1, 11, 0, 3.0e-6, 0, 0}));
+  const st::phase_record& r1 = f.phases[1];
+  EXPECT_EQ(r1.policy, "stows");
+  EXPECT_EQ(r1.stats[1].designated, 2u);
+  EXPECT_EQ(r1.stats[2], (cws::worker_stats{3, 1, 1, 5, 0, 4.5e-6, 1, 0}));
+  EXPECT_EQ(r1.stats[3], (cws::worker_stats{5, 2, 2, 11, 1, 1.0e-6, 2, 0}));
+  EXPECT_TRUE(tr::identical(f, cws::test::synthetic_trace(2)));
+  // The trees are those of version 1: only the statistics grew.
+  const tr::trace_file v1 = tr::read(golden("v1-synthetic-4w-audit.cwst"));
+  for (std::size_t i = 0; i < 2; ++i) EXPECT_EQ(f.phases[i].steals, v1.phases[i].steals) << i;
+}
+
+TEST(Golden, V2SyntheticXmlAndBinaryReadTheSame) {
+  const tr::trace_file text = tr::read(golden("v2-synthetic-4w-audit.cwst"));
+  const tr::trace_file x = tr::read(golden("v2-synthetic-4w-audit.xml.cwst"));
+  EXPECT_EQ(x.header.format_version, 2u);
+  EXPECT_EQ(x.header.archive, tr::archive_kind::xml);
+  EXPECT_TRUE(tr::identical(x, text));
+  // The XML shows the new fields by name.
+  const std::string xml = cws::test::slurp(golden("v2-synthetic-4w-audit.xml.cwst"));
+  EXPECT_NE(xml.find("<designated>2</designated>"), std::string::npos);
+  EXPECT_NE(xml.find("<taken_back>3</taken_back>"), std::string::npos);
+  // Binary archives are not portable (native type sizes and endianness): this
+  // one was written on x86-64 Linux.
+  const tr::trace_file b = tr::read(golden("v2-synthetic-4w-audit.bin.cwst"));
+  EXPECT_EQ(b.header.format_version, 2u);
+  EXPECT_EQ(b.header.archive, tr::archive_kind::binary);
+  EXPECT_TRUE(tr::identical(b, text));
+}
+
+// A real run under a designating policy (make_golden's "golden-designate":
+// designated spawns go to the designated worker's mailbox and may be taken
+// back at the spawner's sync).
+TEST(Golden, V2FibRunHasTheKnownContents) {
+  const tr::trace_file f = tr::read(golden("v2-fib12-2w.cwst"));
+  EXPECT_EQ(f.header.format_version, 2u);
+  EXPECT_EQ(f.header.host, "golden");
+  EXPECT_EQ(f.header.created, "2024-01-01T00:00:00Z");
+  EXPECT_EQ(f.header.topology.source, "synthetic \"pack:2 numa:1 core:1 pu:1\" (CWS_TOPOLOGY)");
+  EXPECT_EQ(f.header.options.workers, 2u);
+  EXPECT_FALSE(f.header.options.audit);
+  ASSERT_EQ(f.phases.size(), 3u);
+  const st::totals expect[] = {{233, 2, 3, 3}, {233, 2, 3, 3}, {233, 3, 4, 4}};
+  const double wall[] = {2.5398e-05, 1.7365999999999999e-05, 1.5753e-05};
+  // Per run: designated, extra (= steals - designated), taken back.
+  const std::uint64_t designated[] = {2, 1, 0}, extra[] = {0, 1, 3}, taken_back[] = {4, 5, 5};
+  for (std::size_t i = 0; i < 3; ++i) {
+    const st::phase_record& r = f.phases[i];
+    EXPECT_EQ(r.schedule, "fib");
+    EXPECT_EQ(r.iteration, i);
+    EXPECT_EQ(r.policy, "golden-designate");
+    EXPECT_EQ(r.wall_s, wall[i]);
+    EXPECT_EQ(st::summarize(r.steals), expect[i]) << "run " << i;
+    ASSERT_EQ(r.stats.size(), 2u);
+    EXPECT_EQ(r.stats[0].tasks + r.stats[1].tasks, 233u);
+    std::uint64_t d = 0, e = 0, t = 0;
+    for (const cws::worker_stats& w : r.stats) d += w.designated, e += w.steals - w.designated, t += w.taken_back;
+    EXPECT_EQ(d, designated[i]) << "run " << i;
+    EXPECT_EQ(e, extra[i]) << "run " << i;
+    EXPECT_EQ(t, taken_back[i]) << "run " << i;
+  }
+  // Run #1 in full: worker 1 took (2,11) of the root segment from its
+  // mailbox; worker 0, blocked in a sync, stole (2,3) out of that segment.
+  const st::phase_record& r1 = f.phases[1];
+  EXPECT_EQ(r1.stats[0], (cws::worker_stats{212, 2, 1, 1, 1, 1.0510000000000002e-06, 0, 4}));
+  EXPECT_EQ(r1.stats[1], (cws::worker_stats{21, 1, 1, 2, 0, 1.8730000000000001e-06, 1, 1}));
+  const st::tree& t = r1.steals;
+  ASSERT_EQ(t.segments.size(), 3u);
+  EXPECT_EQ(t.segments[0].worker, 0u);
+  EXPECT_EQ(t.segments[0].tasks, 199u);
+  EXPECT_EQ(t.segments[0].start_ns, 7341u);
+  EXPECT_EQ(t.segments[0].end_ns, 15884u);
+  EXPECT_EQ(t.segments[0].steals, (std::vector<st::steal_point>{{2, 11, 1, 1}}));
+  EXPECT_EQ(t.segments[1].worker, 1u);
+  EXPECT_EQ(t.segments[1].parent, 0u);
+  EXPECT_EQ(t.segments[1].tasks, 21u);
+  EXPECT_EQ(t.segments[1].start_ns, 13054u);
+  EXPECT_EQ(t.segments[1].end_ns, 15548u);
+  EXPECT_EQ(t.segments[1].steals, (std::vector<st::steal_point>{{2, 3, 0, 2}}));
+  EXPECT_EQ(t.segments[2].worker, 0u);
+  EXPECT_EQ(t.segments[2].parent, 1u);
+  EXPECT_EQ(t.segments[2].tasks, 13u);
+  EXPECT_EQ(t.segments[2].start_ns, 14211u);
+  EXPECT_EQ(t.segments[2].end_ns, 14782u);
+  EXPECT_EQ(t.worker_segments, (std::vector<std::vector<std::uint32_t>>{{0, 2}, {1}}));
+}
+
+// ---------------------------------------------------------------- rewriting
+
+const char* const v1_files[] = {"v1-synthetic-4w-audit.cwst", "v1-synthetic-4w-audit.xml.cwst", "v1-fib12-2w.cwst"};
+const char* const v2_files[] = {"v2-synthetic-4w-audit.cwst", "v2-synthetic-4w-audit.xml.cwst",
+                                "v2-synthetic-4w-audit.bin.cwst", "v2-fib12-2w.cwst"};
+
+// Reading a golden file of the current version and writing it again gives the
+// same bytes: the writer still produces that version exactly.
+TEST(Golden, RewritingCurrentVersionFilesIsByteIdentical) {
+  if (tr::format_version != 2) GTEST_SKIP() << "format version moved on; v2 files are only read";
+  for (const char* name : v2_files) {
     const std::string bytes = cws::test::slurp(golden(name));
     const tr::trace_file f = tr::decode(bytes, name);
     EXPECT_EQ(tr::encode(f, f.header.archive), bytes) << name;
   }
+}
+
+// Older files are read, and written again as the current version with the
+// same contents (the fields they lack stay 0).
+TEST(Golden, OlderVersionsRewriteAsTheCurrentOne) {
+  for (const char* name : v1_files) {
+    const tr::trace_file f = tr::read(golden(name));
+    EXPECT_EQ(f.header.format_version, 1u) << name;
+    const std::string bytes = tr::encode(f, f.header.archive);
+    EXPECT_EQ(cws::test::get_le(bytes, 8, 4), tr::format_version) << name;
+    const tr::trace_file back = tr::decode(bytes, name);
+    EXPECT_EQ(back.header.format_version, tr::format_version) << name;
+    EXPECT_TRUE(tr::identical(back, f)) << name;
+  }
+  // The v1 synthetic file rewritten is the v1 content, not the v2 one.
+  EXPECT_FALSE(tr::identical(tr::read(golden("v1-synthetic-4w-audit.cwst")), tr::read(golden("v2-synthetic-4w-audit.cwst"))));
 }
 
 }  // namespace

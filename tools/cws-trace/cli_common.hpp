@@ -4,15 +4,19 @@
 
 #include <fmt/format.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "cws/error.hpp"
+#include "cws/traces/export.hpp"
 #include "cws/traces/trace_file.hpp"
 
 namespace cws::trace_cli {
@@ -51,6 +55,38 @@ inline tr::trace_file load(const std::string& path) {
   } catch (const cws::error& e) {
     fail(exit_bad_input, e.what());
   }
+}
+
+// Runs picked by --phase / --iteration (all runs without them). A selection
+// that matches nothing is a usage error; a file without runs is not.
+inline std::vector<std::size_t> selected_runs(const tr::trace_file& f, const std::string& path,
+                                              const std::optional<std::string>& phase,
+                                              const std::optional<std::uint64_t>& iteration) {
+  std::vector<std::size_t> runs = tr::select(f, phase, iteration);
+  if (runs.empty() && (phase || iteration))
+    fail(exit_usage, fmt::format("{}: no phase run matches{}{}", path, phase ? fmt::format(" phase '{}'", *phase) : "",
+                                 iteration ? fmt::format(" iteration {}", *iteration) : ""));
+  return runs;
+}
+
+// The steals of one phase run by kind, from the per-worker statistics
+// (format version 2; a version-1 file reads as 0 designated, 0 taken back):
+// designated = taken from the thief's own mailbox (planned by a template or a
+// designation), extra = the other steals, taken_back = tasks routed away
+// that their spawner then ran itself.
+struct steal_kinds {
+  std::uint64_t designated = 0;
+  std::uint64_t extra = 0;
+  std::uint64_t taken_back = 0;
+};
+inline steal_kinds kinds_of_steals(const cws::steal_tree::phase_record& r) {
+  steal_kinds k;
+  for (const cws::worker_stats& w : r.stats) {
+    k.designated += w.designated;
+    k.extra += w.steals > w.designated ? w.steals - w.designated : 0;  // designated <= steals in a valid file
+    k.taken_back += w.taken_back;
+  }
+  return k;
 }
 
 // Size of a file for reports; 0 when it cannot be determined (reports are

@@ -26,4 +26,10 @@ int cmd_diff(const std::string& a_arg, const std::string& b_arg);
 int cmd_validate(const std::vector<std::string>& paths);
 int cmd_convert(const std::string& path, const std::string& to, const std::string& output);
 
+// coarsen.cpp: prune the steal trees of the selected runs (at least one of
+// max_level / min_tasks given, else a usage error) and write them to `output`.
+int cmd_coarsen(const std::string& path, const std::string& output, const std::optional<std::uint32_t>& max_level,
+                const std::optional<std::uint64_t>& min_tasks, const std::optional<std::string>& phase,
+                const std::optional<std::uint64_t>& iteration);
+
 }  // namespace cws::trace_cli

@@ -27,18 +27,6 @@ namespace st = cws::steal_tree;
 
 std::string on_off(bool b) { return b ? "on" : "off"; }
 
-// Runs picked by --phase / --iteration (all runs without them). A selection
-// that matches nothing is a usage error; a file without runs is not.
-std::vector<std::size_t> selected_runs(const tr::trace_file& f, const std::string& path,
-                                       const std::optional<std::string>& phase,
-                                       const std::optional<std::uint64_t>& iteration) {
-  std::vector<std::size_t> runs = tr::select(f, phase, iteration);
-  if (runs.empty() && (phase || iteration))
-    fail(exit_usage, fmt::format("{}: no phase run matches{}{}", path, phase ? fmt::format(" phase '{}'", *phase) : "",
-                                 iteration ? fmt::format(" iteration {}", *iteration) : ""));
-  return runs;
-}
-
 // The --json shapes of info and show. Scripts and tests read these keys, so
 // they are part of the interface.
 
@@ -80,10 +68,15 @@ json header_json(const tr::trace_file& f, const std::string& path) {
 }
 
 json run_json(const st::phase_record& r, std::size_t index) {
-  return {{"index", index},          {"schedule", r.schedule},
-          {"iteration", r.iteration}, {"policy", r.policy},
-          {"wall_s", r.wall_s},       {"totals", totals_json(st::summarize(r.steals))},
-          {"audit_records", r.steals.audit.size()}};
+  const steal_kinds k = kinds_of_steals(r);
+  return {{"index", index},
+          {"schedule", r.schedule},
+          {"iteration", r.iteration},
+          {"policy", r.policy},
+          {"wall_s", r.wall_s},
+          {"totals", totals_json(st::summarize(r.steals))},
+          {"audit_records", r.steals.audit.size()},
+          {"steal_kinds", {{"designated", k.designated}, {"extra", k.extra}, {"taken_back", k.taken_back}}}};
 }
 
 json tree_json(const st::tree& t) {
@@ -165,14 +158,20 @@ int cmd_info(const std::string& path) {
   if (!f.phases.empty()) {
     std::size_t wname = 8, wpol = 6;
     for (const auto& r : f.phases) wname = std::max(wname, r.schedule.size()), wpol = std::max(wpol, r.policy.size());
-    out += fmt::format("\n{:>4}  {:<{}}  {:>5}  {:<{}}  {:>10}  {:>10}  {:>7}  {:>8}  {:>5}  {:>6}\n", "#", "schedule",
-                       wname, "iter", "policy", wpol, "wall ms", "tasks", "steals", "segments", "depth", "audit");
+    // steals: segments started by a steal (the tree); designated / extra:
+    // of the workers' steals, those planned (taken from their own mailbox)
+    // and the others; taken back: routed tasks their spawner ran itself.
+    out += fmt::format("\n{:>4}  {:<{}}  {:>5}  {:<{}}  {:>10}  {:>10}  {:>7}  {:>10}  {:>6}  {:>10}  {:>8}  {:>5}  {:>6}\n",
+                       "#", "schedule", wname, "iter", "policy", wpol, "wall ms", "tasks", "steals", "designated",
+                       "extra", "taken back", "segments", "depth", "audit");
     for (std::size_t i = 0; i < f.phases.size(); ++i) {
       const auto& r = f.phases[i];
       const st::totals t = st::summarize(r.steals);
-      out += fmt::format("{:>4}  {:<{}}  {:>5}  {:<{}}  {:>10.3f}  {:>10}  {:>7}  {:>8}  {:>5}  {:>6}\n", i, r.schedule,
-                         wname, r.iteration, r.policy, wpol, r.wall_s * 1e3, t.tasks, t.steals, t.segments, t.depth,
-                         r.steals.audit.empty() ? "-" : std::to_string(r.steals.audit.size()));
+      const steal_kinds k = kinds_of_steals(r);
+      out += fmt::format(
+          "{:>4}  {:<{}}  {:>5}  {:<{}}  {:>10.3f}  {:>10}  {:>7}  {:>10}  {:>6}  {:>10}  {:>8}  {:>5}  {:>6}\n", i,
+          r.schedule, wname, r.iteration, r.policy, wpol, r.wall_s * 1e3, t.tasks, t.steals, k.designated, k.extra,
+          k.taken_back, t.segments, t.depth, r.steals.audit.empty() ? "-" : std::to_string(r.steals.audit.size()));
     }
   }
   std::cout << out;
@@ -196,7 +195,9 @@ int cmd_show(const std::string& path, const std::optional<std::string>& phase,
                               {"steals", s.steals},
                               {"failed_steals", s.failed_steals},
                               {"nested_segments", s.nested_segments},
-                              {"idle_s", s.idle_s}});
+                              {"idle_s", s.idle_s},
+                              {"designated", s.designated},
+                              {"taken_back", s.taken_back}});
       r["tree"] = tree_json(f.phases[i].steals);
       list.push_back(std::move(r));
     }

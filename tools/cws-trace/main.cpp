@@ -7,14 +7,15 @@
 //   cws-trace diff A B                           A, B: FILE or FILE@PHASE[#ITERATION]
 //   cws-trace validate FILE...
 //   cws-trace convert FILE --to text|xml|binary OUT
+//   cws-trace coarsen FILE (--max-level L | --min-tasks N) OUT [--phase P] [--iteration K]
 //
 // Human-readable tables by default; --json prints one JSON document on stdout
 // instead. Exit codes: see exit_help below.
 //
 // This file only wires the command line to the subcommands and turns their
 // failures into exit codes. The subcommands live in inspect.cpp (info, show,
-// tree, timeline), compare.cpp (diff) and files.cpp (validate, convert);
-// cli_common.hpp holds what they share.
+// tree, timeline), compare.cpp (diff), files.cpp (validate, convert) and
+// coarsen.cpp (coarsen); cli_common.hpp holds what they share.
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -39,7 +40,7 @@ constexpr const char* exit_help =
     "  1  usage error (unknown subcommand or option, missing argument, bad --phase/--iteration selection)\n"
     "  2  an input file is missing, unreadable, damaged, foreign, too new or inconsistent\n"
     "  3  diff: the two sides cannot be compared (different worker counts or phase runs)\n"
-    "  4  an output file could not be written\n"
+    "  4  an output file could not be written (tree -o, timeline --chrome, convert, coarsen)\n"
     "Errors are one line on stderr; with --json they are also reported as\n"
     "{\"ok\": false, \"error\": ..., \"exit_code\": N} on stdout.";
 
@@ -58,6 +59,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   std::optional<std::string> phase;
   std::optional<std::uint64_t> iteration;
+  std::optional<std::uint32_t> max_level;
+  std::optional<std::uint64_t> min_tasks;
   bool dot_flag = false;
 
   auto add_json = [](CLI::App* sub) {
@@ -112,6 +115,20 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "xml", "binary"}));
   add_json(convert);
 
+  CLI::App* coarsen = app.add_subcommand(
+      "coarsen",
+      "Dynamic coarsening: prune the steal trees of the selected phase runs (default: all) and write them to OUT\n"
+      "(same header and archive kind). Drops the steals deeper than --max-level and those whose stolen subtree\n"
+      "ran fewer than --min-tasks tasks (give one or both); a dropped steal also drops the deeper steals of its\n"
+      "segment, whose (level, step) names it would shift. Audit records of pruned runs are removed; per-worker\n"
+      "statistics stay those of the recorded run.");
+  coarsen->add_option("FILE", file, "Trace file")->required();
+  coarsen->add_option("OUT", output, "Output trace file")->required();
+  coarsen->add_option("--max-level", max_level, "Drop steals at a level deeper than L (0 drops every steal)");
+  coarsen->add_option("--min-tasks", min_tasks, "Drop steals whose stolen subtree ran fewer than N tasks");
+  add_select(coarsen);
+  add_json(coarsen);
+
   // CLI11 prints the help or the parse error itself; only its exit codes are
   // mapped onto ours (help = success, anything else = usage error).
   try {
@@ -129,6 +146,7 @@ int main(int argc, char** argv) {
     if (diff->parsed()) return cmd_diff(file, other);
     if (validate->parsed()) return cmd_validate(files);
     if (convert->parsed()) return cmd_convert(file, to, output);
+    if (coarsen->parsed()) return cmd_coarsen(file, output, max_level, min_tasks, phase, iteration);
   } catch (const failure& f) {
     std::cerr << "cws-trace: " << f.message << "\n";
     if (g_json_output) emit({{"ok", false}, {"error", f.message}, {"exit_code", f.code}});

@@ -72,7 +72,8 @@ bool same_double(double a, double b) noexcept { return std::bit_cast<std::uint64
 
 bool same_stats(const worker_stats& a, const worker_stats& b) noexcept {
   return a.tasks == b.tasks && a.segments == b.segments && a.steals == b.steals && a.failed_steals == b.failed_steals &&
-         a.nested_segments == b.nested_segments && same_double(a.idle_s, b.idle_s);
+         a.nested_segments == b.nested_segments && same_double(a.idle_s, b.idle_s) && a.designated == b.designated &&
+         a.taken_back == b.taken_back;
 }
 }  // namespace
 

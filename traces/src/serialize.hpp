@@ -1,5 +1,5 @@
 #pragma once
-// Boost.Serialization of the trace payload (format version 1).
+// Boost.Serialization of the trace payload (format versions 1 and 2).
 //
 // Every type is `object_serializable` and `track_never`: no per-class version
 // or tracking information goes into the archive. Evolution is governed by our
@@ -117,13 +117,23 @@ CWS_TRACES_PLAIN(cws::traces::trace_file)
 namespace boost::serialization {
 
 // Field order is the on-disk order of format version 1. Append, never reorder;
-// new fields are read only when payload_context::current().version says so.
+// new fields are read only when payload_context::current().version says so
+// (the test is always `version >= N` for a field added in version N, so that
+// later versions keep it). Saving uses the current format_version.
 
 template <class Archive>
 void serialize(Archive& ar, cws::worker_stats& s, unsigned) {
   ar& make_nvp("tasks", s.tasks) & make_nvp("segments", s.segments) & make_nvp("steals", s.steals) &
       make_nvp("failed_steals", s.failed_steals) & make_nvp("nested_segments", s.nested_segments) &
       make_nvp("idle_s", s.idle_s);
+  // Version 2: steals planned by a template or designation, and routed tasks
+  // taken back. A version-1 file has neither: they read as 0.
+  if (cws::traces::detail::payload_context::current().version >= 2) {
+    ar& make_nvp("designated", s.designated) & make_nvp("taken_back", s.taken_back);
+  } else if constexpr (Archive::is_loading::value) {
+    s.designated = 0;
+    s.taken_back = 0;
+  }
 }
 
 template <class Archive>

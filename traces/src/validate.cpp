@@ -229,7 +229,14 @@ void validate(const trace_file& f) {
       check_time(r.wall_s, "wall time");
       if (r.stats.size() != workers)
         fail(fmt::format("statistics for {} workers, the trace has {}", r.stats.size(), workers));
-      for (const worker_stats& s : r.stats) check_time(s.idle_s, "idle time");
+      for (std::size_t w = 0; w < r.stats.size(); ++w) {
+        const worker_stats& s = r.stats[w];
+        check_time(s.idle_s, "idle time");
+        // Designated steals are a kind of steal (taken_back counts tasks run
+        // locally: no relation to the other counters).
+        if (s.designated > s.steals)
+          fail(fmt::format("worker {}: {} designated steals but only {} steals", w, s.designated, s.steals));
+      }
       if (r.steals.workers != workers)
         fail(fmt::format("steal tree of {} workers, the trace has {}", r.steals.workers, workers));
       validate(r.steals);

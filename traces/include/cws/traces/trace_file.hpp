@@ -28,8 +28,8 @@
 // The envelope layout is the same in every format version; a format that
 // needs another envelope gets another magic. The payload is a
 // Boost.Serialization archive of {header, phases} (see traces/README.md for
-// the field order of version 1). Boost's own archive header is kept, so a later
-// Boost still knows which of its library versions wrote it.
+// the field order of each version). Boost's own archive header is kept, so a
+// later Boost still knows which of its library versions wrote it.
 //
 // Reading never trusts the file: the envelope is checked first (magic, its
 // CRC, version, kind, length, payload CRC), every count read from the payload
@@ -40,7 +40,7 @@
 // what is wrong, e.g.
 //   trace.cwst: checksum mismatch (file damaged)
 //   x.cwst: not a cws trace file
-//   y.cwst: format version 7 is newer than this cws (reads up to 1)
+//   y.cwst: format version 7 is newer than this cws (reads up to 2)
 
 #include <cstddef>
 #include <cstdint>
@@ -60,7 +60,9 @@ class runtime;
 namespace cws::traces {
 
 // The format version this library writes, and the newest it reads.
-inline constexpr std::uint32_t format_version = 1;
+//   1  the first released format
+//   2  worker_stats gains `designated` and `taken_back` (0 when reading a version-1 file)
+inline constexpr std::uint32_t format_version = 2;
 // The oldest format version this library still reads.
 inline constexpr std::uint32_t oldest_readable_version = 1;
 
