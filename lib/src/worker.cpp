@@ -34,7 +34,6 @@ void worker::begin_phase(const phase_setup& setup) {
   setup_ = setup;
   stats_ = {};
   next_segment_ = 0;
-  designated_ = no_designation;
   routed_.clear();
 }
 
@@ -50,7 +49,7 @@ void worker::submit(task* t) {
   t->note = no_note;
   ++f.spawned;
   for (observer* o : setup_.task_observers) o->on_spawn(id_, t->tag);
-  if (setup_.routes && (t->tag.step == counter.mark || designated_ != no_designation)) [[unlikely]]
+  if (setup_.routes && (t->tag.step == counter.mark || f.designated != no_designation)) [[unlikely]]
     return route(t);
   push_local(t);
 }
@@ -63,7 +62,7 @@ void worker::push_local(task* t) {
 
 // A marked or designated spawn: the policy says whose mailbox it goes to.
 void worker::route(task* t) {
-  const unsigned designated = std::exchange(designated_, no_designation);
+  const unsigned designated = std::exchange(t->parent->designated, no_designation);
   const spawn_target target = setup_.policy->route(id_, t->tag, designated, *segment_);
   const unsigned to = target.mailbox_of;
   if (to == spawn_target::local || to == id_ || to >= workers()) return push_local(t);
@@ -77,7 +76,7 @@ void worker::designate_next_spawn(unsigned to) {
   if (to >= workers())
     throw error(fmt::format("cws::designate_after_next_spawn({}): no such worker (this runtime has {})", to,
                             workers()));
-  designated_ = to;
+  frame_->designated = to;  // for the next spawn of this task (or finish scope)
 }
 
 void worker::sync() {
@@ -109,6 +108,8 @@ void worker::pop_frame(frame& f, std::exception_ptr& error) {
 
 void worker::open_frame(frame& f) noexcept {
   push_frame(f, frame_->level);  // a finish scope is not a task: it keeps its task's level
+  // ... and its task's pending designation: designate(w); finish([&] { spawn(...); }).
+  f.designated = std::exchange(f.outer->designated, no_designation);
 }
 
 void worker::close_frame(frame& f, std::exception_ptr body_error, bool rethrow) {

@@ -110,7 +110,6 @@ class worker final : public worker_view {
   segment_stack segments_;
   open_segment* segment_ = nullptr;  // == &segments_.top() while one is open
   bool blocked_ = false;             // inside wait_for_stolen of the innermost segment
-  unsigned designated_ = no_designation;  // designate_after_next_spawn, consumed by the next spawn
   // Reclaimable tasks this worker routed to other mailboxes, innermost frame
   // last; an entry lives until its frame's join (which takes it back if it is
   // still in the mailbox).

@@ -19,7 +19,7 @@ namespace st = cws::steal_tree;
 st::tree record_fib(unsigned workers, const std::string& topology, unsigned n) {
   cws::runtime rt(cws::test::config(workers, topology));
   auto& s = rt.schedule("fib");
-  for (int i = 0; i < 50; ++i) {  // make sure the template has a few steals
+  for (int i = 0; i < 200; ++i) {  // make sure the template has a few steals
     rt.run(s, [n] { cws::test::fib(n); });
     if (st::recorder_of(rt)->latest("fib")->steals.segments.size() >= 4) break;
   }

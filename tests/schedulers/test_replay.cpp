@@ -26,18 +26,29 @@ struct replay_case {
 
 class strict_replay : public ::testing::TestWithParam<replay_case> {};
 
-// STOWS over 24 iterations of fib: iteration 0 runs under random to record the
-// template; every later one reproduces it exactly, task by task.
+// A template worth replaying: a random run of `program` on schedule `probe`
+// that stole something (on a loaded machine a short phase may run entirely
+// on worker 0).
+template <class Program>
+st::tree record_with_steals(cws::runtime& rt, const std::string& probe, Program program) {
+  auto& s = rt.schedule(probe, cws::policy::random);
+  for (int i = 0; i < 200; ++i) {
+    rt.run(s, program);
+    if (latest(rt, probe).steals.segments.size() > 1) break;
+  }
+  return latest(rt, probe).steals;
+}
+
+// STOWS over 24 iterations of fib: the template is a recorded random run;
+// every replay reproduces it exactly, task by task.
 TEST_P(strict_replay, stows_reproduces_fib_template_every_iteration) {
   cws::runtime rt(audited(GetParam().workers, GetParam().topology));
+  const st::tree templ = record_with_steals(rt, "probe", [] { cws::test::fib(18); });
+  ASSERT_GT(templ.segments.size(), 1u) << "no random run stole anything";
+  cws::schedulers::store_of(rt).seed("fib", templ, "probe");
   auto& s = rt.schedule("fib", cws::policy::stows);
-  std::uint64_t result = 0;
-  rt.run(s, [&] { result = cws::test::fib(18); });
-  ASSERT_EQ(result, cws::test::serial_fib(18));
   const auto& store = cws::schedulers::store_of(rt);
-  EXPECT_EQ(store.at("fib").history[0].ran_as, "random (no template yet)");
-  const st::tree templ = latest(rt, "fib").steals;
-  ASSERT_GT(templ.segments.size(), 1u) << "the first run should have stolen something";
+  std::uint64_t result = 0;
 
   for (int it = 1; it < 24; ++it) {
     result = 0;
@@ -52,8 +63,8 @@ TEST_P(strict_replay, stows_reproduces_fib_template_every_iteration) {
     EXPECT_FALSE(r.diverged) << r.divergence;
     EXPECT_EQ(r.extra_steals, 0u);
     EXPECT_EQ(r.designated, templ.segments.size() - 1);
-    ASSERT_TRUE(r.distance_to_previous.has_value());
     if (it > 1) {
+      ASSERT_TRUE(r.distance_to_previous.has_value());
       EXPECT_EQ(*r.distance_to_previous, 0.0);
     }
   }
@@ -62,10 +73,12 @@ TEST_P(strict_replay, stows_reproduces_fib_template_every_iteration) {
 TEST_P(strict_replay, stows_reproduces_heat_template_every_iteration) {
   cws::runtime rt(audited(GetParam().workers, GetParam().topology));
   cws::test::heat_grid grid(96), serial(96);
+  const st::tree templ = record_with_steals(rt, "probe", [&] {
+    grid.step(4);
+    serial.serial_step();  // keeps the two grids in step
+  });
+  cws::schedulers::store_of(rt).seed("heat", templ, "probe");
   auto& s = rt.schedule("heat", cws::policy::stows);
-  rt.run(s, [&] { grid.step(4); });
-  serial.serial_step();
-  const st::tree templ = latest(rt, "heat").steals;
   for (int it = 1; it < 22; ++it) {
     rt.run(s, [&] { grid.step(4); });
     serial.serial_step();
@@ -81,10 +94,10 @@ TEST_P(strict_replay, stows_reproduces_heat_template_every_iteration) {
 // STUWS: the same assignment of tasks to workers, in any order.
 TEST_P(strict_replay, stuws_keeps_the_task_to_worker_mapping) {
   cws::runtime rt(audited(GetParam().workers, GetParam().topology));
+  const st::tree templ = record_with_steals(rt, "probe", [] { cws::test::fib(17); });
+  cws::schedulers::store_of(rt).seed("fib", templ, "probe");
   auto& s = rt.schedule("fib", cws::policy::stuws);
   std::uint64_t result = 0;
-  rt.run(s, [&] { result = cws::test::fib(17); });
-  const st::tree templ = latest(rt, "fib").steals;
   for (int it = 1; it < 12; ++it) {
     rt.run(s, [&] { result = cws::test::fib(17); });
     ASSERT_EQ(result, cws::test::serial_fib(17));
@@ -94,6 +107,21 @@ TEST_P(strict_replay, stuws_keeps_the_task_to_worker_mapping) {
     EXPECT_EQ(r.extra_steals, 0u);
     EXPECT_FALSE(r.diverged) << r.divergence;
   }
+}
+
+TEST(strict_replay_first_run, records_under_random_and_says_so) {
+  cws::runtime rt(cws::test::config(2));
+  auto& s = rt.schedule("fib", cws::policy::stows);
+  std::uint64_t result = 0;
+  rt.run(s, [&] { result = cws::test::fib(15); });
+  EXPECT_EQ(result, cws::test::serial_fib(15));
+  const auto& state = cws::schedulers::store_of(rt).at("fib");
+  EXPECT_EQ(state.history.at(0).ran_as, "random (no template yet)");
+  EXPECT_EQ(state.template_from, "recorded run #0");
+  ASSERT_TRUE(state.templ);
+  EXPECT_EQ(*state.templ, latest(rt, "fib").steals);
+  rt.run(s, [&] { result = cws::test::fib(15); });
+  EXPECT_EQ(state.history.at(1).ran_as, "stows");
 }
 
 INSTANTIATE_TEST_SUITE_P(topologies, strict_replay,

@@ -57,6 +57,31 @@ TEST(user_policy, designations_are_honoured_including_nested_ones) {
   }
 }
 
+// A designation belongs to the task that made it: children that run (and
+// spawn) before its next spawn do not consume it; a finish scope opened
+// before the spawn carries it in.
+TEST(user_policy, designation_applies_to_the_calling_tasks_next_spawn) {
+  cws::runtime rt(cws::test::config(2));
+  auto& s = rt.schedule("user", cws::policy::user);
+  for (int it = 0; it < 20; ++it) {
+    std::atomic<unsigned> grandchild_worker{99}, designated_worker{99}, in_finish_worker{99};
+    rt.run(s, [&] {
+      cws::spawn([&] {  // a local child that spawns its own child
+        cws::spawn([&] { grandchild_worker = cws::this_worker(); });
+      });
+      cws::designate_after_next_spawn(1);
+      cws::sync();  // runs the child above, whose spawn must not take the designation
+      cws::spawn([&] { designated_worker = cws::this_worker(); });
+      cws::sync();
+      cws::designate_after_next_spawn(1);
+      cws::finish([&] { cws::spawn([&] { in_finish_worker = cws::this_worker(); }); });
+    });
+    EXPECT_EQ(grandchild_worker.load(), 0u) << "iteration " << it;
+    EXPECT_EQ(designated_worker.load(), 1u) << "iteration " << it;
+    EXPECT_EQ(in_finish_worker.load(), 1u) << "iteration " << it;
+  }
+}
+
 TEST(user_policy, parallel_for_owned_gives_openmp_static_ownership) {
   cws::runtime rt(cws::test::config(4, cws::test::four_cores));
   auto& s = rt.schedule("owned", cws::policy::user);

@@ -90,7 +90,9 @@ class scope {
 };
 
 // User mappings (SC14): the task created by the calling task's next spawn is
-// handed to worker `w`. Honoured by the `user` policy (cws::schedulers), which
+// handed to worker `w` (a cws::finish or cws::scope opened before that spawn
+// carries the designation in; children run meanwhile, e.g. during a sync, do
+// not consume it). Honoured by the `user` policy (cws::schedulers), which
 // runs the phase with STUWS and keeps its designations as the template; other
 // policies ignore it. Outside a phase it does nothing. Throws cws::error for a
 // worker id the runtime does not have.

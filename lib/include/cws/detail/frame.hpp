@@ -24,6 +24,7 @@ struct frame {
   std::atomic<bool> failed{false};
   std::exception_ptr error;     // first exception of a child (or of the body), set once
   frame* outer = nullptr;       // enclosing frame on the same worker
+  unsigned designated = ~0u;    // designate_after_next_spawn: worker for this frame's next spawn (~0u: none)
 
   bool children_done() const noexcept {
     return spawned == joined_local + joined_remote.load(std::memory_order_acquire);
