@@ -67,7 +67,7 @@ void worker::route(task* t) {
   const unsigned to = target.mailbox_of;
   if (to == spawn_target::local || to == id_ || to >= workers()) return push_local(t);
   t->note = target.note;
-  if (target.reclaimable) routed_.push_back({t, to, t->parent});
+  if (target.reclaimable) routed_.push_back({t, to, t->parent, t->tag.step});
   sched_.at(to).post(t);
   sched_.at(to).unpark();
 }
@@ -152,27 +152,34 @@ void worker::complete(task* t, std::exception_ptr error) noexcept {
 // first, newest first (they sit above f.deque_base), then the stolen ones.
 void worker::join(frame& f) {
   while (!f.children_done()) {
-    if (task* t = deque_.pop_above(f.deque_base)) {
-      execute(t, t->tag.level);
-      continue;
-    }
-    if (task* t = take_back(f)) {
+    task* t = deque_.pop_above(f.deque_base);
+    // RELWS: routed children spawned after `t` that nobody started come back
+    // first, in the LIFO place they would have had on the deque, so the
+    // segment's step numbering matches a replay where they stay local.
+    const std::uint32_t newer_than = t ? t->tag.step : 0;
+    while (task* back = take_back(f, t ? newer_than : no_note)) {
       ++stats_.taken_back;
+      execute(back, back->tag.level);
+    }
+    if (t) {
       execute(t, t->tag.level);
       continue;
     }
-    wait_for_stolen(f);
+    if (!f.children_done()) wait_for_stolen(f);
   }
   // Entries whose tasks a thief started: forget them before the frame's
   // memory can be reused by another frame.
   while (!routed_.empty() && routed_.back().parent == &f) routed_.pop_back();
 }
 
-// RELWS: a routed child of `f` that its thief has not started yet comes back
-// (the mailbox lock decides between thief and spawner). Entries of `f` are on
-// top of routed_: inner frames have joined and dropped theirs.
-task* worker::take_back(const frame& f) noexcept {
-  while (!routed_.empty() && routed_.back().parent == &f) {
+// RELWS: the newest routed child of `f` spawned after step `after` (no_note:
+// any) that its thief has not started yet (the mailbox lock decides between
+// thief and spawner). Children of one frame share a segment and a level, so
+// their steps give their spawn order. Entries of `f` are on top of routed_:
+// inner frames have joined and dropped theirs.
+task* worker::take_back(const frame& f, std::uint32_t after) noexcept {
+  while (!routed_.empty() && routed_.back().parent == &f &&
+         (after == no_note || routed_.back().step > after)) {
     const routed_task r = routed_.back();
     routed_.pop_back();
     if (sched_.at(r.to).mailbox_.remove(r.t)) return const_cast<task*>(r.t);

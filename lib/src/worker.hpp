@@ -85,7 +85,7 @@ class worker final : public worker_view {
   void complete(task* t, std::exception_ptr error) noexcept;
   void push_local(task* t);
   void route(task* t);
-  task* take_back(const frame& f) noexcept;
+  task* take_back(const frame& f, std::uint32_t after) noexcept;
   void join(frame& f);
   void wait_for_stolen(frame& f);
   void run_segment(task* t);
@@ -117,6 +117,7 @@ class worker final : public worker_view {
     const task* t;
     unsigned to;
     const frame* parent;
+    std::uint32_t step;  // its spawn step: the order among its frame's children
   };
   std::vector<routed_task> routed_;
   std::uint64_t next_segment_ = 0;

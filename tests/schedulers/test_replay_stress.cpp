@@ -66,3 +66,37 @@ TEST(take_back, spawner_and_thief_race_for_every_designated_task) {
 }
 
 }  // namespace
+
+namespace {
+
+// Every tree relws records (take-backs and extra steals included) is a valid
+// template: replayed under stows it reproduces its steal points without
+// diverging. A taken-back task must therefore run in the place it would have
+// had on the deque.
+TEST(relws_trees, replay_exactly_under_stows) {
+  for (unsigned workers : {2u, 4u, 8u}) {
+    const std::string topo = workers == 2 ? "" : workers == 4 ? cws::test::four_cores : cws::test::eight_cores;
+    cws::runtime rt(cws::test::config(workers, topo));
+    auto& relws = rt.schedule("relws", cws::policy::relws);
+    auto& stows = rt.schedule("stows", cws::policy::stows);
+    std::uint64_t taken_back = 0;
+    for (int it = 0; it < 60; ++it) {
+      std::uint64_t result = 0;
+      rt.run(relws, [&] { result = cws::test::fib(16); });
+      ASSERT_EQ(result, cws::test::serial_fib(16));
+      const auto& store = cws::schedulers::store_of(rt);
+      taken_back += store.at("relws").history.back().taken_back;
+      const cws::steal_tree::tree recorded = cws::steal_tree::recorder_of(rt)->latest("relws")->steals;
+      cws::schedulers::store_of(rt).seed("stows", recorded, "the relws run");
+      rt.run(stows, [&] { result = cws::test::fib(16); });
+      ASSERT_EQ(result, cws::test::serial_fib(16));
+      const auto& r = store.at("stows").history.back();
+      ASSERT_FALSE(r.diverged) << workers << " workers, iteration " << it << ": " << r.divergence;
+      cws::test::expect_same_steal_points(recorded, cws::steal_tree::recorder_of(rt)->latest("stows")->steals);
+    }
+    std::printf("%u workers: %llu tasks taken back over 60 relws runs\n", workers,
+                static_cast<unsigned long long>(taken_back));
+  }
+}
+
+}  // namespace
