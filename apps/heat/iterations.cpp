@@ -13,32 +13,16 @@ std::vector<cws::schedulers::iteration_report> from_recorder(const cws::runtime&
   std::vector<cws::schedulers::iteration_report> out;
   const cws::steal_tree::recorder* rec = cws::steal_tree::recorder_of(rt);
   if (rec == nullptr) return out;
-  std::vector<std::uint32_t> node_of;
-  for (const cws::worker_placement& p : rt.placement()) node_of.push_back(p.numa_node);
   const cws::steal_tree::tree* previous = nullptr;
   for (const cws::steal_tree::phase_record& ph : rec->phases()) {
     if (ph.schedule != name) continue;
     cws::phase_stats stats;
+    stats.phase.iteration = ph.iteration;
+    stats.phase.policy = ph.policy;
     stats.wall_s = ph.wall_s;
     stats.per_worker = ph.stats;
-    cws::schedulers::iteration_report& r = out.emplace_back();
-    r.iteration = ph.iteration;
-    r.policy = ph.policy;
-    r.ran_as = ph.policy;
-    r.wall_s = ph.wall_s;
-    r.tasks = stats.tasks();
-    r.segments = stats.segments();
-    r.designated = stats.designated();
-    r.extra_steals = stats.extra_steals();
-    r.taken_back = stats.taken_back();
-    r.waiting_s = stats.idle_s();
-    if (previous != nullptr) {
-      try {
-        r.distance_to_previous = cws::steal_tree::schedule_distance(*previous, ph.steals, node_of).moved_worker;
-      } catch (const cws::error&) {
-        // trees of another shape: no distance
-      }
-    }
+    cws::schedulers::iteration_report& r = out.emplace_back(cws::schedulers::report_of(stats));
+    if (previous != nullptr) r.distance_to_previous = cws::schedulers::moved_share(rt, *previous, ph.steals);
     previous = &ph.steals;
   }
   return out;

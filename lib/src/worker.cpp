@@ -153,38 +153,35 @@ void worker::complete(task* t, std::exception_ptr error) noexcept {
 void worker::join(frame& f) {
   while (!f.children_done()) {
     task* t = deque_.pop_above(f.deque_base);
-    // RELWS: routed children spawned after `t` that nobody started come back
-    // first, in the LIFO place they would have had on the deque, so the
-    // segment's step numbering matches a replay where they stay local.
-    const std::uint32_t newer_than = t ? t->tag.step : 0;
-    while (task* back = take_back(f, t ? newer_than : no_note)) {
-      ++stats_.taken_back;
-      execute(back, back->tag.level);
-    }
+    if (!routed_.empty()) [[unlikely]]
+      take_back_newer(f, t);
     if (t) {
       execute(t, t->tag.level);
-      continue;
+    } else if (!f.children_done()) {
+      wait_for_stolen(f);
     }
-    if (!f.children_done()) wait_for_stolen(f);
   }
   // Entries whose tasks a thief started: forget them before the frame's
   // memory can be reused by another frame.
   while (!routed_.empty() && routed_.back().parent == &f) routed_.pop_back();
 }
 
-// RELWS: the newest routed child of `f` spawned after step `after` (no_note:
-// any) that its thief has not started yet (the mailbox lock decides between
-// thief and spawner). Children of one frame share a segment and a level, so
-// their steps give their spawn order. Entries of `f` are on top of routed_:
-// inner frames have joined and dropped theirs.
-task* worker::take_back(const frame& f, std::uint32_t after) noexcept {
-  while (!routed_.empty() && routed_.back().parent == &f &&
-         (after == no_note || routed_.back().step > after)) {
+// RELWS: runs the routed children of `f` spawned after `t` (all of them when
+// `t` is null) that their thief has not started yet, newest first -- the LIFO
+// place they would have had on the deque, so the segment's step numbering
+// matches a replay where they stay local. The mailbox lock decides between
+// thief and spawner. Children of one frame share a segment and a level, so
+// their steps give their spawn order; entries of `f` are on top of routed_
+// (inner frames have joined and dropped theirs).
+void worker::take_back_newer(const frame& f, const task* t) {
+  while (!routed_.empty() && routed_.back().parent == &f && (t == nullptr || routed_.back().step > t->tag.step)) {
     const routed_task r = routed_.back();
     routed_.pop_back();
-    if (sched_.at(r.to).mailbox_.remove(r.t)) return const_cast<task*>(r.t);
+    if (!sched_.at(r.to).mailbox_.remove(r.t)) continue;  // its thief has it
+    ++stats_.taken_back;
+    task* back = const_cast<task*>(r.t);
+    execute(back, back->tag.level);
   }
-  return nullptr;
 }
 
 // Children of `f` are running elsewhere. Help with *other* workers' work as

@@ -85,7 +85,7 @@ class worker final : public worker_view {
   void complete(task* t, std::exception_ptr error) noexcept;
   void push_local(task* t);
   void route(task* t);
-  task* take_back(const frame& f, std::uint32_t after) noexcept;
+  void take_back_newer(const frame& f, const task* t);
   void join(frame& f);
   void wait_for_stolen(frame& f);
   void run_segment(task* t);

@@ -14,7 +14,6 @@
 #include "cws/runtime.hpp"
 #include "cws/schedulers/policies.hpp"
 #include "cws/schedulers/schedule_store.hpp"
-#include "cws/steal_tree/analysis.hpp"
 #include "cws/steal_tree/recorder.hpp"
 #include "replay_policy.hpp"
 #include "template_plan.hpp"
@@ -156,18 +155,10 @@ void replay_policy::end_phase(const phase_stats& stats) {
   if (record != nullptr && record->iteration == stats.phase.iteration)
     fresh = std::make_shared<const steal_tree::tree>(record->steals);
 
-  iteration_report r;
-  r.iteration = stats.phase.iteration;
+  iteration_report r = report_of(stats);
   r.policy = name_;
   r.ran_as = ran_as_;
   r.template_from = template_from_;
-  r.wall_s = stats.wall_s;
-  r.tasks = stats.tasks();
-  r.segments = stats.segments();
-  r.designated = stats.designated();
-  r.extra_steals = stats.extra_steals();
-  r.taken_back = stats.taken_back();
-  r.waiting_s = stats.idle_s();
   r.diverged = engine_.diverged();
   if (r.diverged) {
     r.divergence = engine_.divergence();
@@ -181,15 +172,7 @@ void replay_policy::end_phase(const phase_stats& stats) {
                    schedule.c_str(), template_from_.c_str(), r.divergence.c_str());
     }
   }
-  if (fresh && s.previous) {
-    std::vector<std::uint32_t> node_of;
-    for (const worker_placement& p : rt.placement()) node_of.push_back(p.numa_node);
-    try {
-      r.distance_to_previous = steal_tree::schedule_distance(*s.previous, *fresh, node_of).moved_worker;
-    } catch (const error&) {
-      // Trees of another shape (another worker count): no distance to report.
-    }
-  }
+  if (fresh && s.previous) r.distance_to_previous = moved_share(rt, *s.previous, *fresh);
 
   // The next template.
   const std::string recorded = fmt::format("recorded run #{}", r.iteration);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cws/error.hpp"
+#include "cws/steal_tree/analysis.hpp"
 #include "cws/steal_tree/recorder.hpp"
 #include "template_plan.hpp"
 
@@ -63,6 +64,31 @@ steal_tree::coarsen_summary schedule_store::coarsen(std::string_view name,
   if (options.min_tasks > 0) how += fmt::format("{}min {} tasks", how.empty() ? "" : ", ", options.min_tasks);
   seed(name, std::move(pruned), fmt::format("{}, coarsened ({})", from, how));
   return summary;
+}
+
+iteration_report report_of(const phase_stats& stats) {
+  iteration_report r;
+  r.iteration = stats.phase.iteration;
+  r.policy = stats.phase.policy;
+  r.ran_as = stats.phase.policy;
+  r.wall_s = stats.wall_s;
+  r.tasks = stats.tasks();
+  r.segments = stats.segments();
+  r.designated = stats.designated();
+  r.extra_steals = stats.extra_steals();
+  r.taken_back = stats.taken_back();
+  r.waiting_s = stats.idle_s();
+  return r;
+}
+
+std::optional<double> moved_share(const cws::runtime& rt, const steal_tree::tree& a, const steal_tree::tree& b) {
+  std::vector<std::uint32_t> node_of;
+  for (const worker_placement& p : rt.placement()) node_of.push_back(p.numa_node);
+  try {
+    return steal_tree::schedule_distance(a, b, node_of).moved_worker;
+  } catch (const error&) {
+    return std::nullopt;  // trees of another shape
+  }
 }
 
 void check_template(const steal_tree::tree& t, unsigned workers) {

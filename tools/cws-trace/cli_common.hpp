@@ -57,6 +57,23 @@ inline tr::trace_file load(const std::string& path) {
   }
 }
 
+// Writes `f` to `output` as `kind` and reads it back: an output that does not
+// round-trip is not written (exit 4 either way).
+inline void save_checked(const std::string& output, const tr::trace_file& f, tr::archive_kind kind) {
+  try {
+    tr::write(output, f, kind);
+  } catch (const cws::error& e) {
+    fail(exit_output, e.what());
+  }
+  tr::trace_file back;
+  try {
+    back = tr::read(output);
+  } catch (const cws::error& e) {
+    fail(exit_output, fmt::format("{}: written file does not read back ({})", output, e.what()));
+  }
+  if (!tr::identical(f, back)) fail(exit_output, fmt::format("{}: written file does not read back identically", output));
+}
+
 // Runs picked by --phase / --iteration (all runs without them). A selection
 // that matches nothing is a usage error; a file without runs is not.
 inline std::vector<std::size_t> selected_runs(const tr::trace_file& f, const std::string& path,

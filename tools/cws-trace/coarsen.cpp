@@ -46,19 +46,7 @@ int cmd_coarsen(const std::string& path, const std::string& output, const std::o
     report.push_back({i, s});
   }
 
-  try {
-    tr::write(output, f, f.header.archive);
-  } catch (const cws::error& e) {
-    fail(exit_output, e.what());
-  }
-  // Read it back: what cws-trace and load_traces will see.
-  tr::trace_file back;
-  try {
-    back = tr::read(output);
-  } catch (const cws::error& e) {
-    fail(exit_output, fmt::format("{}: written file does not read back ({})", output, e.what()));
-  }
-  if (!tr::identical(f, back)) fail(exit_output, fmt::format("{}: written file does not read back identically", output));
+  save_checked(output, f, f.header.archive);
 
   if (g_json_output) {
     json list = json::array();

@@ -57,19 +57,7 @@ int cmd_convert(const std::string& path, const std::string& to, const std::strin
     fail(exit_usage, e.what());
   }
   const tr::trace_file f = load(path);
-  try {
-    tr::write(output, f, kind);
-  } catch (const cws::error& e) {
-    fail(exit_output, e.what());
-  }
-  // Read it back: a conversion that does not round-trip is not a conversion.
-  tr::trace_file back;
-  try {
-    back = tr::read(output);
-  } catch (const cws::error& e) {
-    fail(exit_output, fmt::format("{}: written file does not read back ({})", output, e.what()));
-  }
-  if (!tr::identical(f, back)) fail(exit_output, fmt::format("{}: written file does not read back identically", output));
+  save_checked(output, f, kind);
   if (g_json_output) {
     emit({{"ok", true},
           {"file", path},

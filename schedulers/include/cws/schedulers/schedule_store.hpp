@@ -110,6 +110,17 @@ class schedule_store final : public cws::runtime_extension {
 schedule_store& store_of(cws::runtime& rt);
 const schedule_store& store_of(const cws::runtime& rt);
 
+// The figures of one run that need no replay state: iteration, policy (also
+// as ran_as), time, tasks, segments, steals by kind, waiting time. The
+// policies start their reports from it; programs can report runs of the
+// core's random policy, which keeps none, the same way.
+iteration_report report_of(const phase_stats& stats);
+
+// Share of the work that ran on another worker in `b` than in `a`
+// (steal_tree::schedule_distance with rt's worker -> node map); empty when the
+// trees cannot be compared (another worker count).
+std::optional<double> moved_share(const cws::runtime& rt, const steal_tree::tree& a, const steal_tree::tree& b);
+
 // Checks that `t` was recorded for `workers` workers; throws cws::error
 // with the reason otherwise.
 void check_template(const steal_tree::tree& t, unsigned workers);
