@@ -28,6 +28,24 @@ std::string_view to_string(idle_mode m) noexcept {
   return "unknown";
 }
 
+std::string_view to_string(page_backend b) noexcept {
+  switch (b) {
+    case page_backend::automatic: return "auto";
+    case page_backend::kernel: return "kernel";
+    case page_backend::simulated: return "simulated";
+  }
+  return "unknown";
+}
+
+std::string_view numa::to_string(numa::page_mover m) noexcept {
+  switch (m) {
+    case numa::page_mover::automatic: return "auto";
+    case numa::page_mover::move_pages: return "move_pages";
+    case numa::page_mover::mbind: return "mbind";
+  }
+  return "unknown";
+}
+
 namespace {
 
 // The value as it appears in an error message: quoted, on one line (control
@@ -95,6 +113,19 @@ idle_mode parse_idle(const char* name, std::string_view v) {
   reject(name, v, "adaptive, spin or sleep");
 }
 
+page_backend parse_pages(const char* name, std::string_view v) {
+  for (page_backend b : {page_backend::automatic, page_backend::kernel, page_backend::simulated})
+    if (iequals(v, to_string(b))) return b;
+  reject(name, v, "auto, kernel or simulated");
+}
+
+numa::page_mover parse_mover(const char* name, std::string_view v) {
+  using numa::page_mover;
+  for (page_mover m : {page_mover::automatic, page_mover::move_pages, page_mover::mbind})
+    if (iequals(v, numa::to_string(m))) return m;
+  reject(name, v, "auto, move_pages or mbind");
+}
+
 std::uint64_t parse_seed(const char* name, std::string_view v) {
   std::uint64_t x = 0;
   bool ok = (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) ? parse_unsigned(v.substr(2), 16, x)
@@ -129,6 +160,10 @@ runtime_config parse_config(runtime_config cfg, const char* (*lookup)(const char
     cfg.evolve_slowdown_pct = parse_ranged("CWS_EVOLVE_SLOWDOWN", v, 1, 1000, "a percentage (1..1000)");
   if (auto v = get("CWS_STALL_MS"); !v.empty())
     cfg.stall_ms = parse_ranged("CWS_STALL_MS", v, 1, 60000, "milliseconds (1..60000)");
+  if (auto v = get("CWS_EVOLVE_RELOCALIZE"); !v.empty())
+    cfg.evolve_relocalize = parse_bool("CWS_EVOLVE_RELOCALIZE", v);
+  if (auto v = get("CWS_PAGES"); !v.empty()) cfg.pages = parse_pages("CWS_PAGES", v);
+  if (auto v = get("CWS_PAGE_MOVER"); !v.empty()) cfg.page_mover = parse_mover("CWS_PAGE_MOVER", v);
   return cfg;
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstring>
@@ -79,7 +80,9 @@ allocation::allocation(std::size_t bytes, placement p, const topology& topo) {
     throw error(fmt::format("numa::{}: the topology has {} NUMA node{} ({})", to_string(p), nodes,
                             nodes == 1 ? "" : "s", topo.summary()));
 
+  static std::atomic<std::uint64_t> next_serial{1};
   auto r = std::unique_ptr<region>(new region);
+  r->serial_ = next_serial.fetch_add(1, std::memory_order_relaxed);
   r->where_ = p;
   r->nodes_ = nodes;
   r->bytes_ = bytes;

@@ -12,17 +12,25 @@
 //   CWS_RECORD    1 = record a steal tree of every phase (default), 0 = off
 //   CWS_AUDIT     1 = also record (segment, level, step, worker) of every task
 //                 (tests and small runs only; default 0)
+// Data placement (page_homes.hpp, locality.hpp):
+//   CWS_PAGES       auto (default: kernel on a discovered machine, simulated on a
+//                   synthetic topology) | kernel | simulated
+//   CWS_PAGE_MOVER  how the kernel backend moves pages: auto (default) | move_pages | mbind
 // Replay (the policies of cws::schedulers):
 //   CWS_EVOLVE_BOUND     RELWS iterations evolve runs at most before STOWS (default 5)
 //   CWS_EVOLVE_SLOWDOWN  percent by which two STOWS iterations in a row may be
 //                        slower than the best one before evolve returns to RELWS (default 25)
 //   CWS_STALL_MS         how long every worker may wait with nothing runnable
 //                        before a replay is declared diverged (default 50)
+//   CWS_EVOLVE_RELOCALIZE 1 = evolve relocalizes the pages of a phase that
+//                        declared touches after each RELWS iteration (default), 0 = never
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "cws/page_homes.hpp"
 
 namespace cws {
 
@@ -34,6 +42,14 @@ enum class idle_mode {
 };
 
 std::string_view to_string(idle_mode m) noexcept;
+
+// Which page-home backend the runtime uses (page_homes.hpp).
+enum class page_backend {
+  automatic,  // kernel on a discovered topology where it works, else simulated
+  kernel,     // the kernel's homes; an error on a synthetic topology or without NUMA support
+  simulated,  // a table of homes (always available)
+};
+std::string_view to_string(page_backend b) noexcept;
 
 struct runtime_config {
   unsigned workers = 0;                    // 0 = one per core of the topology
@@ -47,6 +63,9 @@ struct runtime_config {
   unsigned evolve_bound = 5;
   unsigned evolve_slowdown_pct = 25;
   unsigned stall_ms = 50;
+  bool evolve_relocalize = true;
+  page_backend pages = page_backend::automatic;
+  numa::page_mover page_mover = numa::page_mover::automatic;
 
   // Defaults overridden by the CWS_* variables that are set.
   static runtime_config from_env();

@@ -76,6 +76,9 @@ class region {
   const std::string& kernel_note() const noexcept { return kernel_note_; }
   // Kernel node each virtual node was bound to (-1: not bound), one entry per node.
   const std::vector<int>& kernel_nodes() const noexcept { return kernel_nodes_; }
+  // Unique for the process's lifetime (never reused, unlike addresses): lets a
+  // table keyed by region tell a new region at a reused address from the old one.
+  std::uint64_t serial() const noexcept { return serial_; }
 
   bool contains(const void* p) const noexcept {
     auto a = reinterpret_cast<std::uintptr_t>(p), b = reinterpret_cast<std::uintptr_t>(begin_);
@@ -112,6 +115,7 @@ class region {
   std::size_t pages_ = 0;
   std::size_t block_pages_ = 0;
   bool kernel_placed_ = false;
+  std::uint64_t serial_ = 0;
   std::string kernel_note_;
   std::vector<int> kernel_nodes_;
 };

@@ -35,6 +35,7 @@ struct task_tag {
 
 struct phase_info;   // stats.hpp
 struct phase_stats;  // stats.hpp
+struct relocalization_report;  // locality.hpp
 
 class observer {
  public:
@@ -44,6 +45,9 @@ class observer {
   // all stopped (with the phase's statistics).
   virtual void on_phase_begin(const phase_info&) {}
   virtual void on_phase_end(const phase_stats&) {}
+  // runtime::relocalize moved the pages of a schedule's latest run (between
+  // phases, on the runtime's calling thread).
+  virtual void on_relocalize(const relocalization_report&) {}
 
   // A worker starts executing a task it did not spawn (the phase root, a stolen
   // or handed-over task) as a new segment. `root` is that task's tag in its

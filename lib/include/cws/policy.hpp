@@ -102,6 +102,10 @@ class scheduling_policy {
   // Called on the calling thread before the workers start / after they stopped.
   virtual void begin_phase(const phase_info&) {}
   virtual void end_phase(const phase_stats&) {}
+  // Asked after end_phase() of a phase that declared touches: whether the
+  // runtime should relocalize that schedule's pages now (evolve after a
+  // RELWS iteration, so that the next iteration finds its data in place).
+  virtual bool relocalize_after_phase() const noexcept { return false; }
 
   // Whether the coming phase routes spawns (read once per phase). When false,
   // spawn pays nothing for routing and the hooks below are never called.

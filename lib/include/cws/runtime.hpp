@@ -19,6 +19,7 @@
 
 #include "cws/config.hpp"
 #include "cws/extension.hpp"
+#include "cws/locality.hpp"
 #include "cws/observer.hpp"
 #include "cws/policy.hpp"
 #include "cws/stats.hpp"
@@ -46,6 +47,13 @@ class schedule {
     return *this;
   }
   const std::string& follows() const noexcept { return follows_; }
+  // What the latest run's tasks declared they touched (touch.hpp), per
+  // worker; empty when they declared nothing.
+  const touch_map& touches() const noexcept { return touches_; }
+  // The latest runtime::relocalize of this schedule; nullptr before the first.
+  const relocalization_report* last_relocalization() const noexcept {
+    return relocalized_ ? &relocalization_ : nullptr;
+  }
 
  private:
   friend class runtime;
@@ -55,6 +63,9 @@ class schedule {
   std::uint64_t iterations_ = 0;
   std::string follows_;
   phase_stats last_;
+  touch_map touches_;
+  relocalization_report relocalization_;
+  bool relocalized_ = false;
 };
 
 class runtime {
@@ -90,6 +101,16 @@ class runtime {
   const phase_stats& run(F&& root) {
     return run(schedule("default"), std::forward<F>(root));
   }
+
+  // Moves every page the latest run of `s` touched to its desired node (the
+  // node whose workers touched most of its bytes in that run), through the
+  // page-home backend in use, and tells the observers (the report goes into
+  // the trace). A schedule whose latest run declared no touches examines
+  // nothing. Called between phases. Throws cws::error if the backend fails
+  // outright (individual pages the kernel refuses are counted as failed).
+  const relocalization_report& relocalize(cws::schedule& s);
+  // The page-home backend: its name() says which one this runtime uses.
+  numa::page_homes& page_homes() noexcept;
 
   // Observers see every later phase. They must outlive their registration.
   void add_observer(observer& o);

@@ -3,8 +3,11 @@
 // the phase.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "cws/locality.hpp"
 
 namespace cws {
 
@@ -32,6 +35,10 @@ struct phase_stats {
   phase_info phase;
   double wall_s = 0;
   std::vector<worker_stats> per_worker;
+  // Where the touched bytes lived (locality.hpp); only for a phase whose
+  // tasks declared touches (touch.hpp), computed after the workers stopped
+  // (not part of wall_s).
+  std::optional<locality_report> locality;
 
   std::uint64_t tasks() const noexcept;
   std::uint64_t steals() const noexcept;
