@@ -59,19 +59,14 @@ std::vector<int> kernel_map(const topology& topo) {
   return map;
 }
 
-// mbind with our own mask, because numa_tonode_memory/numa_interleave_memory
-// report failure only by printing to stderr. Returns 0 or an errno.
-int bind(void* addr, std::size_t len, int mode, const std::vector<int>& nodes) {
-  const std::size_t bits = sizeof(unsigned long) * 8;
-  std::vector<unsigned long> mask(static_cast<std::size_t>(kernel().max_node) / bits + 1, 0);
-  for (int n : nodes) mask[static_cast<std::size_t>(n) / bits] |= 1ul << (static_cast<std::size_t>(n) % bits);
-  // The kernel reads maxnode - 1 bits (libnuma passes size + 1 the same way).
-  return mbind(addr, len, mode, mask.data(), mask.size() * bits + 1, 0) == 0 ? 0 : errno;
-}
-
 void* map_fresh(std::size_t len) {
   void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw error(fmt::format("numa::allocate: cannot map {} bytes: {}", len, std::strerror(errno)));
+  // No transparent huge pages: page homes are tracked, first-touched and moved
+  // per base page (page_homes.hpp), and a 2 MiB huge page would make 512 of
+  // them land and move together (interleave would go 2 MiB at a time).
+  // Best effort: without it placement is still right at huge-page granularity.
+  (void)::madvise(p, len, MADV_NOHUGEPAGE);
   return p;
 }
 
@@ -106,10 +101,7 @@ kernel_layout interleave(std::size_t len, std::size_t ps, const std::vector<int>
   char* base = static_cast<char*>(map_fresh(len + spare * ps));
   kernel_layout out;
   out.begin = base;
-  // Transparent huge pages would interleave 2 MiB at a time; keep base pages.
-  // Best effort: without it the placement is still right at huge-page granularity.
-  (void)::madvise(base, len + spare * ps, MADV_NOHUGEPAGE);
-  int err = bind(base, len + spare * ps, MPOL_INTERLEAVE, map);
+  int err = mbind_nodes(base, len + spare * ps, MPOL_INTERLEAVE, map);
   std::size_t skip = spare ? 1 : 0;  // never hand out the probe page
   if (err) {
     out.note = fmt::format("mbind failed ({}); pages go where they are first touched", std::strerror(err));
@@ -131,6 +123,16 @@ kernel_layout interleave(std::size_t len, std::size_t ps, const std::vector<int>
 }
 
 }  // namespace
+
+// Our own mask, because numa_tonode_memory/numa_interleave_memory report
+// failure only by printing to stderr.
+int mbind_nodes(void* addr, std::size_t len, int mode, const std::vector<int>& nodes, unsigned flags) {
+  const std::size_t bits = sizeof(unsigned long) * 8;
+  std::vector<unsigned long> mask(static_cast<std::size_t>(kernel().max_node) / bits + 1, 0);
+  for (int n : nodes) mask[static_cast<std::size_t>(n) / bits] |= 1ul << (static_cast<std::size_t>(n) % bits);
+  // The kernel reads maxnode - 1 bits (libnuma passes size + 1 the same way).
+  return mbind(addr, len, mode, mask.data(), mask.size() * bits + 1, flags) == 0 ? 0 : errno;
+}
 
 kernel_layout map_placed(std::size_t pages, std::size_t page_size, std::size_t block_pages, placement p,
                          const topology& topo) {
@@ -166,13 +168,13 @@ kernel_layout map_placed(std::size_t pages, std::size_t page_size, std::size_t b
   int err = 0;
   const char* what = "bound to";
   if (p.kind == placement_kind::on_node) {
-    err = bind(out.begin, len, MPOL_BIND, {map[p.node]});
+    err = mbind_nodes(out.begin, len, MPOL_BIND, {map[p.node]});
     out.bound[p.node] = map[p.node];
   } else {
     what = "blocks bound to";
     for (std::size_t b = 0; !err && b * block_pages < pages; ++b) {
       std::size_t first = b * block_pages, count = std::min(block_pages, pages - first);
-      err = bind(static_cast<char*>(out.begin) + first * page_size, count * page_size, MPOL_BIND, {map[b]});
+      err = mbind_nodes(static_cast<char*>(out.begin) + first * page_size, count * page_size, MPOL_BIND, {map[b]});
       out.bound[b] = map[b];
     }
   }

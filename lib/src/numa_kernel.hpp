@@ -1,7 +1,7 @@
 #pragma once
 // The kernel side of cws::numa: mapping fresh pages and binding them with
-// mbind so that the kernel puts them where the region's virtual layout says.
-// Private to cws::core.
+// mbind so that the kernel puts them where the region's virtual layout says
+// (and moving them, for the kernel page-home backend). Private to cws::core.
 
 #include <cstddef>
 #include <string>
@@ -26,6 +26,10 @@ struct kernel_layout {
 // Maps `pages` fresh pages (not touched) and binds them for placement `p`
 // with `block_pages` pages per block, for `topo`'s nodes. Throws cws::error
 // when the mapping fails; a refused mbind only leaves `placed` false.
+// mbind(addr, len, mode, {nodes}, flags) with a node mask sized for this
+// kernel; requires libnuma to be available. Returns 0 or the errno.
+int mbind_nodes(void* addr, std::size_t len, int mode, const std::vector<int>& nodes, unsigned flags = 0);
+
 kernel_layout map_placed(std::size_t pages, std::size_t page_size, std::size_t block_pages, placement p,
                          const topology& topo);
 

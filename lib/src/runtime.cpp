@@ -71,6 +71,7 @@ std::string runtime::describe() const {
   std::string out = fmt::format("topology: {} [{}]\n", topology().summary(), topology().source());
   out += fmt::format("workers:  {} (pin={}, idle={}, nesting={}, seed={:#x})\n", workers(), c.pin ? "on" : "off",
                      to_string(c.idle), c.max_nesting, c.seed);
+  out += fmt::format("pages:    {}\n", sched_->placement_state().description());
   for (const worker_placement& p : placement())
     out += fmt::format("  worker {:>3} -> core {:>3}, NUMA node {:>2}, PU {:>3}\n", p.worker, p.core, p.numa_node,
                        p.pin_pu);
@@ -92,11 +93,20 @@ cws::schedule& runtime::schedule(std::string_view name, std::string_view policy)
 
 const phase_stats& runtime::run_phase(cws::schedule& s, void (*fn)(void*), void* arg) {
   phase_info info{s.name(), s.iterations_, std::string(s.policy_name()), workers(), s.follows_};
-  std::exception_ptr error = sched_->run(info, s.policy(), fn, arg, s.last_);
+  std::exception_ptr error = sched_->run(info, s.policy(), fn, arg, s.last_, s.touches_);
   ++s.iterations_;
   if (error) std::rethrow_exception(error);
+  if (!s.touches_.empty() && s.policy().relocalize_after_phase()) relocalize(s);
   return s.last_;
 }
+
+const relocalization_report& runtime::relocalize(cws::schedule& s) {
+  s.relocalization_ = sched_->relocalize(s.touches_, s.name(), s.iterations_ ? s.iterations_ - 1 : 0);
+  s.relocalized_ = true;
+  return s.relocalization_;
+}
+
+numa::page_homes& runtime::page_homes() noexcept { return sched_->placement_state().homes(); }
 
 void runtime::add_observer(observer& o) { sched_->add_observer(o); }
 void runtime::remove_observer(observer& o) { sched_->remove_observer(o); }

@@ -18,9 +18,19 @@ cws::topology load_topology(const runtime_config& cfg) {
 }
 }  // namespace
 
-scheduler::scheduler(const runtime_config& cfg) : config_(cfg), topology_(load_topology(cfg)) {
-  const unsigned n = config_.workers ? config_.workers : static_cast<unsigned>(topology_.cores().size());
-  placement_ = topology_.place_workers(n);  // throws for 0 or too many workers
+namespace {
+std::vector<worker_placement> place(const runtime_config& cfg, const cws::topology& topo) {
+  // Throws for 0 or too many workers.
+  return topo.place_workers(cfg.workers ? cfg.workers : static_cast<unsigned>(topo.cores().size()));
+}
+}  // namespace
+
+scheduler::scheduler(const runtime_config& cfg)
+    : config_(cfg),
+      topology_(load_topology(cfg)),
+      placement_(place(cfg, topology_)),
+      data_(cfg, topology_, placement_) {
+  const unsigned n = static_cast<unsigned>(placement_.size());
   config_.workers = n;
   workers_.reserve(n);
   for (unsigned i = 0; i < n; ++i)
@@ -88,7 +98,7 @@ std::optional<thread_binding> scheduler::pin_caller() {
 }
 
 std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& policy, void (*fn)(void*), void* arg,
-                                  phase_stats& stats) {
+                                  phase_stats& stats, touch_map& touches) {
   if (tls_worker != nullptr)
     throw error("cws::runtime::run called from inside a phase; nested phases are not supported (use cws::spawn)");
   std::unique_lock lock(run_mutex_, std::try_to_lock);
@@ -131,9 +141,25 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   stats.wall_s = std::chrono::duration<double>(t1 - t0).count();
   stats.per_worker.clear();
   for (auto& w : workers_) stats.per_worker.push_back(w->stats());
+  touches.per_worker.clear();
+  for (auto& w : workers_) touches.per_worker.push_back(w->take_touches());
+  stats.locality.reset();
+  if (!touches.empty()) stats.locality = data_.measure(touches);
   for (observer* o : observers_) o->on_phase_end(stats);
   policy.end_phase(stats);  // after the observers: a replaying policy reads the tree just recorded
   return error;
+}
+
+relocalization_report scheduler::relocalize(const touch_map& touches, const std::string& schedule,
+                                            std::uint64_t iteration) {
+  std::unique_lock lock(run_mutex_, std::try_to_lock);
+  if (!lock.owns_lock() || tls_worker != nullptr)
+    throw error("cws::runtime::relocalize called during a phase; relocalize between phases");
+  relocalization_report r = data_.relocalize(touches);
+  r.schedule = schedule;
+  r.iteration = iteration;
+  for (observer* o : observers_) o->on_relocalize(r);
+  return r;
 }
 
 // Observers are read by every worker during a phase without locks, so the

@@ -18,10 +18,12 @@
 #include <vector>
 
 #include "cws/config.hpp"
+#include "cws/locality.hpp"
 #include "cws/observer.hpp"
 #include "cws/policy.hpp"
 #include "cws/stats.hpp"
 #include "cws/topology.hpp"
+#include "data_placement.hpp"
 #include "pinning.hpp"
 #include "worker.hpp"
 
@@ -34,9 +36,15 @@ class scheduler {
   scheduler(const scheduler&) = delete;
   scheduler& operator=(const scheduler&) = delete;
 
-  // Runs one phase. Fills `stats`; returns the exception the phase threw, if any.
+  // Runs one phase. Fills `stats` and `touches` (what the workers declared
+  // they touched, with stats.locality when they declared anything); returns
+  // the exception the phase threw, if any.
   std::exception_ptr run(const phase_info& info, scheduling_policy& policy, void (*fn)(void*), void* arg,
-                         phase_stats& stats);
+                         phase_stats& stats, touch_map& touches);
+  // Moves the pages of `touches` to their desired nodes and tells the
+  // observers. Throws cws::error when called during a phase.
+  relocalization_report relocalize(const touch_map& touches, const std::string& schedule, std::uint64_t iteration);
+  data_placement& placement_state() noexcept { return data_; }
 
   const runtime_config& config() const noexcept { return config_; }
   const cws::topology& topology() const noexcept { return topology_; }
@@ -69,6 +77,7 @@ class scheduler {
   cws::topology topology_;
   std::vector<worker_placement> placement_;
   std::vector<std::unique_ptr<worker>> workers_;
+  data_placement data_;
   std::vector<std::thread> threads_;
   std::vector<observer*> observers_;
   std::vector<observer*> task_observers_;  // rebuilt per phase

@@ -25,6 +25,7 @@
 #include "idle.hpp"
 #include "mailbox.hpp"
 #include "segment_stack.hpp"
+#include "touch_log.hpp"
 #include "wsq.hpp"
 
 namespace cws::detail {
@@ -49,6 +50,7 @@ class worker final : public worker_view {
   void open_frame(frame& f) noexcept;
   void close_frame(frame& f, std::exception_ptr body_error, bool rethrow);
   void designate_next_spawn(unsigned to);
+  void touch(const void* p, std::size_t bytes) { touches_.add(p, bytes); }
 
   // --- phase driving (scheduler) ---
   void begin_phase(const phase_setup& setup);
@@ -61,6 +63,8 @@ class worker final : public worker_view {
   bool has_mail() const noexcept { return !mailbox_.empty(); }
   void post(task* t) { mailbox_.post(t); }
   const worker_stats& stats() const noexcept { return stats_; }
+  // This phase's declared touches, sorted and merged (empties the log).
+  std::vector<byte_range> take_touches() { return touches_.take(); }
   task_pool& pool() noexcept { return pool_; }
   unsigned id() const noexcept { return id_; }
 
@@ -124,6 +128,7 @@ class worker final : public worker_view {
   std::uint64_t rng_state_;
   phase_setup setup_;
   worker_stats stats_;
+  touch_log touches_;
 };
 
 }  // namespace cws::detail

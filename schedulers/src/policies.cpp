@@ -46,6 +46,7 @@ class replay_policy final : public scheduling_policy {
   }
   void segment_end(unsigned worker) override { engine_.segment_end(worker); }
   cws::detail::task* find_work(worker_view& view) override { return engine_.find_work(view); }
+  bool relocalize_after_phase() const noexcept override { return relocalize_; }
 
  private:
   struct chosen_template {
@@ -64,6 +65,7 @@ class replay_policy final : public scheduling_policy {
   std::string ran_as_;
   std::string template_from_;
   std::shared_ptr<const detail::template_plan> plan_;  // cached: recompiled only when the template changes
+  bool relocalize_ = false;  // evolve: the run just ended is the next template, so move the pages to it
 };
 
 cws::runtime& current_runtime(std::string_view policy) {
@@ -173,6 +175,11 @@ void replay_policy::end_phase(const phase_stats& stats) {
     }
   }
   if (fresh && s.previous) r.distance_to_previous = moved_share(rt, *s.previous, *fresh);
+  // evolve moves pages after every run that becomes the template (relws, or a
+  // random first or diverged run); once it replays a converged template with
+  // stows, the pages already are where that template runs.
+  relocalize_ = name_ == policy::evolve && rt.config().evolve_relocalize && fresh &&
+                (r.diverged || engine_.mode() != replay_mode::stows);
 
   // The next template.
   const std::string recorded = fmt::format("recorded run #{}", r.iteration);

@@ -1,0 +1,58 @@
+#pragma once
+// One worker's declared touches in the running phase (touch.hpp).
+//
+// Owned and written only by its worker during a phase; read by the scheduler
+// after every worker has stopped. add() merges the new range into one of the
+// most recent `window` ranges when they overlap or are adjacent: a task that
+// walks one or more arrays in order (a leaf of a recursive bisection touching
+// `in` and `out` rows, say) extends its existing ranges instead of adding new
+// ones, so a segment leaves O(arrays) ranges, not O(tasks). take() sorts and
+// merges whatever is left.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "cws/locality.hpp"
+
+namespace cws::detail {
+
+class touch_log {
+ public:
+  static constexpr std::size_t window = 4;
+
+  void add(const void* p, std::size_t bytes) {
+    const auto lo = reinterpret_cast<std::uintptr_t>(p);
+    const std::uintptr_t hi = lo + bytes;
+    if (hi <= lo) return;  // empty (or wrapping) range: nothing touched
+    const std::size_t first = ranges_.size() > window ? ranges_.size() - window : 0;
+    for (std::size_t i = ranges_.size(); i-- > first;) {
+      byte_range& r = ranges_[i];
+      if (lo <= r.end && r.begin <= hi) {
+        r.begin = std::min(r.begin, lo);
+        r.end = std::max(r.end, hi);
+        return;
+      }
+    }
+    ranges_.push_back({lo, hi});
+  }
+
+  bool empty() const noexcept { return ranges_.empty(); }
+  std::size_t size() const noexcept { return ranges_.size(); }
+
+  // The phase's ranges, sorted and merged; the log is empty afterwards (its
+  // capacity is kept for the next phase).
+  std::vector<byte_range> take() {
+    std::vector<byte_range> out(ranges_.begin(), ranges_.end());
+    ranges_.clear();
+    coalesce(out);
+    return out;
+  }
+
+ private:
+  std::vector<byte_range> ranges_;
+};
+
+}  // namespace cws::detail

@@ -1,0 +1,183 @@
+// Declared touches inside phases (touch.hpp): per-worker coalescing, spawn
+// hints, the per-phase locality report and runtime::relocalize with the
+// simulated backend on a synthetic two-node topology, with exact answers.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "cws/cws.hpp"
+#include "support/runtime_fixture.hpp"
+
+namespace numa = cws::numa;
+using cws::byte_range;
+
+namespace {
+
+const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+const std::string two_nodes = "pack:2 numa:1 core:1 pu:1";
+
+std::uintptr_t addr(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+
+}  // namespace
+
+TEST(Touch, NothingDeclaredMeansNoRangesAndNoReport) {
+  cws::runtime rt(cws::test::config(2));
+  auto& s = rt.schedule("plain");
+  const cws::phase_stats& st = rt.run(s, [] { cws::test::fib(12); });
+  EXPECT_FALSE(st.locality.has_value());
+  EXPECT_TRUE(s.touches().empty());
+  const cws::relocalization_report& r = rt.relocalize(s);
+  EXPECT_EQ(r.pages_examined, 0u);
+  EXPECT_EQ(r.pages_moved, 0u);
+  EXPECT_EQ(r.schedule, "plain");
+}
+
+TEST(Touch, OutsideAPhaseTouchIsANoOp) {
+  std::vector<double> v(16);
+  cws::touch(v.data(), sizeof(double) * v.size());  // must not crash or record anywhere
+  cws::runtime rt(cws::test::config(1));
+  auto& s = rt.schedule("after");
+  rt.run(s, [] {});
+  EXPECT_TRUE(s.touches().empty());
+}
+
+TEST(Touch, AWorkerCoalescesInterleavedWalksOverTwoArrays) {
+  cws::runtime rt(cws::test::config(1));
+  auto& s = rt.schedule("walk");
+  std::vector<double> a(1000), b(1000);
+  rt.run(s, [&] {
+    for (std::size_t i = 0; i < 1000; i += 10) {  // a leaf per 10 elements, reading a, writing b
+      cws::touch(&a[i], 10 * sizeof(double));
+      cws::touch(&b[i], 10 * sizeof(double));
+    }
+    cws::touch(&a[0], 0);  // empty: ignored
+  });
+  ASSERT_EQ(s.touches().per_worker.size(), 1u);
+  std::vector<byte_range> want = {{addr(a.data()), addr(a.data() + 1000)}, {addr(b.data()), addr(b.data() + 1000)}};
+  std::sort(want.begin(), want.end(), [](auto& x, auto& y) { return x.begin < y.begin; });
+  EXPECT_EQ(s.touches().per_worker[0], want);
+  EXPECT_EQ(s.touches().bytes(), 2000 * sizeof(double));
+}
+
+TEST(Touch, OverlappingAndScatteredRangesAreMergedAtPhaseEnd) {
+  cws::runtime rt(cws::test::config(1));
+  auto& s = rt.schedule("scatter");
+  std::vector<char> m(100000);
+  const std::uintptr_t b = addr(m.data());
+  rt.run(s, [&] {
+    // Ten far-apart ranges push the first ones out of the merge window;
+    // their overlapping repeats are merged when the phase ends.
+    for (int pass = 0; pass < 2; ++pass)
+      for (int k = 0; k < 10; ++k) cws::touch(m.data() + k * 5000 + pass * 50, 100);
+  });
+  std::vector<byte_range> want;
+  for (int k = 0; k < 10; ++k) want.push_back({b + k * 5000, b + k * 5000 + 150});
+  EXPECT_EQ(s.touches().per_worker[0], want);
+}
+
+TEST(Touch, SpawnHintsAreRecordedByTheWorkerThatRunsTheTask) {
+  cws::runtime rt(cws::test::config(1));
+  auto& s = rt.schedule("hinted");
+  auto a = numa::allocate<double>(4096, numa::first_touch);
+  auto b = numa::allocate<double>(4096, numa::first_touch);
+  int ran = 0;
+  rt.run(s, [&] {
+    cws::spawn(cws::hint(a, 0, 100), [&] { ++ran; });
+    cws::spawn(cws::hints(cws::hint(a, 100, 200), cws::hint(b, 10, 20)), [&] { ++ran; });
+    cws::spawn(cws::hint(b, 4000, 9999), [&] { ++ran; });  // clamped to the array
+    cws::sync();
+  });
+  EXPECT_EQ(ran, 3);
+  std::vector<byte_range> want = {{addr(a.data()), addr(a.data() + 200)},
+                                  {addr(b.data() + 10), addr(b.data() + 20)},
+                                  {addr(b.data() + 4000), addr(b.data() + 4096)}};
+  std::sort(want.begin(), want.end(), [](auto& x, auto& y) { return x.begin < y.begin; });
+  EXPECT_EQ(s.touches().per_worker[0], want);
+}
+
+// Two workers on two virtual nodes; worker 1 gets exactly the task designated
+// to it (user policy, STUWS), so every answer below is exact.
+class TwoNodeTouches : public ::testing::Test {
+ protected:
+  cws::runtime rt{cws::test::config(2, two_nodes)};
+  static constexpr std::size_t pages = 8;
+  numa::array<char> data = numa::allocate<char>(pages * page, numa::first_touch);
+
+  // Worker `w_first` touches the first half, the other worker the second half.
+  void run_halves(cws::schedule& s, unsigned w_first) {
+    rt.run(s, [&] {
+      const std::size_t half = pages * page / 2;
+      auto first = [&] { cws::touch(data.data(), half); };
+      auto second = [&] { cws::touch(data.data() + half, half); };
+      if (w_first == 1) {
+        cws::designate_after_next_spawn(1);
+        cws::spawn(first);
+        second();
+      } else {
+        cws::designate_after_next_spawn(1);
+        cws::spawn(second);
+        first();
+      }
+      cws::sync();
+    });
+  }
+};
+
+TEST_F(TwoNodeTouches, TheBackendIsSimulatedOnASyntheticTopology) {
+  EXPECT_EQ(rt.page_homes().name(), "simulated");
+  EXPECT_NE(rt.describe().find("pages:    simulated (synthetic topology)"), std::string::npos) << rt.describe();
+}
+
+TEST_F(TwoNodeTouches, FirstTouchPlacesAndAMismatchedRunIsRelocalized) {
+  auto& init = rt.schedule("init", "user");
+  run_halves(init, 0);
+  ASSERT_TRUE(init.last()->locality.has_value());
+  const cws::locality_report& first = *init.last()->locality;
+  EXPECT_EQ(first.pages, pages);
+  EXPECT_EQ(first.touched_bytes, pages * page);
+  EXPECT_EQ(first.local_bytes, pages * page);  // first touch: every page where its toucher is
+  ASSERT_EQ(first.per_node.size(), 2u);
+  EXPECT_EQ(first.per_node[0].touched_bytes, pages * page / 2);
+  EXPECT_EQ(first.per_node[1].local_bytes, pages * page / 2);
+
+  // Same data, halves swapped between the workers: nothing is local.
+  auto& swapped = rt.schedule("swapped", "user");
+  run_halves(swapped, 1);
+  EXPECT_EQ(swapped.last()->locality->local_bytes, 0u);
+  EXPECT_EQ(swapped.last()->locality->share(), 0.0);
+
+  const cws::relocalization_report& r = rt.relocalize(swapped);
+  EXPECT_EQ(r.schedule, "swapped");
+  EXPECT_EQ(r.iteration, 0u);
+  EXPECT_EQ(r.backend, "simulated");
+  EXPECT_EQ(r.pages_examined, pages);
+  EXPECT_EQ(r.pages_moved, pages);
+  EXPECT_EQ(r.pages_failed, 0u);
+  EXPECT_EQ(r.bytes_moved, pages * page);
+  EXPECT_EQ(swapped.last_relocalization(), &r);
+
+  EXPECT_EQ(rt.relocalize(swapped).pages_moved, 0u);  // already in place
+  run_halves(swapped, 1);
+  EXPECT_EQ(swapped.last()->locality->share(), 1.0);
+  // The init schedule's layout is now the wrong one for it.
+  EXPECT_EQ(rt.relocalize(init).pages_moved, pages);
+}
+
+TEST_F(TwoNodeTouches, ObserversSeeEveryRelocalization) {
+  struct seen : cws::observer {
+    std::vector<cws::relocalization_report> reports;
+    void on_relocalize(const cws::relocalization_report& r) override { reports.push_back(r); }
+  } obs;
+  rt.add_observer(obs);
+  auto& s = rt.schedule("halves", "user");
+  run_halves(s, 0);
+  run_halves(s, 1);
+  rt.relocalize(s);
+  rt.remove_observer(obs);
+  ASSERT_EQ(obs.reports.size(), 1u);
+  EXPECT_EQ(obs.reports[0].iteration, 1u);
+  EXPECT_EQ(obs.reports[0].pages_moved, pages);
+}
