@@ -157,7 +157,7 @@ runtime_config parse_config(runtime_config cfg, const char* (*lookup)(const char
   if (auto v = get("CWS_EVOLVE_BOUND"); !v.empty())
     cfg.evolve_bound = parse_ranged("CWS_EVOLVE_BOUND", v, 1, 1000, "an integer (1..1000)");
   if (auto v = get("CWS_EVOLVE_SLOWDOWN"); !v.empty())
-    cfg.evolve_slowdown_pct = parse_ranged("CWS_EVOLVE_SLOWDOWN", v, 1, 1000, "a percentage (1..1000)");
+    cfg.evolve_slowdown_pct = parse_ranged("CWS_EVOLVE_SLOWDOWN", v, 0, 1000, "a percentage (1..1000), or 0 for never");
   if (auto v = get("CWS_STALL_MS"); !v.empty())
     cfg.stall_ms = parse_ranged("CWS_STALL_MS", v, 1, 60000, "milliseconds (1..60000)");
   if (auto v = get("CWS_EVOLVE_RELOCALIZE"); !v.empty())

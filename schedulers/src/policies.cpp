@@ -230,7 +230,8 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
   }
   // A stows run: the template stays. One slow run is noise (a preempted
   // worker, a page-fault storm); two in a row mean the schedule no longer fits.
-  const bool slow = s.best_stows_s > 0 && r.wall_s > s.best_stows_s * (1.0 + cfg.evolve_slowdown_pct / 100.0);
+  const bool slow = cfg.evolve_slowdown_pct > 0 && s.best_stows_s > 0 &&
+                    r.wall_s > s.best_stows_s * (1.0 + cfg.evolve_slowdown_pct / 100.0);
   if (!slow) {
     s.slow_stows_runs = 0;
     if (s.best_stows_s == 0 || r.wall_s < s.best_stows_s) s.best_stows_s = r.wall_s;

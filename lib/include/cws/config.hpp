@@ -19,7 +19,8 @@
 // Replay (the policies of cws::schedulers):
 //   CWS_EVOLVE_BOUND     RELWS iterations evolve runs at most before STOWS (default 5)
 //   CWS_EVOLVE_SLOWDOWN  percent by which two STOWS iterations in a row may be
-//                        slower than the best one before evolve returns to RELWS (default 25)
+//                        slower than the best one before evolve returns to RELWS (default 25;
+//                        0 = never return, e.g. where run times are noise)
 //   CWS_STALL_MS         how long every worker may wait with nothing runnable
 //                        before a replay is declared diverged (default 50)
 //   CWS_EVOLVE_RELOCALIZE 1 = evolve relocalizes the pages of a phase that
