@@ -1,0 +1,99 @@
+#pragma once
+// The locality checks shared by the synthetic-topology suite
+// (tests/schedulers/test_locality_replay.cpp, simulated page homes) and the
+// numa-vm suite (tests/numa_vm, the kernel's page homes):
+//   * schedule follows data: memcopy's copy replaying init's template under
+//     STOWS is local and relocalizing it moves nothing;
+//   * random stealing over first-touched pages loses locality (in some runs:
+//     two random trees can coincide), interleaved pages are ~1/N local;
+//   * evolve relocalizes heat's pages until it has converged, then stays
+//     >= 99% local and moves nothing more; the result equals a serial run.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cws/cws.hpp"
+#include "support/locality_scenarios.hpp"
+
+namespace cws::test {
+
+inline void check_copy_follows_init(const runtime_config& cfg) {
+  cws::runtime rt(cfg);
+  memcopy_scenario m(rt, 16);
+  auto& init = rt.schedule("init", "stows");
+  auto& copy = rt.schedule("copy", "stows").follow("init");
+  m.init(init);  // no template yet: random; first touch places the pages
+  EXPECT_GE(share_of(init), 0.99) << rt.page_homes().name();
+  for (int it = 0; it < 5; ++it) {
+    m.copy(copy);
+    EXPECT_GE(share_of(copy), 0.99) << "copy " << it;
+  }
+  EXPECT_TRUE(m.copied());
+  const relocalization_report& r = rt.relocalize(copy);
+  EXPECT_EQ(r.pages_examined, 2 * m.n * sizeof(double) / system_page());
+  EXPECT_EQ(r.pages_moved, 0u);
+  EXPECT_EQ(r.pages_failed, 0u);
+  EXPECT_TRUE(m.copied());
+}
+
+inline void check_random_and_interleave(const runtime_config& cfg) {
+  cws::runtime rt(cfg);
+  const unsigned nodes = rt.topology().numa_nodes();
+  std::vector<double> random_shares, interleaved_shares;
+  double lowest_random = 1.0;
+  for (int run = 0; run < 8; ++run) {
+    memcopy_scenario m(rt, 16);
+    m.init(rt.schedule("init/random"));
+    m.copy(rt.schedule("copy/random"));
+    EXPECT_TRUE(m.copied());
+    random_shares.push_back(share_of(rt.schedule("copy/random")));
+    lowest_random = std::min(lowest_random, random_shares.back());
+    memcopy_scenario mi(rt, 16, cws::numa::interleaved);
+    mi.init(rt.schedule("init/interleaved"));
+    interleaved_shares.push_back(share_of(rt.schedule("init/interleaved")));
+  }
+  const double random_mean = mean_share(random_shares), interleaved_mean = mean_share(interleaved_shares);
+  std::printf("  %u nodes (%s): random + first touch %.1f%% local (lowest %.1f%%), random + interleave %.1f%%\n",
+              nodes, rt.page_homes().name().c_str(), 100 * random_mean, 100 * lowest_random, 100 * interleaved_mean);
+  // Page p on node p % N: whatever the schedule, about 1/N of the bytes are local.
+  EXPECT_NEAR(interleaved_mean, 1.0 / nodes, 0.15);
+  // Two independent random trees can coincide (one worker doing everything
+  // on a loaded machine, say), so only some of the runs must lose locality.
+  EXPECT_LT(lowest_random, 0.9);
+}
+
+inline void check_evolve_heat(const runtime_config& cfg, unsigned steps = 14) {
+  cws::runtime rt(cfg);
+  heat_scenario h(rt, 512, 8);  // halo rows at worker boundaries stay well under 1% of the rows
+  h.init(rt.schedule("heat-init"));  // random, first touch
+  auto& step = rt.schedule("heat-step", "evolve");
+  std::vector<double> shares;
+  for (unsigned it = 0; it < steps; ++it) {
+    h.step(step);
+    shares.push_back(share_of(step));
+  }
+  EXPECT_DOUBLE_EQ(h.checksum(), heat_scenario::serial_checksum(h.rows, steps));
+
+  const auto* state = cws::schedulers::store_of(rt).find("heat-step");
+  ASSERT_NE(state, nullptr);
+  std::string history;
+  for (const auto& r : state->history)
+    history += "\n  #" + std::to_string(r.iteration) + " " + r.ran_as + " " + r.note + " " + r.divergence;
+  ASSERT_TRUE(state->converged) << "evolve did not converge within " << steps << " iterations:" << history;
+  const std::uint64_t converged_at = state->converged_at;
+  // Relocalized after the runs up to convergence, never after it.
+  ASSERT_NE(step.last_relocalization(), nullptr);
+  EXPECT_EQ(step.last_relocalization()->iteration, converged_at);
+  for (std::uint64_t it = converged_at + 1; it < steps; ++it)
+    EXPECT_GE(shares[it], 0.99) << "iteration " << it << " (converged at " << converged_at << ")" << history;
+  std::printf("  %u nodes (%s): evolve converged at iteration %llu; local share first %.1f%%, last %.2f%%\n",
+              rt.topology().numa_nodes(), rt.page_homes().name().c_str(),
+              static_cast<unsigned long long>(converged_at), 100 * shares.front(), 100 * shares.back());
+  EXPECT_EQ(rt.relocalize(step).pages_moved, 0u);
+}
+
+}  // namespace cws::test
