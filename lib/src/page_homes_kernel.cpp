@@ -29,15 +29,23 @@ constexpr std::size_t batch_pages = 4096;
 
 // page_mover::automatic uses mbind for runs of at least this many consecutive
 // pages going to one node, move_pages for the rest. Measured with cws-pagemove
-// (apps/pagemove) in numa-vm, 2 nodes, TCG, 32 MiB = 8192 pages of 4 KiB,
-// moving every other run of L pages to node 1 and back (GB/s of moved bytes):
-//   MEASURED_TABLE
-// A long mbind run also costs little in VMAs; a short one splits the mapping
-// into up to three VMAs per call (vm.max_map_count bounds them), another
-// reason not to mbind short runs.
-constexpr std::size_t mbind_min_run = 16;
+// (apps/pagemove) in numa-vm: 2 nodes, TCG on a busy 2-core host, 32 MiB =
+// 8192 pages of 4 KiB, every other run of L pages to node 1 and back, the
+// movers taking turns; best-of-9 GB/s of moved bytes (memcpy node 0 -> 1: 1.5):
+//   L           1      4      16     64     256    512    1024   all(8192)
+//   move_pages  0.22   0.23   0.23   0.20   0.24   0.15   0.15   0.24
+//   mbind       0.06   0.13   0.18   0.19   0.22   0.15   0.15   0.22
+// (the 512/1024 columns ran during a load spike; within a column the movers
+// saw the same load). mbind pays a call (and up to two VMA splits) per run:
+// 3.6x slower than move_pages for single pages, 1.8x for runs of 4, 1.25x for
+// 16, within 10% from 64 pages on, and it never clearly won, also in two more
+// runs (the kernel's move_pages already migrates a node's pages as a batch). So mbind is kept for long runs, where it costs nothing measurable,
+// sets the range's policy to its new home, and adds few VMAs (the VMA count
+// is bounded by vm.max_map_count). On real hardware rerun cws-pagemove;
+// CWS_PAGE_MOVER=move_pages|mbind forces one mover.
+constexpr std::size_t mbind_min_run = 512;
 
-// move_pages' status for a page it has not reached (see move_batch).
+// move_pages' status for a page it has not reached (see flush).
 constexpr int not_reported = INT_MIN;
 
 class kernel_page_homes final : public page_homes {

@@ -10,6 +10,7 @@ packages=(
   libboost-serialization-dev         # trace files (cws::traces)
   libgtest-dev libgmock-dev libbenchmark-dev
   libtbb-dev                         # baseline (OpenMP comes with g++)
+  qemu-system-x86 busybox-static cpio  # numa-vm guests for the numa-vm tests (../shared/tools/numa-vm)
 )
 
 missing=()
