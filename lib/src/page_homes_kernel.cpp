@@ -27,23 +27,19 @@ namespace {
 // arrays in chunks of its own anyway, so larger batches gain nothing.
 constexpr std::size_t batch_pages = 4096;
 
-// page_mover::automatic uses mbind for runs of at least this many consecutive
-// pages going to one node, move_pages for the rest. Measured with cws-pagemove
-// (apps/pagemove) in numa-vm: 2 nodes, TCG on a busy 2-core host, 32 MiB =
-// 8192 pages of 4 KiB, every other run of L pages to node 1 and back, the
-// movers taking turns; best-of-9 GB/s of moved bytes (memcpy node 0 -> 1: 1.5):
-//   L           1      4      16     64     256    512    1024   all(8192)
-//   move_pages  0.22   0.23   0.23   0.20   0.24   0.15   0.15   0.24
-//   mbind       0.06   0.13   0.18   0.19   0.22   0.15   0.15   0.22
-// (the 512/1024 columns ran during a load spike; within a column the movers
-// saw the same load). mbind pays a call (and up to two VMA splits) per run:
-// 3.6x slower than move_pages for single pages, 1.8x for runs of 4, 1.25x for
-// 16, within 10% from 64 pages on, and it never clearly won, also in two more
-// runs (the kernel's move_pages already migrates a node's pages as a batch). So mbind is kept for long runs, where it costs nothing measurable,
-// sets the range's policy to its new home, and adds few VMAs (the VMA count
-// is bounded by vm.max_map_count). On real hardware rerun cws-pagemove;
-// CWS_PAGE_MOVER=move_pages|mbind forces one mover.
-constexpr std::size_t mbind_min_run = 512;
+// Which mover is faster, measured with cws-pagemove (apps/pagemove) in
+// numa-vm: 2 nodes, TCG on a 2-core host, 32 MiB = 8192 pages of 4 KiB, every
+// other run of L pages to node 1 and back, the movers taking turns; GB/s of
+// moved bytes, median of 5 (memcpy node 0 -> 1: 1.54):
+//   L           1      4      16     64     256    all(8192)
+//   move_pages  0.156  0.155  0.163  0.159  0.242  0.245
+//   mbind       0.046  0.083  0.130  0.143  0.228  0.226
+// mbind pays a call (and up to two VMA splits) per run: 3.4x slower than
+// move_pages for single pages, 1.9x for runs of 4, and it never won, not even
+// for the whole array in one run (an earlier series of best-of-9 runs agreed).
+// So page_mover::automatic moves with move_pages; CWS_PAGE_MOVER=mbind
+// forces mbind (which also rebinds each run's policy to its new node). On
+// real hardware, rerun cws-pagemove.
 
 // move_pages' status for a page it has not reached (see flush).
 constexpr int not_reported = INT_MIN;
@@ -97,7 +93,7 @@ class kernel_page_homes final : public page_homes {
     for (std::size_t i = 0, j = 0; i < pages.size(); i = j) {
       // [i, j): consecutive pages with one target node.
       for (j = i + 1; j < pages.size() && nodes[j] == nodes[i] && pages[j] == pages[j - 1] + page_size_;) ++j;
-      bool use_mbind = mover_ == page_mover::mbind || (mover_ == page_mover::automatic && j - i >= mbind_min_run);
+      const bool use_mbind = mover_ == page_mover::mbind;
       if (use_mbind && move_run(pages.subspan(i, j - i), nodes[i], out)) continue;
       for (std::size_t k = i; k < j; ++k) {
         pending_.push_back(pages[k]);

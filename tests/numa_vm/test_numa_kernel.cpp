@@ -142,10 +142,9 @@ TEST(NumaVmKernelHomes, RejectsBadArguments) {
 
 class NumaVmKernelMove : public ::testing::TestWithParam<numa::page_mover> {};
 
-// The first half of the pages to the last node (one run of 1500 pages, which
-// auto moves with mbind) and every 3rd page of the second half to node p % N
-// (runs of one page: move_pages under auto), skipping pages already there so
-// that every listed page really moves.
+// The first half of the pages to the last node (one run of 1500 pages) and
+// every 3rd page of the second half to node p % N (runs of one page), skipping
+// pages already there so that every listed page really moves; for each mover.
 TEST_P(NumaVmKernelMove, MovesExactlyTheListedPagesAndKeepsTheData) {
   REQUIRE_NUMA_NODES();
   const unsigned nodes = machine().numa_nodes();

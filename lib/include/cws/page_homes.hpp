@@ -40,7 +40,7 @@ namespace cws::numa {
 enum class page_mover {
   move_pages,  // move_pages(2) on batches of pages: one syscall per batch, any page set
   mbind,       // mbind(MPOL_MF_MOVE | MPOL_BIND) per run of consecutive pages with one target node
-  automatic,   // mbind for runs of at least mbind_min_run pages, move_pages for the rest
+  automatic,   // the mover measured faster (move_pages at every run length; page_homes_kernel.cpp)
 };
 std::string_view to_string(page_mover m) noexcept;
 
