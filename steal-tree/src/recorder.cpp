@@ -35,6 +35,15 @@ std::size_t tree_bytes(const tree& t) noexcept {
   return n;
 }
 
+// The locality report's per-node vector and the relocalization reports with
+// their strings: O(nodes + relocalizations) per record.
+std::size_t locality_bytes(const phase_record& r) noexcept {
+  std::size_t n = vector_bytes(r.relocalizations);
+  if (r.locality) n += vector_bytes(r.locality->per_node);
+  for (const cws::relocalization_report& x : r.relocalizations) n += x.schedule.capacity() + x.backend.capacity();
+  return n;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- life cycle
@@ -71,7 +80,7 @@ const phase_record* recorder::latest(std::string_view schedule) const noexcept {
 std::size_t recorder::history_bytes() const noexcept {
   std::size_t n = vector_bytes(history_);
   for (const phase_record& r : history_)
-    n += r.schedule.capacity() + r.policy.capacity() + vector_bytes(r.stats) + tree_bytes(r.steals);
+    n += r.schedule.capacity() + r.policy.capacity() + vector_bytes(r.stats) + tree_bytes(r.steals) + locality_bytes(r);
   return n;
 }
 
@@ -169,11 +178,24 @@ void recorder::on_phase_end(const cws::phase_stats& stats) {
   r.policy = stats.phase.policy;
   r.wall_s = stats.wall_s;
   r.stats = stats.per_worker;
+  r.locality = stats.locality;
   const unsigned workers = static_cast<unsigned>(std::max<std::size_t>(stats.per_worker.size(), stats.phase.workers));
   r.steals = merge(std::min<unsigned>(workers, static_cast<unsigned>(buffers_.size())));
   r.steals.workers = workers;
   if (r.steals.worker_segments.size() < workers) r.steals.worker_segments.resize(workers);
   history_.push_back(std::move(r));
+}
+
+// Between phases, on the calling thread. Relocalize works on a schedule's
+// latest run, normally the newest record of that schedule; searching from the
+// back by (schedule, iteration) also copes with a history that lost that run
+// (clear(), or recording attached later): then the report is dropped.
+void recorder::on_relocalize(const cws::relocalization_report& report) {
+  for (auto it = history_.rbegin(); it != history_.rend(); ++it)
+    if (it->schedule == report.schedule && it->iteration == report.iteration) {
+      it->relocalizations.push_back(report);
+      return;
+    }
 }
 
 // ---------------------------------------------------------------- merge

@@ -40,6 +40,6 @@ TEST_P(Locality, RandomFirstTouchAndInterleavedPagesStayBelowTheReplay) {
 TEST_P(Locality, EvolveRelocalizesHeatUntilConvergedThenStaysLocal) { cws::test::check_evolve_heat(config()); }
 
 INSTANTIATE_TEST_SUITE_P(Synthetic, Locality, ::testing::Values(2u, 4u, 8u),
-                         [](const auto& info) { return std::to_string(info.param) + "nodes"; });
+                         [](const auto& param_info) { return std::to_string(param_info.param) + "nodes"; });
 
 }  // namespace

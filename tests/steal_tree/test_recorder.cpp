@@ -2,7 +2,8 @@
 // CWS_RECORD (config.record), the phase history, the tree's agreement with the
 // core's statistics, audit mode against the tree (fib and a memcopy-like
 // parallel_for, several seeds, 2 workers and synthetic 4- and 8-worker
-// topologies), and the O(segments + steals) size of what is recorded.
+// topologies), the O(segments + steals) size of what is recorded, and the
+// locality and relocalization reports kept with each run.
 
 #include <gtest/gtest.h>
 
@@ -158,6 +159,82 @@ TEST(steal_tree_recorder, detaches_when_destroyed) {
   }
   rt.run([] { cws::test::fib(15); });
   EXPECT_EQ(st::recorder_of(rt)->phases().size(), 2u);
+}
+
+// ---------------------------------------------------------------- locality
+
+// Each leaf of a parallel loop over `a` touches its chunk.
+void touch_all(cws::numa::array<std::uint64_t>& a) {
+  cws::parallel_for_range(
+      std::size_t{0}, a.size(),
+      [&a](std::size_t lo, std::size_t hi) { cws::touch(a.data() + lo, (hi - lo) * sizeof(std::uint64_t)); }, 512);
+}
+
+// A record keeps its phase's locality report and, in call order, every
+// relocalization made from its run; runs that declare nothing have neither.
+TEST(steal_tree_recorder, keeps_locality_and_relocalizations) {
+  cws::runtime rt(config(2, "pack:2 numa:1 core:1 pu:1"));
+  st::recorder* rec = st::recorder_of(rt);
+  ASSERT_NE(rec, nullptr);
+  auto a = cws::numa::allocate<std::uint64_t>(16 * 512, cws::numa::interleaved);
+  auto& s = rt.schedule("touching");
+  auto& quiet = rt.schedule("quiet");
+  const auto& s0 = rt.run(s, [&] { touch_all(a); });
+  ASSERT_TRUE(s0.locality.has_value()) << "the runtime measured no locality";
+  EXPECT_EQ(rec->latest("touching")->locality, s0.locality);
+  EXPECT_EQ(rec->latest("touching")->locality->touched_bytes, a.size() * sizeof(std::uint64_t));
+  EXPECT_TRUE(rec->latest("touching")->relocalizations.empty());
+  const std::size_t before = rec->history_bytes();
+  const cws::relocalization_report first = rt.relocalize(s);
+  ASSERT_EQ(rec->latest("touching")->relocalizations.size(), 1u);
+  EXPECT_EQ(rec->latest("touching")->relocalizations[0], first);
+  EXPECT_EQ(first.schedule, "touching");
+  EXPECT_EQ(first.iteration, 0u);
+  EXPECT_GT(rec->history_bytes(), before);  // the report is counted
+
+  rt.run(quiet, [] { cws::test::fib(12); });
+  EXPECT_FALSE(rec->latest("quiet")->locality.has_value());
+  EXPECT_TRUE(rec->latest("quiet")->relocalizations.empty());
+
+  // The second run, relocalized twice: both reports go to it, in order.
+  rt.run(s, [&] { touch_all(a); });
+  const cws::relocalization_report second = rt.relocalize(s);
+  const cws::relocalization_report third = rt.relocalize(s);
+  ASSERT_EQ(rec->phases().size(), 3u);
+  EXPECT_EQ(rec->phases()[0].relocalizations, (std::vector<cws::relocalization_report>{first}));
+  EXPECT_EQ(rec->phases()[2].relocalizations, (std::vector<cws::relocalization_report>{second, third}));
+  EXPECT_EQ(second.iteration, 1u);
+  EXPECT_TRUE(rec->phases()[1].relocalizations.empty());
+}
+
+// A report is filed under the record of its (schedule, iteration), wherever
+// that is in the history, and dropped when there is none.
+TEST(steal_tree_recorder, relocalization_without_its_run_is_ignored) {
+  cws::runtime rt(config(2));
+  st::recorder* rec = st::recorder_of(rt);
+  ASSERT_NE(rec, nullptr);
+  auto& s = rt.schedule("a");
+  rt.run(s, [] { cws::test::fib(10); });
+  rt.run(s, [] { cws::test::fib(10); });
+  cws::relocalization_report r;
+  r.schedule = "a";
+  r.iteration = 0;
+  r.backend = "simulated";
+  rec->on_relocalize(r);  // an older run of the schedule: still its record
+  EXPECT_EQ(rec->phases()[0].relocalizations.size(), 1u);
+  EXPECT_TRUE(rec->phases()[1].relocalizations.empty());
+  r.iteration = 5;
+  rec->on_relocalize(r);  // a run never recorded
+  r.schedule = "b";
+  r.iteration = 0;
+  rec->on_relocalize(r);  // a schedule never recorded
+  EXPECT_EQ(rec->phases()[0].relocalizations.size(), 1u);
+  EXPECT_TRUE(rec->phases()[1].relocalizations.empty());
+  rec->clear();
+  r.schedule = "a";
+  r.iteration = 1;
+  rec->on_relocalize(r);  // its record was cleared
+  EXPECT_TRUE(rec->phases().empty());
 }
 
 // ---------------------------------------------------------------- audit vs tree

@@ -8,6 +8,7 @@
 //                                     binary archives are not portable: x86-64 Linux)
 //   v<N>-fib12-2w.cwst                a real run: fib(12), 3 iterations, 2 workers on
 //                                     the synthetic topology "pack:2 numa:1 core:1 pu:1"
+//                                     (from version 3 on: with touches, relocalized after run #0)
 //                                     (host and creation time replaced by fixed values)
 // and prints what the golden test should expect of the fib file.
 //
@@ -17,8 +18,16 @@
 // a designated spawn goes to that worker's mailbox, and the spawner takes it
 // back at its sync if the worker has not started it yet (RELWS-like); idle
 // workers take their mail first, then steal from a random victim.
+//
+// From version 3 on, the fib run also declares touches: an interleaved
+// cws::numa array of 16 pages is split along the recursion (the spawned child
+// takes the lower half of its parent's range, the continuation the upper
+// half) and each leaf touches its range, so every run has a locality report;
+// after run #0 the schedule is relocalized (simulated page backend: the
+// topology is synthetic), which must have moved pages.
 #include <fmt/format.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -58,13 +67,17 @@ class designate_policy final : public cws::scheduling_policy {
 };
 
 // fib whose spawns at depth < 4 designate a worker: the other one at even
-// depths, worker 0 at odd ones.
-std::uint64_t designated_fib(unsigned n, unsigned depth) {
-  if (n < 2) return n;
+// depths, worker 0 at odd ones. Leaves touch their part [lo, hi) of `data`.
+std::uint64_t designated_fib(unsigned n, unsigned depth, std::uint64_t* data, std::size_t lo, std::size_t hi) {
+  if (n < 2) {
+    cws::touch(data + lo, (hi - lo) * sizeof(std::uint64_t));
+    return n;
+  }
   std::uint64_t a = 0;
+  const std::size_t mid = lo + (hi - lo) / 2;
   if (depth < 4) cws::designate_after_next_spawn(depth % 2 == 0 ? 1 : 0);
-  cws::spawn([&a, n, depth] { a = designated_fib(n - 1, depth + 1); });
-  const std::uint64_t b = designated_fib(n - 2, depth + 1);
+  cws::spawn([&a, n, depth, data, lo, mid] { a = designated_fib(n - 1, depth + 1, data, lo, mid); });
+  const std::uint64_t b = designated_fib(n - 2, depth + 1, data, mid, hi);
   cws::sync();
   return a + b;
 }
@@ -91,13 +104,20 @@ int main(int argc, char** argv) {
     for (int attempt = 0; attempt < 500; ++attempt) {
       cws::runtime rt(cws::test::config(2, "pack:2 numa:1 core:1 pu:1"));
       auto& s = rt.schedule("fib", "golden-designate");
-      for (int it = 0; it < 3; ++it)
-        rt.run(s, [] {
-          if (designated_fib(12, 0) != 144) throw std::runtime_error("fib(12) != 144");
+      constexpr std::size_t elements = 16 * 4096 / sizeof(std::uint64_t);
+      auto data = cws::numa::allocate<std::uint64_t>(elements, cws::numa::interleaved);
+      for (int it = 0; it < 3; ++it) {
+        rt.run(s, [&data] {
+          if (designated_fib(12, 0, data.data(), 0, data.size()) != 144) throw std::runtime_error("fib(12) != 144");
         });
+        if (it == 0) rt.relocalize(s);
+      }
       cws::traces::trace_file f = cws::traces::capture(rt);
-      std::uint64_t steals = 0, runs_with_steals = 0, designated = 0, taken_back = 0, extra = 0;
+      std::uint64_t steals = 0, runs_with_steals = 0, designated = 0, taken_back = 0, extra = 0, moved = 0;
+      bool measured = true;
       for (const auto& r : f.phases) {
+        measured &= r.locality.has_value();
+        for (const cws::relocalization_report& x : r.relocalizations) moved += x.pages_moved;
         const std::uint64_t n = cws::steal_tree::summarize(r.steals).steals;
         steals += n;
         runs_with_steals += n > 0;
@@ -108,6 +128,7 @@ int main(int argc, char** argv) {
         }
       }
       if (steals < 4 || runs_with_steals < 2 || designated == 0 || taken_back == 0 || extra == 0) continue;
+      if (!measured || moved == 0) continue;
       f.header.host = "golden";
       f.header.created = "2024-01-01T00:00:00Z";
       const std::string path = dir + "/" + v + "-fib12-2w.cwst";
@@ -127,11 +148,30 @@ int main(int argc, char** argv) {
                       static_cast<unsigned long long>(x.nested_segments), x.idle_s,
                       static_cast<unsigned long long>(x.designated), static_cast<unsigned long long>(x.taken_back));
         }
+        if (r.locality) {
+          const cws::locality_report& l = *r.locality;
+          std::printf("    locality: pages %llu, touched %llu, local %llu, unknown %llu, per node:",
+                      static_cast<unsigned long long>(l.pages), static_cast<unsigned long long>(l.touched_bytes),
+                      static_cast<unsigned long long>(l.local_bytes), static_cast<unsigned long long>(l.unknown_bytes));
+          for (const cws::node_locality& n : l.per_node)
+            std::printf(" {%llu, %llu}", static_cast<unsigned long long>(n.touched_bytes),
+                        static_cast<unsigned long long>(n.local_bytes));
+          std::printf("\n");
+        }
+        for (const cws::relocalization_report& x : r.relocalizations)
+          std::printf(
+              "    relocalization: %s #%llu, %s, examined %llu, moved %llu, failed %llu, bytes %llu, seconds %.17g\n",
+              x.schedule.c_str(), static_cast<unsigned long long>(x.iteration), x.backend.c_str(),
+              static_cast<unsigned long long>(x.pages_examined), static_cast<unsigned long long>(x.pages_moved),
+              static_cast<unsigned long long>(x.pages_failed), static_cast<unsigned long long>(x.bytes_moved),
+              x.seconds);
         std::printf("%s", cws::steal_tree::describe(r.steals).c_str());
       }
       return 0;
     }
-    std::fprintf(stderr, "make_golden: no fib run with 4 steals in 2 iterations, designated, extra and taken-back steals after 500 attempts\n");
+    std::fprintf(stderr,
+                 "make_golden: no fib run with 4 steals in 2 iterations, designated, extra and taken-back steals, "
+                 "locality reports and moved pages after 500 attempts\n");
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "make_golden: %s\n", e.what());

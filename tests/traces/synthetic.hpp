@@ -5,7 +5,9 @@
 //
 // synthetic_trace(version) is the content as format version `version` holds
 // it: from version 2 on, the per-worker statistics carry designated steals
-// and taken-back tasks (version 1 has no such fields: they are 0).
+// and taken-back tasks (version 1 has no such fields: they are 0); from
+// version 3 on, both runs carry a locality report and run #0 two
+// relocalizations (see synthetic_locality below).
 //
 // Two runs of schedule "stencil" on 4 workers (workers 0, 1 on NUMA node 0;
 // 2, 3 on node 1). Steal tree of run #0 (policy relws), segments in pre-order:
@@ -23,10 +25,51 @@
 #include <cstdint>
 #include <vector>
 
+#include "cws/locality.hpp"
 #include "cws/steal_tree/tree.hpp"
 #include "cws/traces/trace_file.hpp"
 
 namespace cws::test {
+
+// Version 3 content. Pages of 4096 bytes; node 0's workers touched 32 pages,
+// node 1's 16. Run #0: 2 of node 0's pages and 1 of node 1's were not local,
+// one of them without a known home (local 93.75% on node 0, 93.75% on node
+// 1, 93.75% in all). Then two relocalizations of run #0: the first moved 2
+// pages and failed 1, the second found nothing more to move and failed on
+// the same page again. Run #1 (stows): everything local.
+inline cws::locality_report synthetic_locality(std::uint64_t iteration) {
+  cws::locality_report l;
+  l.pages = 48;
+  if (iteration % 2 == 0) {
+    l.per_node = {{32 * 4096, 30 * 4096}, {16 * 4096, 15 * 4096}};
+    l.unknown_bytes = 4096;
+  } else {
+    l.per_node = {{32 * 4096, 32 * 4096}, {16 * 4096, 16 * 4096}};
+  }
+  for (const cws::node_locality& n : l.per_node) {
+    l.touched_bytes += n.touched_bytes;
+    l.local_bytes += n.local_bytes;
+  }
+  return l;
+}
+
+inline std::vector<cws::relocalization_report> synthetic_relocalizations(std::uint64_t iteration) {
+  if (iteration % 2 == 1) return {};
+  cws::relocalization_report a;
+  a.schedule = "stencil";
+  a.iteration = iteration;
+  a.backend = "simulated";
+  a.pages_examined = 48;
+  a.pages_moved = 2;
+  a.pages_failed = 1;
+  a.bytes_moved = 2 * 4096;
+  a.seconds = 1.220703125e-4;  // 2^-13: exact in every archive kind
+  cws::relocalization_report b = a;
+  b.pages_moved = 0;
+  b.bytes_moved = 0;
+  b.seconds = 3.0517578125e-5;
+  return {a, b};
+}
 
 inline cws::steal_tree::phase_record synthetic_run(std::uint64_t iteration,
                                                    std::uint32_t version = cws::traces::format_version) {
@@ -128,6 +171,10 @@ inline cws::steal_tree::phase_record synthetic_run(std::uint64_t iteration,
     }
   }
   r.stats = {w0, w1, w2, w3};
+  if (version >= 3) {
+    r.locality = synthetic_locality(iteration);
+    r.relocalizations = synthetic_relocalizations(iteration);
+  }
   return r;
 }
 

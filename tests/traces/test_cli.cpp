@@ -3,15 +3,14 @@
 // comparable, 4 output not writable), including coarsen's output files read
 // back.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "cli_fixture.hpp"
 #include "cws/steal_tree/analysis.hpp"
 #include "cws/steal_tree/coarsen.hpp"
 #include "cws/traces/trace_file.hpp"
@@ -21,63 +20,16 @@ namespace {
 
 namespace tr = cws::traces;
 namespace st = cws::steal_tree;
+using cws::test::Cli;
+using cws::test::quote;
+using cws::test::result;
 using nlohmann::json;
-
-struct result {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-class Cli : public ::testing::Test {
- protected:
-  result run(const std::string& args) {
-    const std::string out = dir.file("stdout"), err = dir.file("stderr");
-    const std::string cmd = quote(CWS_TRACE_CLI) + " " + args + " >" + quote(out) + " 2>" + quote(err);
-    const int status = std::system(cmd.c_str());
-    result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    r.out = cws::test::slurp(out);
-    r.err = cws::test::slurp(err);
-    return r;
-  }
-  // Runs with --json; the output must be one JSON document.
-  json run_json(const std::string& args, int expect_code) {
-    const result r = run(args + " --json");
-    EXPECT_EQ(r.code, expect_code) << args << "\n" << r.err;
-    try {
-      return json::parse(r.out);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << args << ": not JSON: " << e.what() << "\n" << r.out;
-      return {};
-    }
-  }
-  static std::string golden(const std::string& name) { return std::string(CWS_TRACES_GOLDEN_DIR) + "/" + name; }
-  std::string damaged() {
-    std::string bytes = cws::test::slurp(golden("v1-synthetic-4w-audit.cwst"));
-    bytes[bytes.size() / 2] ^= 0x20;
-    const std::string path = dir.file("damaged.cwst");
-    cws::test::spit(path, bytes);
-    return path;
-  }
-  cws::test::scratch_dir dir;
-  const std::string syn = golden("v1-synthetic-4w-audit.cwst");
-  const std::string fib = golden("v1-fib12-2w.cwst");
-  const std::string syn2 = golden("v2-synthetic-4w-audit.cwst");
-  const std::string fib2 = golden("v2-fib12-2w.cwst");
-  const std::string version = std::to_string(tr::format_version);
-};
 
 TEST_F(Cli, HelpDocumentsSubcommandsAndExitCodes) {
   const result r = run("--help");
   EXPECT_EQ(r.code, 0);
-  for (const char* s : {"info", "show", "tree", "timeline", "diff", "validate", "convert", "coarsen", "Exit codes:",
-                        "3  diff: the two sides cannot be compared"})
+  for (const char* s : {"info", "show", "tree", "timeline", "diff", "validate", "convert", "coarsen", "locality",
+                        "Exit codes:", "3  diff: the two sides cannot be compared"})
     EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
 }
 
@@ -269,18 +221,22 @@ TEST_F(Cli, ValidateGoodAndBadFiles) {
 }
 
 TEST_F(Cli, ConvertBetweenEveryKind) {
-  std::string from = syn2;
+  // The version-3 file: locality reports and relocalizations go along.
+  std::string from = syn3;
   for (const char* kind : {"xml", "binary", "text"}) {
     const std::string out = dir.file(std::string("c.") + kind + ".cwst");
     const json j = run_json("convert " + quote(from) + " --to " + kind + " " + quote(out), 0);
     EXPECT_EQ(j["to"], kind);
-    EXPECT_EQ(tr::read(out).header.archive, tr::parse_archive_kind(kind));
-    EXPECT_TRUE(tr::identical(tr::read(out), tr::read(syn2)));
+    const tr::trace_file back = tr::read(out);
+    EXPECT_EQ(back.header.archive, tr::parse_archive_kind(kind));
+    EXPECT_TRUE(tr::identical(back, tr::read(syn3)));
+    EXPECT_TRUE(back.phases[0].locality.has_value());
+    EXPECT_EQ(back.phases[0].relocalizations.size(), 2u);
     from = out;
   }
   // Back to text: the very bytes of the golden file of the current version.
-  if (tr::format_version == 2) {
-    EXPECT_EQ(cws::test::slurp(from), cws::test::slurp(syn2));
+  if (tr::format_version == 3) {
+    EXPECT_EQ(cws::test::slurp(from), cws::test::slurp(syn3));
   }
   // An older file converts to the current version with the same contents.
   const std::string up = dir.file("up.cwst");
@@ -313,6 +269,8 @@ void expect_coarsened(const tr::trace_file& in, const tr::trace_file& out, const
     EXPECT_EQ(b.iteration, a.iteration);
     EXPECT_EQ(b.policy, a.policy);
     EXPECT_EQ(b.stats, a.stats);
+    EXPECT_EQ(b.locality, a.locality);  // coarsening prunes the tree only
+    EXPECT_EQ(b.relocalizations, a.relocalizations);
     const bool is_changed = std::find(changed.begin(), changed.end(), i) != changed.end();
     if (!is_changed) {
       EXPECT_TRUE(tr::identical(a, b));

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cws/steal_tree/analysis.hpp"
 #include "cws/traces/trace_file.hpp"
@@ -232,17 +234,133 @@ TEST(Golden, V2FibRunHasTheKnownContents) {
   EXPECT_EQ(t.worker_segments, (std::vector<std::vector<std::uint32_t>>{{0, 2}, {1}}));
 }
 
+// ---------------------------------------------------------------- version 3
+
+TEST(Golden, V3SyntheticTextHasTheKnownContents) {
+  const tr::trace_file f = tr::read(golden("v3-synthetic-4w-audit.cwst"));
+  EXPECT_EQ(f.header.format_version, 3u);
+  EXPECT_EQ(f.header.archive, tr::archive_kind::text);
+  EXPECT_EQ(f.header.host, "synthetic");
+  EXPECT_EQ(f.header.topology.numa_nodes, 2u);
+  ASSERT_EQ(f.phases.size(), 2u);
+  // The trees and statistics are those of version 2.
+  const tr::trace_file v2 = tr::read(golden("v2-synthetic-4w-audit.cwst"));
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(f.phases[i].steals, v2.phases[i].steals) << i;
+    EXPECT_EQ(f.phases[i].stats, v2.phases[i].stats) << i;
+  }
+  // The fields version 3 added, field by field.
+  const st::phase_record& r0 = f.phases[0];
+  ASSERT_TRUE(r0.locality.has_value());
+  EXPECT_EQ(r0.locality->pages, 48u);
+  EXPECT_EQ(r0.locality->touched_bytes, 196608u);
+  EXPECT_EQ(r0.locality->local_bytes, 184320u);
+  EXPECT_EQ(r0.locality->unknown_bytes, 4096u);
+  EXPECT_EQ(r0.locality->per_node, (std::vector<cws::node_locality>{{131072, 122880}, {65536, 61440}}));
+  EXPECT_EQ(r0.locality->share(), 0.9375);
+  ASSERT_EQ(r0.relocalizations.size(), 2u);
+  const cws::relocalization_report& a = r0.relocalizations[0];
+  EXPECT_EQ(a.schedule, "stencil");
+  EXPECT_EQ(a.iteration, 0u);
+  EXPECT_EQ(a.backend, "simulated");
+  EXPECT_EQ(a.pages_examined, 48u);
+  EXPECT_EQ(a.pages_moved, 2u);
+  EXPECT_EQ(a.pages_failed, 1u);
+  EXPECT_EQ(a.bytes_moved, 8192u);
+  EXPECT_EQ(a.seconds, 1.220703125e-4);
+  EXPECT_EQ(r0.relocalizations[1].pages_moved, 0u);
+  EXPECT_EQ(r0.relocalizations[1].pages_failed, 1u);
+  EXPECT_EQ(r0.relocalizations[1].seconds, 3.0517578125e-5);
+  const st::phase_record& r1 = f.phases[1];
+  ASSERT_TRUE(r1.locality.has_value());
+  EXPECT_EQ(r1.locality->local_bytes, 196608u);
+  EXPECT_EQ(r1.locality->unknown_bytes, 0u);
+  EXPECT_TRUE(r1.relocalizations.empty());
+  EXPECT_TRUE(tr::identical(f, cws::test::synthetic_trace(3)));
+}
+
+TEST(Golden, V3SyntheticXmlAndBinaryReadTheSame) {
+  const tr::trace_file text = tr::read(golden("v3-synthetic-4w-audit.cwst"));
+  const tr::trace_file x = tr::read(golden("v3-synthetic-4w-audit.xml.cwst"));
+  EXPECT_EQ(x.header.format_version, 3u);
+  EXPECT_EQ(x.header.archive, tr::archive_kind::xml);
+  EXPECT_TRUE(tr::identical(x, text));
+  const std::string xml = cws::test::slurp(golden("v3-synthetic-4w-audit.xml.cwst"));
+  EXPECT_NE(xml.find("<has_locality>1</has_locality>"), std::string::npos);
+  EXPECT_NE(xml.find("<unknown_bytes>4096</unknown_bytes>"), std::string::npos);
+  EXPECT_NE(xml.find("<relocalization_count>2</relocalization_count>"), std::string::npos);
+  EXPECT_NE(xml.find("<backend>simulated</backend>"), std::string::npos);
+  const tr::trace_file b = tr::read(golden("v3-synthetic-4w-audit.bin.cwst"));
+  EXPECT_EQ(b.header.archive, tr::archive_kind::binary);
+  EXPECT_TRUE(tr::identical(b, text));
+}
+
+// A real run that declared touches: make_golden's fib(12) under
+// "golden-designate", leaves touching an interleaved 16-page array, the
+// schedule relocalized (simulated backend) after run #0.
+TEST(Golden, V3FibRunHasTheKnownContents) {
+  const tr::trace_file f = tr::read(golden("v3-fib12-2w.cwst"));
+  EXPECT_EQ(f.header.format_version, 3u);
+  EXPECT_EQ(f.header.host, "golden");
+  EXPECT_EQ(f.header.topology.source, "synthetic \"pack:2 numa:1 core:1 pu:1\" (CWS_TOPOLOGY)");
+  EXPECT_EQ(f.header.options.workers, 2u);
+  ASSERT_EQ(f.phases.size(), 3u);
+  const st::totals expect[] = {{233, 3, 4, 3}, {233, 0, 1, 1}, {233, 3, 4, 4}};
+  const double wall[] = {5.2058000000000002e-05, 4.6789999999999998e-05, 2.7532e-05};
+  const std::uint64_t designated[] = {3, 0, 0}, extra[] = {0, 0, 3}, taken_back[] = {4, 5, 5};
+  // Locality per run: local bytes, and per node {touched, local}; 16 pages,
+  // 64 KiB touched once each, none of unknown home.
+  const std::uint64_t local[] = {36864, 53248, 51072};
+  const std::vector<cws::node_locality> per_node[] = {
+      {{53248, 28672}, {12288, 8192}}, {{65536, 53248}, {0, 0}}, {{63360, 51072}, {2176, 0}}};
+  for (std::size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    const st::phase_record& r = f.phases[i];
+    EXPECT_EQ(r.schedule, "fib");
+    EXPECT_EQ(r.iteration, i);
+    EXPECT_EQ(r.policy, "golden-designate");
+    EXPECT_EQ(r.wall_s, wall[i]);
+    EXPECT_EQ(st::summarize(r.steals), expect[i]);
+    std::uint64_t d = 0, e = 0, t = 0;
+    for (const cws::worker_stats& w : r.stats) d += w.designated, e += w.steals - w.designated, t += w.taken_back;
+    EXPECT_EQ(d, designated[i]);
+    EXPECT_EQ(e, extra[i]);
+    EXPECT_EQ(t, taken_back[i]);
+    ASSERT_TRUE(r.locality.has_value());
+    EXPECT_EQ(r.locality->pages, 16u);
+    EXPECT_EQ(r.locality->touched_bytes, 65536u);
+    EXPECT_EQ(r.locality->local_bytes, local[i]);
+    EXPECT_EQ(r.locality->unknown_bytes, 0u);
+    EXPECT_EQ(r.locality->per_node, per_node[i]);
+    EXPECT_EQ(r.relocalizations.size(), i == 0 ? 1u : 0u);
+  }
+  // The relocalization after run #0 moved the 7 pages node 1 had and node
+  // 0's worker used most.
+  const cws::relocalization_report& x = f.phases[0].relocalizations.at(0);
+  EXPECT_EQ(x.schedule, "fib");
+  EXPECT_EQ(x.iteration, 0u);
+  EXPECT_EQ(x.backend, "simulated");
+  EXPECT_EQ(x.pages_examined, 16u);
+  EXPECT_EQ(x.pages_moved, 7u);
+  EXPECT_EQ(x.pages_failed, 0u);
+  EXPECT_EQ(x.bytes_moved, 7u * 4096u);
+  EXPECT_EQ(x.seconds, 1.5719999999999999e-06);
+  EXPECT_EQ(f.phases[1].stats[0], (cws::worker_stats{233, 1, 0, 0, 0, 0.0, 0, 5}));
+}
+
 // ---------------------------------------------------------------- rewriting
 
 const char* const v1_files[] = {"v1-synthetic-4w-audit.cwst", "v1-synthetic-4w-audit.xml.cwst", "v1-fib12-2w.cwst"};
 const char* const v2_files[] = {"v2-synthetic-4w-audit.cwst", "v2-synthetic-4w-audit.xml.cwst",
                                 "v2-synthetic-4w-audit.bin.cwst", "v2-fib12-2w.cwst"};
+const char* const v3_files[] = {"v3-synthetic-4w-audit.cwst", "v3-synthetic-4w-audit.xml.cwst",
+                                "v3-synthetic-4w-audit.bin.cwst", "v3-fib12-2w.cwst"};
 
 // Reading a golden file of the current version and writing it again gives the
 // same bytes: the writer still produces that version exactly.
 TEST(Golden, RewritingCurrentVersionFilesIsByteIdentical) {
-  if (tr::format_version != 2) GTEST_SKIP() << "format version moved on; v2 files are only read";
-  for (const char* name : v2_files) {
+  if (tr::format_version != 3) GTEST_SKIP() << "format version moved on; v3 files are only read";
+  for (const char* name : v3_files) {
     const std::string bytes = cws::test::slurp(golden(name));
     const tr::trace_file f = tr::decode(bytes, name);
     EXPECT_EQ(tr::encode(f, f.header.archive), bytes) << name;
@@ -250,11 +368,18 @@ TEST(Golden, RewritingCurrentVersionFilesIsByteIdentical) {
 }
 
 // Older files are read, and written again as the current version with the
-// same contents (the fields they lack stay 0).
+// same contents (the fields they lack stay 0 or empty).
 TEST(Golden, OlderVersionsRewriteAsTheCurrentOne) {
-  for (const char* name : v1_files) {
+  std::vector<std::pair<const char*, std::uint32_t>> older;
+  for (const char* name : v1_files) older.emplace_back(name, 1);
+  for (const char* name : v2_files) older.emplace_back(name, 2);
+  for (const auto& [name, version] : older) {
     const tr::trace_file f = tr::read(golden(name));
-    EXPECT_EQ(f.header.format_version, 1u) << name;
+    EXPECT_EQ(f.header.format_version, version) << name;
+    for (const st::phase_record& r : f.phases) {
+      EXPECT_FALSE(r.locality.has_value()) << name;
+      EXPECT_TRUE(r.relocalizations.empty()) << name;
+    }
     const std::string bytes = tr::encode(f, f.header.archive);
     EXPECT_EQ(cws::test::get_le(bytes, 8, 4), tr::format_version) << name;
     const tr::trace_file back = tr::decode(bytes, name);
@@ -263,6 +388,8 @@ TEST(Golden, OlderVersionsRewriteAsTheCurrentOne) {
   }
   // The v1 synthetic file rewritten is the v1 content, not the v2 one.
   EXPECT_FALSE(tr::identical(tr::read(golden("v1-synthetic-4w-audit.cwst")), tr::read(golden("v2-synthetic-4w-audit.cwst"))));
+  EXPECT_FALSE(
+      tr::identical(tr::read(golden("v2-synthetic-4w-audit.cwst")), tr::read(golden("v3-synthetic-4w-audit.cwst"))));
 }
 
 }  // namespace

@@ -56,6 +56,42 @@ TEST(RuntimeIo, SaveTracesWritesEveryRecordedPhase) {
   EXPECT_EQ(st::summarize(f.phases[0].steals).tasks, cws::test::fib_spawns(14) + 1);
 }
 
+// Runs that declared touches keep their locality report and relocalizations
+// through save_traces and read (format version 3).
+TEST(RuntimeIo, LocalityAndRelocalizationsAreSaved) {
+  cws::test::scratch_dir dir;
+  const std::string path = dir.file("touch.cwst");
+  std::vector<st::phase_record> recorded;
+  {
+    cws::runtime rt(cws::test::config(2, cws::test::four_cores));
+    auto data = cws::numa::allocate<std::uint64_t>(8 * 512, cws::numa::interleaved);
+    auto& s = rt.schedule("touch");
+    for (int i = 0; i < 2; ++i) {
+      rt.run(s, [&data] {
+        cws::parallel_for_range(
+            std::size_t{0}, data.size(),
+            [&data](std::size_t lo, std::size_t hi) {
+              cws::touch(data.data() + lo, (hi - lo) * sizeof(std::uint64_t));
+            },
+            256);
+      });
+      rt.relocalize(s);
+    }
+    rt.save_traces(path);
+    recorded = st::recorder_of(rt)->phases();
+  }
+  const tr::trace_file f = tr::read(path);
+  EXPECT_EQ(f.header.format_version, tr::format_version);
+  ASSERT_EQ(f.phases.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_TRUE(tr::identical(f.phases[i], recorded[i])) << i;
+    ASSERT_TRUE(f.phases[i].locality.has_value()) << i;
+    EXPECT_EQ(f.phases[i].locality->touched_bytes, 8u * 4096u) << i;
+    ASSERT_EQ(f.phases[i].relocalizations.size(), 1u) << i;
+    EXPECT_EQ(f.phases[i].relocalizations[0].iteration, i);
+  }
+}
+
 TEST(RuntimeIo, AuditedRunsValidateAndRoundTrip) {
   cws::runtime_config c = cws::test::config(4, cws::test::four_cores);
   c.audit = true;

@@ -41,6 +41,20 @@ tr::trace_file awkward_trace() {
   r.stats[2].idle_s = std::numeric_limits<double>::max();
   r.stats[3].failed_steals = std::numeric_limits<std::uint64_t>::max();
   r.steals.segments[0].end_ns = std::numeric_limits<std::uint64_t>::max();
+  // Locality counts whose sums reach 2^64 - 1 exactly; a relocalization time
+  // that is subnormal, a backend name with markup.
+  constexpr std::uint64_t top = std::uint64_t{1} << 63;
+  r.locality->per_node = {{top, top - 5}, {top - 1, 0}};
+  r.locality->touched_bytes = std::numeric_limits<std::uint64_t>::max();
+  r.locality->local_bytes = top - 5;
+  r.locality->unknown_bytes = top;
+  r.locality->pages = std::numeric_limits<std::uint64_t>::max();
+  for (cws::relocalization_report& x : r.relocalizations) {
+    x.schedule = r.schedule;
+    x.iteration = r.iteration;
+    x.backend = "kernel <move_pages> & \"auto\"";
+  }
+  r.relocalizations[0].seconds = std::numeric_limits<double>::denorm_min();
   return f;
 }
 
@@ -55,6 +69,8 @@ TEST(TraceFile, RoundTripEveryArchiveKindIsBitIdentical) {
       for (std::size_t i = 0; i < back.phases.size(); ++i) {
         EXPECT_TRUE(tr::identical(original.phases[i], back.phases[i])) << "phase " << i;
         EXPECT_EQ(original.phases[i].steals, back.phases[i].steals);
+        EXPECT_EQ(original.phases[i].locality, back.phases[i].locality);
+        EXPECT_EQ(original.phases[i].relocalizations, back.phases[i].relocalizations);
         EXPECT_EQ(std::bit_cast<std::uint64_t>(original.phases[i].wall_s), std::bit_cast<std::uint64_t>(back.phases[i].wall_s));
       }
       EXPECT_EQ(back.header.format_version, tr::format_version);

@@ -19,6 +19,11 @@ int cmd_tree(const std::string& path, const std::optional<std::string>& phase,
 int cmd_timeline(const std::string& path, const std::optional<std::string>& phase,
                  const std::optional<std::uint64_t>& iteration, const std::string& output);
 
+// locality.cpp: locality reports and relocalizations of the selected runs
+// (format version 3); a file without any prints one line and succeeds.
+int cmd_locality(const std::string& path, const std::optional<std::string>& phase,
+                 const std::optional<std::uint64_t>& iteration);
+
 // compare.cpp: schedule distance between two traces (FILE or FILE@PHASE[#ITERATION]).
 int cmd_diff(const std::string& a_arg, const std::string& b_arg);
 

@@ -18,6 +18,7 @@
 #include "commands.hpp"
 #include "cws/steal_tree/analysis.hpp"
 #include "cws/traces/export.hpp"
+#include "locality_format.hpp"
 
 namespace cws::trace_cli {
 
@@ -76,7 +77,10 @@ json run_json(const st::phase_record& r, std::size_t index) {
           {"wall_s", r.wall_s},
           {"totals", totals_json(st::summarize(r.steals))},
           {"audit_records", r.steals.audit.size()},
-          {"steal_kinds", {{"designated", k.designated}, {"extra", k.extra}, {"taken_back", k.taken_back}}}};
+          {"steal_kinds", {{"designated", k.designated}, {"extra", k.extra}, {"taken_back", k.taken_back}}},
+          // Format version 3; null / empty for older files and runs without touches.
+          {"locality", r.locality ? locality_json(*r.locality) : json(nullptr)},
+          {"relocalizations", relocalizations_json(r.relocalizations)}};
 }
 
 json tree_json(const st::tree& t) {
@@ -160,18 +164,22 @@ int cmd_info(const std::string& path) {
     for (const auto& r : f.phases) wname = std::max(wname, r.schedule.size()), wpol = std::max(wpol, r.policy.size());
     // steals: segments started by a steal (the tree); designated / extra:
     // of the workers' steals, those planned (taken from their own mailbox)
-    // and the others; taken back: routed tasks their spawner ran itself.
-    out += fmt::format("\n{:>4}  {:<{}}  {:>5}  {:<{}}  {:>10}  {:>10}  {:>7}  {:>10}  {:>6}  {:>10}  {:>8}  {:>5}  {:>6}\n",
-                       "#", "schedule", wname, "iter", "policy", wpol, "wall ms", "tasks", "steals", "designated",
-                       "extra", "taken back", "segments", "depth", "audit");
+    // and the others; taken back: routed tasks their spawner ran itself;
+    // locality: local share of the touched bytes and what relocalizing moved
+    // (format version 3).
+    out += fmt::format(
+        "\n{:>4}  {:<{}}  {:>5}  {:<{}}  {:>10}  {:>10}  {:>7}  {:>10}  {:>6}  {:>10}  {:>8}  {:>5}  {:>6}  {}\n", "#",
+        "schedule", wname, "iter", "policy", wpol, "wall ms", "tasks", "steals", "designated", "extra", "taken back",
+        "segments", "depth", "audit", "locality");
     for (std::size_t i = 0; i < f.phases.size(); ++i) {
       const auto& r = f.phases[i];
       const st::totals t = st::summarize(r.steals);
       const steal_kinds k = kinds_of_steals(r);
       out += fmt::format(
-          "{:>4}  {:<{}}  {:>5}  {:<{}}  {:>10.3f}  {:>10}  {:>7}  {:>10}  {:>6}  {:>10}  {:>8}  {:>5}  {:>6}\n", i,
+          "{:>4}  {:<{}}  {:>5}  {:<{}}  {:>10.3f}  {:>10}  {:>7}  {:>10}  {:>6}  {:>10}  {:>8}  {:>5}  {:>6}  {}\n", i,
           r.schedule, wname, r.iteration, r.policy, wpol, r.wall_s * 1e3, t.tasks, t.steals, k.designated, k.extra,
-          k.taken_back, t.segments, t.depth, r.steals.audit.empty() ? "-" : std::to_string(r.steals.audit.size()));
+          k.taken_back, t.segments, t.depth, r.steals.audit.empty() ? "-" : std::to_string(r.steals.audit.size()),
+          locality_cell(r.locality ? &*r.locality : nullptr, r.relocalizations));
     }
   }
   std::cout << out;

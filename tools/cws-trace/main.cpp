@@ -8,14 +8,16 @@
 //   cws-trace validate FILE...
 //   cws-trace convert FILE --to text|xml|binary OUT
 //   cws-trace coarsen FILE (--max-level L | --min-tasks N) OUT [--phase P] [--iteration K]
+//   cws-trace locality FILE [--phase P] [--iteration K]
 //
 // Human-readable tables by default; --json prints one JSON document on stdout
 // instead. Exit codes: see exit_help below.
 //
 // This file only wires the command line to the subcommands and turns their
 // failures into exit codes. The subcommands live in inspect.cpp (info, show,
-// tree, timeline), compare.cpp (diff), files.cpp (validate, convert) and
-// coarsen.cpp (coarsen); cli_common.hpp holds what they share.
+// tree, timeline), compare.cpp (diff), files.cpp (validate, convert),
+// coarsen.cpp (coarsen) and locality.cpp (locality); cli_common.hpp and
+// locality_format.hpp hold what they share.
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -36,7 +38,7 @@ namespace {
 // The footer of --help; documents the exit_code enum of cli_common.hpp.
 constexpr const char* exit_help =
     "Exit codes:\n"
-    "  0  success (validate: every file is valid)\n"
+    "  0  success (validate: every file is valid; locality: also when the file has no locality report)\n"
     "  1  usage error (unknown subcommand or option, missing argument, bad --phase/--iteration selection)\n"
     "  2  an input file is missing, unreadable, damaged, foreign, too new or inconsistent\n"
     "  3  diff: the two sides cannot be compared (different worker counts or phase runs)\n"
@@ -49,8 +51,10 @@ constexpr const char* exit_help =
 int main(int argc, char** argv) {
   using namespace cws::trace_cli;
 
-  CLI::App app{"Offline inspection of cws trace files (*.cwst): header, steal trees, timelines, schedule distance",
-               "cws-trace"};
+  CLI::App app{
+      "Offline inspection of cws trace files (*.cwst): header, steal trees, timelines, schedule distance, "
+      "data locality",
+      "cws-trace"};
   app.footer(exit_help);
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");
@@ -71,7 +75,8 @@ int main(int argc, char** argv) {
     sub->add_option("--iteration", iteration, "Only this iteration (0-based)");
   };
 
-  CLI::App* info = app.add_subcommand("info", "Header (producer, host, topology, workers, options) and a table of phase runs");
+  CLI::App* info = app.add_subcommand(
+      "info", "Header (producer, host, topology, workers, options) and a table of phase runs (with their local share)");
   info->add_option("FILE", file, "Trace file")->required();
   add_json(info);
 
@@ -129,6 +134,16 @@ int main(int argc, char** argv) {
   add_select(coarsen);
   add_json(coarsen);
 
+  CLI::App* locality = app.add_subcommand(
+      "locality",
+      "Data locality of the phase runs whose tasks declared touches (format version 3): pages, touched MB,\n"
+      "local and unknown-home shares of the touched bytes, local share per NUMA node, and each relocalization\n"
+      "made from the run (pages examined / moved / failed, MB moved, seconds, GB/s, page backend).\n"
+      "A file without locality reports prints one line saying so.");
+  locality->add_option("FILE", file, "Trace file")->required();
+  add_select(locality);
+  add_json(locality);
+
   // CLI11 prints the help or the parse error itself; only its exit codes are
   // mapped onto ours (help = success, anything else = usage error).
   try {
@@ -147,6 +162,7 @@ int main(int argc, char** argv) {
     if (validate->parsed()) return cmd_validate(files);
     if (convert->parsed()) return cmd_convert(file, to, output);
     if (coarsen->parsed()) return cmd_coarsen(file, output, max_level, min_tasks, phase, iteration);
+    if (locality->parsed()) return cmd_locality(file, phase, iteration);
   } catch (const failure& f) {
     std::cerr << "cws-trace: " << f.message << "\n";
     if (g_json_output) emit({{"ok", false}, {"error", f.message}, {"exit_code", f.code}});

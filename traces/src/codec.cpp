@@ -75,6 +75,17 @@ bool same_stats(const worker_stats& a, const worker_stats& b) noexcept {
          a.nested_segments == b.nested_segments && same_double(a.idle_s, b.idle_s) && a.designated == b.designated &&
          a.taken_back == b.taken_back;
 }
+
+// locality_report holds no double: its defaulted == is already bit-exact.
+bool same_locality(const std::optional<locality_report>& a, const std::optional<locality_report>& b) noexcept {
+  return a.has_value() == b.has_value() && (!a || *a == *b);
+}
+
+bool same_relocalization(const relocalization_report& a, const relocalization_report& b) noexcept {
+  return a.schedule == b.schedule && a.iteration == b.iteration && a.backend == b.backend &&
+         a.pages_examined == b.pages_examined && a.pages_moved == b.pages_moved && a.pages_failed == b.pages_failed &&
+         a.bytes_moved == b.bytes_moved && same_double(a.seconds, b.seconds);
+}
 }  // namespace
 
 bool identical(const steal_tree::phase_record& a, const steal_tree::phase_record& b) noexcept {
@@ -83,6 +94,9 @@ bool identical(const steal_tree::phase_record& a, const steal_tree::phase_record
   if (a.stats.size() != b.stats.size()) return false;
   for (std::size_t i = 0; i < a.stats.size(); ++i)
     if (!same_stats(a.stats[i], b.stats[i])) return false;
+  if (!same_locality(a.locality, b.locality) || a.relocalizations.size() != b.relocalizations.size()) return false;
+  for (std::size_t i = 0; i < a.relocalizations.size(); ++i)
+    if (!same_relocalization(a.relocalizations[i], b.relocalizations[i])) return false;
   return a.steals == b.steals;
 }
 

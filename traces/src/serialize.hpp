@@ -1,5 +1,5 @@
 #pragma once
-// Boost.Serialization of the trace payload (format versions 1 and 2).
+// Boost.Serialization of the trace payload (format versions 1 to 3).
 //
 // Every type is `object_serializable` and `track_never`: no per-class version
 // or tracking information goes into the archive. Evolution is governed by our
@@ -19,9 +19,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "cws/locality.hpp"
 #include "cws/stats.hpp"
 #include "cws/steal_tree/tree.hpp"
 #include "cws/topology.hpp"
@@ -108,6 +111,9 @@ CWS_TRACES_PLAIN(cws::steal_tree::segment)
 CWS_TRACES_PLAIN(cws::steal_tree::audit_record)
 CWS_TRACES_PLAIN(cws::steal_tree::tree)
 CWS_TRACES_PLAIN(cws::steal_tree::phase_record)
+CWS_TRACES_PLAIN(cws::node_locality)
+CWS_TRACES_PLAIN(cws::locality_report)
+CWS_TRACES_PLAIN(cws::relocalization_report)
 CWS_TRACES_PLAIN(cws::traces::topology_info)
 CWS_TRACES_PLAIN(cws::traces::run_options)
 CWS_TRACES_PLAIN(cws::traces::trace_header)
@@ -116,7 +122,7 @@ CWS_TRACES_PLAIN(cws::traces::trace_file)
 
 namespace boost::serialization {
 
-// Field order is the on-disk order of format version 1. Append, never reorder;
+// Field order is the on-disk order (traces/README.md). Append, never reorder;
 // new fields are read only when payload_context::current().version says so
 // (the test is always `version >= N` for a field added in version N, so that
 // later versions keep it). Saving uses the current format_version.
@@ -190,9 +196,35 @@ void serialize(Archive& ar, cws::steal_tree::tree& t, unsigned) {
   sequence(ar, "audit_count", "task", t.audit, limits::audit_records, "audit records");
 }
 
+// Version 3: locality and relocalization reports.
+template <class Archive>
+void serialize(Archive& ar, cws::node_locality& n, unsigned) {
+  ar& make_nvp("touched_bytes", n.touched_bytes) & make_nvp("local_bytes", n.local_bytes);
+}
+
+template <class Archive>
+void serialize(Archive& ar, cws::locality_report& l, unsigned) {
+  using cws::traces::limits;
+  ar& make_nvp("pages", l.pages) & make_nvp("touched_bytes", l.touched_bytes) & make_nvp("local_bytes", l.local_bytes) &
+      make_nvp("unknown_bytes", l.unknown_bytes);
+  cws::traces::detail::sequence(ar, "node_count", "node", l.per_node, limits::numa_nodes, "per-node locality entries");
+}
+
+template <class Archive>
+void serialize(Archive& ar, cws::relocalization_report& r, unsigned) {
+  using cws::traces::detail::text;
+  text(ar, "schedule", r.schedule);
+  ar& make_nvp("iteration", r.iteration);
+  text(ar, "backend", r.backend);
+  ar& make_nvp("pages_examined", r.pages_examined) & make_nvp("pages_moved", r.pages_moved) &
+      make_nvp("pages_failed", r.pages_failed) & make_nvp("bytes_moved", r.bytes_moved) &
+      make_nvp("seconds", r.seconds);
+}
+
 template <class Archive>
 void serialize(Archive& ar, cws::steal_tree::phase_record& r, unsigned) {
   using cws::traces::limits;
+  using cws::traces::detail::flag;
   using cws::traces::detail::sequence;
   using cws::traces::detail::text;
   text(ar, "schedule", r.schedule);
@@ -201,6 +233,27 @@ void serialize(Archive& ar, cws::steal_tree::phase_record& r, unsigned) {
   ar& make_nvp("wall_s", r.wall_s);
   sequence(ar, "worker_count", "worker_stats", r.stats, limits::workers, "per-worker statistics");
   ar& make_nvp("steal_tree", r.steals);
+  // Version 3: the optional locality report (a 0/1 flag, then the report)
+  // and the relocalizations. Older files have neither.
+  if (cws::traces::detail::payload_context::current().version >= 3) {
+    bool has_locality = r.locality.has_value();
+    flag(ar, "has_locality", has_locality);
+    if constexpr (Archive::is_saving::value) {
+      if (has_locality) ar& make_nvp("locality", *r.locality);
+    } else {
+      r.locality.reset();
+      if (has_locality) {
+        cws::locality_report l;
+        ar& make_nvp("locality", l);
+        r.locality = std::move(l);
+      }
+    }
+    sequence(ar, "relocalization_count", "relocalization", r.relocalizations, limits::relocalizations,
+             "relocalizations of a phase run");
+  } else if constexpr (Archive::is_loading::value) {
+    r.locality.reset();
+    r.relocalizations.clear();
+  }
 }
 
 template <class Archive>

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <compare>
 #include <vector>
@@ -199,6 +200,46 @@ void validate(const st::tree& t) {
   if (!t.audit.empty()) validate_audit(t);
 }
 
+void validate(const cws::locality_report& l, std::uint32_t numa_nodes) {
+  const std::uint64_t n = l.per_node.size();
+  if (n > limits::numa_nodes) fail(fmt::format("{} per-node entries exceed the limit of {}", n, limits::numa_nodes));
+  if (numa_nodes > 0 && n > numa_nodes) fail(fmt::format("{} per-node entries for {} NUMA nodes", n, numa_nodes));
+  // Damaged counts could wrap a plain sum around to the right total.
+  std::uint64_t touched = 0, local = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const cws::node_locality& x = l.per_node[i];
+    if (x.local_bytes > x.touched_bytes)
+      fail(fmt::format("node {}: {} local bytes of {} touched", i, x.local_bytes, x.touched_bytes));
+    if (__builtin_add_overflow(touched, x.touched_bytes, &touched) ||
+        __builtin_add_overflow(local, x.local_bytes, &local))
+      fail("per-node byte counts overflow");
+  }
+  if (l.local_bytes > l.touched_bytes)
+    fail(fmt::format("{} local bytes of {} touched", l.local_bytes, l.touched_bytes));
+  if (touched != l.touched_bytes)
+    fail(fmt::format("per-node touched bytes sum to {}, the total is {}", touched, l.touched_bytes));
+  if (local != l.local_bytes)
+    fail(fmt::format("per-node local bytes sum to {}, the total is {}", local, l.local_bytes));
+  // A byte on a page without a known home is never local.
+  if (l.unknown_bytes > l.touched_bytes - l.local_bytes)
+    fail(fmt::format("{} bytes on pages of unknown home, but only {} of {} touched bytes are not local",
+                     l.unknown_bytes, l.touched_bytes - l.local_bytes, l.touched_bytes));
+}
+
+void validate(const cws::relocalization_report& r) {
+  check_string(r.schedule, "schedule name");
+  check_string(r.backend, "backend name");
+  if (r.pages_moved > r.pages_examined || r.pages_failed > r.pages_examined - r.pages_moved)
+    fail(fmt::format("{} pages moved and {} failed of {} examined", r.pages_moved, r.pages_failed, r.pages_examined));
+  // bytes_moved = pages_moved * page size, and page sizes are powers of two.
+  if (r.pages_moved == 0) {
+    if (r.bytes_moved != 0) fail(fmt::format("{} bytes moved but no page", r.bytes_moved));
+  } else if (r.bytes_moved % r.pages_moved != 0 || !std::has_single_bit(r.bytes_moved / r.pages_moved)) {
+    fail(fmt::format("{} bytes moved in {} pages (not a whole power-of-two page size)", r.bytes_moved, r.pages_moved));
+  }
+  check_time(r.seconds, "relocalization time");
+}
+
 void validate(const trace_file& f) {
   const trace_header& h = f.header;
   check_string(h.cws_version, "producer version");
@@ -240,6 +281,28 @@ void validate(const trace_file& f) {
       if (r.steals.workers != workers)
         fail(fmt::format("steal tree of {} workers, the trace has {}", r.steals.workers, workers));
       validate(r.steals);
+      if (r.locality) {
+        try {
+          validate(*r.locality, h.topology.numa_nodes);
+        } catch (const error& e) {
+          fail(fmt::format("locality: {}", e.what()));
+        }
+      }
+      if (r.relocalizations.size() > limits::relocalizations)
+        fail(fmt::format("{} relocalizations exceed the limit of {}", r.relocalizations.size(),
+                         limits::relocalizations));
+      for (std::size_t k = 0; k < r.relocalizations.size(); ++k) {
+        const cws::relocalization_report& x = r.relocalizations[k];
+        try {
+          validate(x);
+          // The recorder files a report under the run whose touches it used.
+          if (x.schedule != r.schedule || x.iteration != r.iteration)
+            fail(
+                fmt::format("made from the run '{}' #{}, filed under this one", x.schedule.substr(0, 64), x.iteration));
+        } catch (const error& e) {
+          fail(fmt::format("relocalization {}: {}", k, e.what()));
+        }
+      }
     } catch (const error& e) {
       throw error(fmt::format("{}: {}", where, e.what()));
     }

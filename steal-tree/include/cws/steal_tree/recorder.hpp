@@ -34,6 +34,10 @@
 //     other record's `parent` is the index of the record of the task that
 //     spawned it (audit mode also observes spawns for this).
 //
+// Data locality: a record keeps the phase's locality report (phase_stats::
+// locality, present when its tasks declared touches) and every relocalization
+// report runtime::relocalize produced from that run's touches.
+//
 // Threading: phases(), latest() and clear() may be called between phases
 // only (from the thread that runs them), like everything else on the runtime.
 
@@ -85,6 +89,9 @@ class recorder final : public cws::observer, public cws::runtime_extension {
   // --- cws::observer (called by the core) ---
   void on_phase_begin(const cws::phase_info& info) override;
   void on_phase_end(const cws::phase_stats& stats) override;
+  // Appends the report to the latest record of its (schedule, iteration);
+  // ignored when there is none (recording started later, or clear()).
+  void on_relocalize(const cws::relocalization_report& report) override;
   void on_segment_begin(unsigned worker, cws::segment_id seg, const cws::task_tag& root,
                         std::uint64_t time_ns) override;
   void on_segment_end(unsigned worker, cws::segment_id seg, std::uint64_t tasks, std::uint64_t time_ns) override;

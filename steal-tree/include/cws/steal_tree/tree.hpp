@@ -10,9 +10,11 @@
 // These "steal points" are all a replay needs.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cws/locality.hpp"
 #include "cws/stats.hpp"
 
 namespace cws::steal_tree {
@@ -72,6 +74,12 @@ struct phase_record {
   double wall_s = 0;
   std::vector<cws::worker_stats> stats;  // per worker
   tree steals;
+  // Where the run's touched bytes lived (phase_stats::locality): only for a
+  // run whose tasks declared touches (touch.hpp).
+  std::optional<cws::locality_report> locality;
+  // Every runtime::relocalize that used this run's touches, in call order
+  // (usually none or one; relocalize always works on a schedule's latest run).
+  std::vector<cws::relocalization_report> relocalizations;
 };
 
 }  // namespace cws::steal_tree

@@ -9,7 +9,8 @@
 // A trace file holds a header (producer, host, topology, worker placement, the
 // runtime options) and every phase run the steal-tree recorder kept (schedule,
 // iteration, policy, wall time, per-worker statistics, the steal tree with its
-// audit records when audit mode was on).
+// audit records when audit mode was on, the locality report and the
+// relocalizations of the run when its tasks declared touches).
 //
 // On disk
 // -------
@@ -40,7 +41,7 @@
 // what is wrong, e.g.
 //   trace.cwst: checksum mismatch (file damaged)
 //   x.cwst: not a cws trace file
-//   y.cwst: format version 7 is newer than this cws (reads up to 2)
+//   y.cwst: format version 7 is newer than this cws (reads up to 3)
 
 #include <cstddef>
 #include <cstdint>
@@ -62,7 +63,8 @@ namespace cws::traces {
 // The format version this library writes, and the newest it reads.
 //   1  the first released format
 //   2  worker_stats gains `designated` and `taken_back` (0 when reading a version-1 file)
-inline constexpr std::uint32_t format_version = 2;
+//   3  phase_record gains `locality` and `relocalizations` (none when reading an older file)
+inline constexpr std::uint32_t format_version = 3;
 // The oldest format version this library still reads.
 inline constexpr std::uint32_t oldest_readable_version = 1;
 
@@ -92,6 +94,11 @@ struct limits {
   static constexpr std::uint64_t segments = std::uint64_t{1} << 28;    // per tree
   static constexpr std::uint64_t steals = std::uint64_t{1} << 28;      // per segment
   static constexpr std::uint64_t audit_records = std::uint64_t{1} << 30;  // per tree
+  // Per-node entries of a locality report: Linux builds with at most 2^10
+  // NUMA nodes (CONFIG_NODES_SHIFT); 4x that leaves room without letting a
+  // damaged count allocate much.
+  static constexpr std::uint64_t numa_nodes = std::uint64_t{1} << 12;
+  static constexpr std::uint64_t relocalizations = std::uint64_t{1} << 20;  // per phase run
 };
 
 // The machine the trace was recorded on, as cws::topology described it.
@@ -159,8 +166,19 @@ trace_file decode(std::string_view bytes, std::string_view name);
 // Throws cws::error (no file name, e.g. "phase 'fib' #0: segment 3: parent 9
 // out of range (4 segments)") when `f` is not self-consistent: counts within
 // limits, one placement entry per worker, every tree matching the worker
-// count and valid (see validate(tree)), per-worker statistics sized to match.
+// count and valid (see validate(tree)), per-worker statistics sized to match,
+// locality reports and relocalizations consistent (see validate(locality_report)).
 void validate(const trace_file& f);
+// Locality checks: at most limits::numa_nodes per-node entries (and no more
+// than `numa_nodes` when that is not 0); per node and in total local_bytes <=
+// touched_bytes; the totals are the per-node sums; unknown_bytes <=
+// touched_bytes - local_bytes (bytes on a page without a known home are not
+// local).
+void validate(const cws::locality_report& l, std::uint32_t numa_nodes = 0);
+// Relocalization checks: strings within limits; pages_moved + pages_failed <=
+// pages_examined; bytes_moved is pages_moved times a power-of-two page size
+// (0 when nothing moved); seconds finite and non-negative.
+void validate(const cws::relocalization_report& r);
 // Tree checks: segments[0] is the root (no parent), every other parent in
 // range and the tree acyclic and connected; each steal_point matches its child
 // segment (parent, level, step, thief == child's worker) and each non-root
