@@ -49,25 +49,23 @@ struct memcopy_scenario {
         b(cws::numa::allocate<double>(n, where)) {}
 
   void init(cws::schedule& s) {
-    rt.run(s, [&] {
-      cws::parallel_for_range(
-          0, n,
-          [&](std::size_t lo, std::size_t hi) {
-            cws::touch(&a[lo], (hi - lo) * sizeof(double));
-            cws::touch(&b[lo], (hi - lo) * sizeof(double));
-            for (std::size_t i = lo; i < hi; ++i) a[i] = static_cast<double>(i), b[i] = 0;
-          },
-          grain);
+    leaves(s, [&](std::size_t lo, std::size_t hi) {
+      for (std::size_t i = lo; i < hi; ++i) a[i] = static_cast<double>(i), b[i] = 0;
     });
   }
   void copy(cws::schedule& s) {
+    leaves(s, [&](std::size_t lo, std::size_t hi) { std::copy(&a[lo], &a[lo] + (hi - lo), &b[lo]); });
+  }
+  // One phase over [0, n): each leaf declares a[lo, hi) and b[lo, hi), then runs `body`.
+  template <class Body>
+  void leaves(cws::schedule& s, const Body& body) {
     rt.run(s, [&] {
       cws::parallel_for_range(
           0, n,
           [&](std::size_t lo, std::size_t hi) {
             cws::touch(&a[lo], (hi - lo) * sizeof(double));
             cws::touch(&b[lo], (hi - lo) * sizeof(double));
-            std::copy(&a[lo], &a[lo] + (hi - lo), &b[lo]);
+            body(lo, hi);
           },
           grain);
     });
