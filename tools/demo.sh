@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The demo: installs what is missing, builds (Release), runs the fib and
 # memcopy comparisons against TBB and OpenMP static, inspects the trace
-# recorded during memcopy with cws-trace, and runs a short heat stencil under
-# the random, stows and evolve policies.
+# recorded during memcopy with cws-trace, runs a short heat stencil under
+# the random, stows and evolve policies, and shows data placement (locality
+# share, pages relocalized) for heat on a synthetic 4-node topology.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/scripts/setup.sh
@@ -20,3 +21,10 @@ build/release/tools/cws-trace/cws-trace info build/memcopy.cwst
 echo
 echo "== heat (SC14 Jacobi stencil, 1024 x 1024): 10 step phases per run; iteration lines of the first run =="
 "$bin/cws-heat" --size 1024 --iters 10 --runs 3 --policies random,stows,evolve
+echo
+echo "== data placement: heat on a synthetic 4-node topology (simulated page homes): local % and pages moved =="
+CWS_TOPOLOGY="pack:4 numa:1 core:1 pu:1" "$bin/cws-heat" --size 1024 --iters 10 --runs 3 --policies random,stows,evolve \
+  -q --trace-out build/heat-4nodes.cwst
+echo
+echo "== cws-trace locality: evolve's step phases, relocalized until its template converged =="
+build/release/tools/cws-trace/cws-trace locality build/heat-4nodes.cwst --phase heat-step/evolve | head -12

@@ -10,9 +10,16 @@
 // Variants: cws under each policy of --policies (each with its own schedules
 // "heat-init/<policy>" and "heat-step/<policy>"; under `user` both loops use
 // parallel_for_range_owned, block i on worker floor(i P / blocks), the
-// OpenMP-static ownership), tbb-auto, tbb-affinity (one affinity_partitioner
-// per loop, kept across iterations and runs), omp-static, and serial. Every
-// variant's final grid must equal the serial one exactly.
+// OpenMP-static ownership), plus cws-random-interleave (grids interleaved)
+// and cws-stows-follow-init (the steps replay init's template: schedule
+// follows data), tbb-auto, tbb-affinity (one affinity_partitioner per loop,
+// kept across iterations and runs), omp-static, and serial. Every variant's
+// final grid must equal the serial one exactly.
+//
+// The cws leaves declare what they touch (cws::touch), so every cws phase
+// has a locality report and evolve relocalizes the pages after each run that
+// becomes its template; the table shows the local share of the step phases,
+// the pages moved and the relocalization time (common/locality_tally.hpp).
 
 #include <fmt/format.h>
 #include <tbb/blocked_range.h>
@@ -27,6 +34,7 @@
 #include <vector>
 
 #include "common/bench_env.hpp"
+#include "common/locality_tally.hpp"
 #include "common/report.hpp"
 #include "heat/grid.hpp"
 #include "heat/iterations.hpp"
@@ -41,6 +49,7 @@ struct variant {
   loop_kind loop;
   std::string policy;                  // cws variants only
   cws::schedule* schedules[2] = {};    // cws variants only: init, step
+  cws::numa::placement placement = cws::numa::first_touch;  // of both grids
 };
 
 bool replays(const std::string& policy) {
@@ -49,46 +58,63 @@ bool replays(const std::string& policy) {
 }
 
 // Runs body(lo, hi) over the rows [0, n) in blocks of `block` rows with the
-// loop flavour of one variant. One object per variant: it owns that variant's
-// TBB affinity partitioners.
+// loop flavour of one variant, and returns the seconds that count: a cws
+// phase's wall_s (its locality report and any relocalization come after the
+// workers stopped and are left out), the wall-clock time of the loop for the
+// others. One object per variant: it owns that variant's TBB affinity
+// partitioners.
 class row_loops {
  public:
   row_loops(cws_apps::bench_env& env, std::size_t n, std::size_t block)
       : env_(env), n_(n), block_(block), blocks_((n + block - 1) / block) {}
 
   template <class Body>
-  void run(const variant& v, phase_id ph, const Body& body) {
+  double run(const variant& v, phase_id ph, const Body& body) {
     auto tbb_body = [&](const tbb::blocked_range<std::size_t>& r) { body(r.begin(), r.end()); };
     const tbb::blocked_range<std::size_t> rows(0, n_, block_);
     switch (v.loop) {
       case loop_kind::serial:
-        body(0, n_);
-        break;
+        return cws_apps::seconds_of([&] { body(0, n_); });
       case loop_kind::cws:
-        env_.rt().run(*v.schedules[ph], [&] { cws::parallel_for_range(0, n_, body, block_); });
-        break;
+        return cws_phase(*v.schedules[ph], [&] { cws::parallel_for_range(0, n_, body, block_); });
       case loop_kind::cws_owned:
-        env_.rt().run(*v.schedules[ph], [&] { cws::parallel_for_range_owned(0, n_, body, blocks_); });
-        break;
+        return cws_phase(*v.schedules[ph], [&] { cws::parallel_for_range_owned(0, n_, body, blocks_); });
       case loop_kind::tbb_auto:
-        env_.in_tbb([&] { tbb::parallel_for(rows, tbb_body, tbb::auto_partitioner()); });
-        break;
+        return cws_apps::seconds_of(
+            [&] { env_.in_tbb([&] { tbb::parallel_for(rows, tbb_body, tbb::auto_partitioner()); }); });
       case loop_kind::tbb_affinity:
-        env_.in_tbb([&] { tbb::parallel_for(rows, tbb_body, affinity_[ph]); });
-        break;
+        return cws_apps::seconds_of([&] { env_.in_tbb([&] { tbb::parallel_for(rows, tbb_body, affinity_[ph]); }); });
       case loop_kind::omp_static: {
         const std::size_t blocks = blocks_, block = block_, n = n_;
+        return cws_apps::seconds_of([&] {
 #pragma omp parallel for schedule(static)
-        for (std::size_t b = 0; b < blocks; ++b) body(b * block, std::min(n, (b + 1) * block));
-        break;
+          for (std::size_t b = 0; b < blocks; ++b) body(b * block, std::min(n, (b + 1) * block));
+        });
       }
     }
+    return 0;
   }
 
+  // Mean seconds per cws phase of the measured runs spent in rt.run() outside
+  // the phase's wall_s (locality report, relocalization, policy bookkeeping).
+  double after_phase_s() const noexcept { return phases_ ? after_s_ / phases_ : 0.0; }
+  void reset_after_phase() noexcept { after_s_ = 0, phases_ = 0; }
+
  private:
+  template <class Root>
+  double cws_phase(cws::schedule& s, const Root& root) {
+    double wall = 0;
+    const double outer = cws_apps::seconds_of([&] { wall = env_.rt().run(s, root).wall_s; });
+    after_s_ += outer - wall;
+    ++phases_;
+    return wall;
+  }
+
   cws_apps::bench_env& env_;
   std::size_t n_, block_, blocks_;
   tbb::affinity_partitioner affinity_[2];
+  double after_s_ = 0;
+  unsigned phases_ = 0;
 };
 
 // The two buffers of one variant. First touch is left to the variant's own
@@ -96,10 +122,25 @@ class row_loops {
 // that variant's init mapping put them, and no timed phase takes page faults.
 struct grids {
   cws::numa::array<double> a, b;
-  explicit grids(std::size_t n)
-      : a(cws::numa::allocate<double>(n * n, cws::numa::first_touch)),
-        b(cws::numa::allocate<double>(n * n, cws::numa::first_touch)) {}
+  grids(std::size_t n, cws::numa::placement where)
+      : a(cws::numa::allocate<double>(n * n, where)), b(cws::numa::allocate<double>(n * n, where)) {}
 };
+
+// What a leaf of rows [lo, hi) touches, declared by the cws variants
+// (touch.hpp): init writes rows [lo, hi) of both grids; a step reads rows
+// lo-1 .. hi of `cur` and writes rows [lo, hi) of `next`, clamped at the grid
+// edges as step_rows clamps them (rows 0 and n-1 are never written by a step).
+void touch_init(const double* a, const double* b, std::size_t n, std::size_t lo, std::size_t hi) {
+  cws::touch(a + lo * n, (hi - lo) * n * sizeof(double));
+  cws::touch(b + lo * n, (hi - lo) * n * sizeof(double));
+}
+void touch_step(const double* cur, const double* next, std::size_t n, std::size_t lo, std::size_t hi) {
+  lo = std::max<std::size_t>(lo, 1);
+  hi = std::min(hi, n - 1);
+  if (lo >= hi) return;
+  cws::touch(cur + (lo - 1) * n, (hi - lo + 2) * n * sizeof(double));
+  cws::touch(next + lo * n, (hi - lo) * n * sizeof(double));
+}
 
 }  // namespace
 
@@ -111,6 +152,7 @@ int main(int argc, char** argv) {
   std::size_t block = 0;
   std::vector<std::string> policies = {"random", "stows", "stuws", "relws", "evolve", "user"};
   bool follow_init = false, quiet = false, all_iterations = false;
+  std::string evolve_init = "random";
   app.add_option("--size", n, "Grid side N (an N x N grid of doubles, two buffers)")
       ->check(CLI::Range(std::size_t{3}, std::size_t{1} << 16))
       ->capture_default_str();
@@ -124,6 +166,10 @@ int main(int argc, char** argv) {
   app.add_flag("--follow-init", follow_init,
                "Under replaying policies, the step phases replay the init phase's template (schedule follows "
                "data) instead of their own");
+  app.add_option("--evolve-init", evolve_init,
+                 "Policy of the init schedule of the cws-evolve variant (random: it does not move pages; evolve: "
+                 "it relocalizes them to init's own tree after each of its relws runs)")
+      ->capture_default_str();
   app.add_flag("--verbose-iterations", all_iterations, "Print the iteration lines of every run, not only the first");
   app.add_flag("-q,--quiet", quiet, "No iteration lines, only the table");
   cws_apps::add_common_options(app, opt);
@@ -142,6 +188,7 @@ int main(int argc, char** argv) {
     }
     cws_apps::bench_env env(opt);
     cws::runtime& rt = env.rt();
+    cws_apps::locality_tally tally(rt);
     const unsigned workers = env.workers();
     if (block == 0) block = std::max<std::size_t>(1, n / (16 * std::size_t{workers}));
     block = std::min(block, n);
@@ -150,12 +197,29 @@ int main(int argc, char** argv) {
     // All schedules are created before anything runs, so an unknown policy fails at once (exit 2).
     std::vector<variant> variants;
     variants.push_back({"serial", loop_kind::serial, "", {}});
-    for (const std::string& p : policies) {
-      variant v{"cws-" + p, p == cws::policy::user ? loop_kind::cws_owned : loop_kind::cws, p, {}};
-      v.schedules[init_phase] = &rt.schedule("heat-init/" + p, p);
-      v.schedules[step_phase] = &rt.schedule("heat-step/" + p, p);
-      if (follow_init && replays(p)) v.schedules[step_phase]->follow(v.schedules[init_phase]->name());
+    // cws-<suffix> with the schedules heat-init/<suffix> and heat-step/<suffix>.
+    auto add_cws = [&](const std::string& p, const std::string& suffix, cws::numa::placement where, bool follow,
+                       const std::string& init_policy) {
+      variant v{"cws-" + suffix, p == cws::policy::user ? loop_kind::cws_owned : loop_kind::cws, p, {}, where};
+      v.schedules[init_phase] = &rt.schedule("heat-init/" + suffix, init_policy);
+      v.schedules[step_phase] = &rt.schedule("heat-step/" + suffix, p);
+      if (follow) v.schedules[step_phase]->follow(v.schedules[init_phase]->name());
       variants.push_back(std::move(v));
+    };
+    for (const std::string& p : policies) {
+      // evolve relocalizes after every run of a schedule that becomes its
+      // template; an init under evolve would move the pages to init's tree
+      // after each of its runs and the steps' converged stows template would
+      // then find them elsewhere. So the evolve variant's init runs under
+      // --evolve-init (default random: it never moves pages).
+      const bool follow = follow_init && replays(p);
+      add_cws(p, p, cws::numa::first_touch, follow, p == cws::policy::evolve && !follow ? evolve_init : p);
+      // The same loops with the grids interleaved over the nodes: placement
+      // that ignores the schedule.
+      if (p == cws::policy::random) add_cws(p, p + "-interleave", cws::numa::interleaved, false, p);
+      // Schedule follows data: the steps replay init's template, so every
+      // block runs where init first-touched it.
+      if (p == cws::policy::stows && !follow_init) add_cws(p, p + "-follow-init", cws::numa::first_touch, true, p);
     }
     variants.push_back({"tbb-auto", loop_kind::tbb_auto, "", {}});
     variants.push_back({"tbb-affinity", loop_kind::tbb_affinity, "", {}});
@@ -165,9 +229,11 @@ int main(int argc, char** argv) {
     cws_apps::report out("heat", env,
                          {{"size", n}, {"block_rows", block}, {"blocks", blocks}, {"iters", opt.iters},
                           {"runs", opt.plan.runs}, {"warmup", opt.plan.warmup}, {"policies", policies},
-                          {"follow_init", follow_init}, {"bytes_per_step", 2 * grid_bytes}});
+                          {"follow_init", follow_init}, {"evolve_init", evolve_init},
+                          {"bytes_per_step", 2 * grid_bytes},
+                          {"page_homes", rt.page_homes().name()}});
 
-    grids reference(n);  // the serial variant's grids; its final state is the reference
+    grids reference(n, cws::numa::first_touch);  // the serial variant's grids; its final state is the reference
     const double* expected = nullptr;
     std::vector<std::string> wrong;
     struct iteration_block {
@@ -179,11 +245,18 @@ int main(int argc, char** argv) {
 
     for (const variant& v : variants) {
       std::optional<grids> own;
-      grids& g = v.loop == loop_kind::serial ? reference : own.emplace(n);
+      grids& g = v.loop == loop_kind::serial ? reference : own.emplace(n, v.placement);
       double* cur = g.a.data();
       double* next = g.b.data();
-      const auto init_body = [&](std::size_t lo, std::size_t hi) { heat::init_rows(g.a.data(), g.b.data(), n, lo, hi); };
-      const auto step_body = [&](std::size_t lo, std::size_t hi) { heat::step_rows(cur, next, n, lo, hi); };
+      const bool declares = v.schedules[init_phase] != nullptr;  // the cws variants' leaves declare their touches
+      const auto init_body = [&](std::size_t lo, std::size_t hi) {
+        if (declares) touch_init(g.a.data(), g.b.data(), n, lo, hi);
+        heat::init_rows(g.a.data(), g.b.data(), n, lo, hi);
+      };
+      const auto step_body = [&](std::size_t lo, std::size_t hi) {
+        if (declares) touch_step(cur, next, n, lo, hi);
+        heat::step_rows(cur, next, n, lo, hi);
+      };
       row_loops loops(env, n, block);
 
       loops.run(v, init_phase, init_body);  // first touch, untimed
@@ -193,13 +266,16 @@ int main(int argc, char** argv) {
         init_map = {v.schedules[init_phase]->iterations(), 1, opt.plan.warmup, total};
         step_map = {v.schedules[step_phase]->iterations(), opt.iters, opt.plan.warmup, total};
       }
+      bool counting = false;
       auto timer = cws_apps::measure(v.name, opt.plan, [&](cws_apps::phase_timer& t) {
-        t.time("init", [&] { loops.run(v, init_phase, init_body); });
+        if (t.recording() && !counting) loops.reset_after_phase(), counting = true;
+        t.time_reported("init", 1, [&] { return loops.run(v, init_phase, init_body); });
         cur = g.a.data();
         next = g.b.data();
-        t.time_mean("step", opt.iters, [&] {
-          loops.run(v, step_phase, step_body);
+        t.time_reported("step", opt.iters, [&] {
+          const double s = loops.run(v, step_phase, step_body);
           std::swap(cur, next);
+          return s;
         });
       });
 
@@ -226,10 +302,34 @@ int main(int argc, char** argv) {
       if (v.schedules[step_phase] != nullptr) {
         const cws::schedule& step = *v.schedules[step_phase];
         e["policy"] = v.policy;
+        e["init_policy"] = std::string(v.schedules[init_phase]->policy_name());
         e["schedules"] = {{"init", v.schedules[init_phase]->name()}, {"step", step.name()}};
         e["step_follows"] = step.follows();
         auto step_lines = heat::lines_of(rt, step.name(), step_map);
         auto init_lines = heat::lines_of(rt, v.schedules[init_phase]->name(), init_map);
+        heat::add_locality(step_lines, tally, step.name());
+        heat::add_locality(init_lines, tally, v.schedules[init_phase]->name());
+        // Locality of the measured runs' phases; pages moved and relocalization
+        // time of both schedules (evolve relocalizes after each run of either
+        // that becomes its template).
+        const auto measured = [&](const heat::run_map& m, const std::string& name) {
+          return tally.summarize(name, m.first + std::uint64_t{m.warmup} * m.per_run,
+                                 m.first + std::uint64_t{m.runs_total} * m.per_run);
+        };
+        const auto step_sum = measured(step_map, step.name());
+        const auto init_sum = measured(init_map, v.schedules[init_phase]->name());
+        cws_apps::put_locality(e, step_sum, "local_share");
+        e["step_pages_moved"] = step_sum.pages_moved;
+        e["step_relocalization_s"] = step_sum.relocalization_s;
+        e["init_local_share"] = init_sum.reported ? cws_apps::json(init_sum.mean_share) : cws_apps::json(nullptr);
+        e["init_pages_moved"] = init_sum.pages_moved;
+        e["init_relocalization_s"] = init_sum.relocalization_s;
+        e["relocalizations"] = step_sum.relocalizations + init_sum.relocalizations;
+        e["pages_moved"] = step_sum.pages_moved + init_sum.pages_moved;
+        e["pages_failed"] = step_sum.pages_failed + init_sum.pages_failed;
+        e["bytes_moved"] = step_sum.bytes_moved + init_sum.bytes_moved;
+        e["relocalization_s"] = step_sum.relocalization_s + init_sum.relocalization_s;
+        e["after_phase_s"] = loops.after_phase_s();
         heat::put_summary(e, step_lines, v.policy);
         if (const auto* s = cws::schedulers::store_of(rt).find(step.name()); s != nullptr && v.policy == "evolve") {
           e["converged"] = s->converged;
@@ -279,6 +379,10 @@ int main(int argc, char** argv) {
                {"dist %", "mean_distance", 100, 1},
                {"replayed %", "replayed_share", 100, 0},
                {"div", "diverged_iterations"},
+               {"local %", "local_share", 100, 1},
+               {"last %", "local_share_last", 100, 1},
+               {"moved", "pages_moved"},
+               {"reloc ms", "relocalization_s", 1e3, 2},
                {"ok", "verified"}},
               {"ms/iter: median over runs of the mean time of one Jacobi iteration (one step phase); init: one "
                "init phase;",
@@ -287,7 +391,12 @@ int main(int argc, char** argv) {
                "desig .. div: means over the measured runs' step iterations (schedule store; recorder for random): "
                "steals designated, extra, taken back,",
                "waiting time summed over workers, schedule distance to the previous iteration, share that replayed "
-               "a template, diverged iterations"});
+               "a template, diverged iterations;",
+               fmt::format("local %: mean over the measured step phases of the share of declared bytes on a page "
+                           "homed on the toucher's node (page homes: {}); last %: the last measured step phase;",
+                           rt.page_homes().name()),
+               "moved / reloc ms: pages moved and time spent by the relocalizations after the measured runs' "
+               "init and step phases (evolve's); cws times are phase wall_s, which leaves both out"});
     if (!wrong.empty()) {
       for (const std::string& w : wrong) cws_apps::report_error(app.get_name(), w.c_str(), 1);
       return 1;

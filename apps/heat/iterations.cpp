@@ -39,9 +39,21 @@ std::vector<iteration_line> lines_of(const cws::runtime& rt, const std::string& 
     if (r.iteration < map.first || r.iteration >= end) continue;
     const std::uint64_t k = r.iteration - map.first;
     const auto run = static_cast<unsigned>(k / map.per_run);
-    out.push_back({run, run < map.warmup, static_cast<unsigned>(k % map.per_run), r});
+    out.push_back({run, run < map.warmup, static_cast<unsigned>(k % map.per_run), r, std::nullopt, std::nullopt});
   }
   return out;
+}
+
+void add_locality(std::vector<iteration_line>& lines, const cws_apps::locality_tally& tally, const std::string& name) {
+  for (iteration_line& l : lines) {
+    const std::uint64_t it = l.report.iteration;
+    if (const cws::locality_report* r = tally.locality_of(name, it)) l.local_share = r->share();
+    const auto relocs = tally.relocalizations_of(name, it);
+    if (relocs.empty()) continue;
+    std::uint64_t moved = 0;
+    for (const auto* r : relocs) moved += r->pages_moved;
+    l.pages_moved = moved;
+  }
 }
 
 cws_apps::json lines_json(const std::vector<iteration_line>& lines) {
@@ -66,7 +78,9 @@ cws_apps::json lines_json(const std::vector<iteration_line>& lines) {
                  {"diverged", r.diverged},
                  {"divergence", r.divergence},
                  {"converged", r.converged},
-                 {"note", r.note}});
+                 {"note", r.note},
+                 {"local_share", l.local_share ? cws_apps::json(*l.local_share) : cws_apps::json(nullptr)},
+                 {"pages_moved", l.pages_moved ? cws_apps::json(*l.pages_moved) : cws_apps::json(nullptr)}});
   }
   return a;
 }
@@ -103,8 +117,8 @@ void print_run(const std::string& title, const std::vector<iteration_line>& line
   for (const iteration_line& l : lines)
     if (l.run == run) ran_width = std::max(ran_width, l.report.ran_as.size());
   fmt::print("{}\n", title);
-  fmt::print("  {:>4}  {:<{}}  {:>8}  {:>6}  {:>6}  {:>5}  {:>8}  {:>6}  {:>4}  {}\n", "it", "ran as", ran_width, "ms",
-             "desig", "extra", "back", "wait ms", "dist", "div", "template");
+  fmt::print("  {:>4}  {:<{}}  {:>8}  {:>6}  {:>6}  {:>5}  {:>8}  {:>6}  {:>4}  {:>6}  {:>6}  {}\n", "it", "ran as",
+             ran_width, "ms", "desig", "extra", "back", "wait ms", "dist", "div", "local", "moved", "template");
   bool was_converged = false;
   for (const iteration_line& l : lines) {
     if (l.run != run) continue;
@@ -113,9 +127,11 @@ void print_run(const std::string& title, const std::vector<iteration_line>& line
     was_converged = r.converged;
     const std::string dist =
         r.distance_to_previous ? fmt::format("{:.1f}%", 100 * *r.distance_to_previous) : std::string("-");
-    fmt::print("  {:>4}  {:<{}}  {:>8.3f}  {:>6}  {:>6}  {:>5}  {:>8.3f}  {:>6}  {:>4}  {}{}\n", l.index, r.ran_as,
-               ran_width, r.wall_s * 1e3, r.designated, r.extra_steals, r.taken_back, r.waiting_s * 1e3, dist,
-               r.diverged ? "yes" : "no", r.template_from.empty() ? "-" : r.template_from,
+    const std::string local = l.local_share ? fmt::format("{:.1f}%", 100 * *l.local_share) : std::string("-");
+    const std::string moved = l.pages_moved ? fmt::format("{}", *l.pages_moved) : std::string("-");
+    fmt::print("  {:>4}  {:<{}}  {:>8.3f}  {:>6}  {:>6}  {:>5}  {:>8.3f}  {:>6}  {:>4}  {:>6}  {:>6}  {}{}\n", l.index,
+               r.ran_as, ran_width, r.wall_s * 1e3, r.designated, r.extra_steals, r.taken_back, r.waiting_s * 1e3,
+               dist, r.diverged ? "yes" : "no", local, moved, r.template_from.empty() ? "-" : r.template_from,
                !r.note.empty() ? "  [" + r.note + "]" : converges_here ? std::string("  [converged]") : std::string());
     if (r.diverged && !r.divergence.empty()) fmt::print("        diverged: {}\n", r.divergence);
   }

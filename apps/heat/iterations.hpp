@@ -5,9 +5,11 @@
 // over the measured runs.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/locality_tally.hpp"
 #include "common/report.hpp"
 
 namespace heat {
@@ -27,6 +29,11 @@ struct iteration_line {
   bool warmup = false;
   unsigned index = 0;      // iteration within the run
   cws::schedulers::iteration_report report;
+  // Locality (add_locality): the run's local share when its tasks declared
+  // touches, and the pages moved by the relocalization(s) made from its
+  // touches right after it (evolve), when there was one.
+  std::optional<double> local_share;
+  std::optional<std::uint64_t> pages_moved;
 };
 
 // The reports of schedule `name` that `map` covers, in order: the schedule
@@ -38,10 +45,15 @@ struct iteration_line {
 // share of work that moved worker). Empty when neither knows the schedule.
 std::vector<iteration_line> lines_of(const cws::runtime& rt, const std::string& name, const run_map& map);
 
+// Fills local_share and pages_moved of `lines` (runs of schedule `name`)
+// from what `tally` saw.
+void add_locality(std::vector<iteration_line>& lines, const cws_apps::locality_tally& tally, const std::string& name);
+
 // One JSON object per line: run, warmup, iteration, schedule_iteration,
 // ran_as, template_from, wall_s, tasks, segments, designated, extra_steals,
 // taken_back, waiting_s, distance_to_previous (null for a schedule's first
-// run), diverged, divergence, converged, note.
+// run), diverged, divergence, converged, note, local_share (null: no touches
+// declared), pages_moved (null: no relocalization after this run).
 cws_apps::json lines_json(const std::vector<iteration_line>& lines);
 
 // Means over the measured runs' lines, set on `entry`: designated_per_iter,
