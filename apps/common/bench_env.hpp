@@ -9,6 +9,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 #include <utility>
@@ -16,6 +17,12 @@
 #include "common/timing.hpp"
 
 namespace cws_apps {
+
+// The policies that replay a template (schedule::follow is meaningful to them).
+inline bool replays(std::string_view policy) {
+  return policy == cws::policy::stows || policy == cws::policy::stuws || policy == cws::policy::relws ||
+         policy == cws::policy::evolve;
+}
 
 struct common_options {
   unsigned workers = 0;           // 0: the runtime's default (CWS_WORKERS, else one per core)

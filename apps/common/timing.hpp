@@ -28,6 +28,28 @@ double seconds_of(F&& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Times cws phases by their own wall_s and keeps, apart, what rt.run spent
+// after the workers stopped (locality report, relocalization, policy
+// bookkeeping): run(f) calls f, which runs one phase and returns its wall_s.
+class cws_phase_clock {
+ public:
+  template <class RunPhase>
+  double run(RunPhase&& run_phase) {
+    double wall = 0;
+    const double outer = seconds_of([&] { wall = run_phase(); });
+    after_s_ += outer - wall;
+    ++phases_;
+    return wall;
+  }
+  // Mean seconds per phase outside wall_s since the last reset.
+  double after_phase_s() const noexcept { return phases_ ? after_s_ / phases_ : 0.0; }
+  void reset() noexcept { after_s_ = 0, phases_ = 0; }
+
+ private:
+  double after_s_ = 0;
+  unsigned phases_ = 0;
+};
+
 // Seconds of repeated executions of one thing.
 class samples {
  public:
@@ -61,15 +83,12 @@ class phase_timer {
   // per repetition, so that short kernels can be averaged.
   template <class F>
   double time_mean(std::string_view phase, unsigned reps, F&& f) {
-    std::optional<likwid::region> marker;
-    if (recording_) marker.emplace(variant_ + "_" + std::string(phase));
-    const double mean = seconds_of([&] {
-                          for (unsigned i = 0; i < reps; ++i) f();
-                        }) /
-                        reps;
-    marker.reset();
-    if (recording_) series(phase).add(mean);
-    return mean;
+    return record(phase, [&] {
+      return seconds_of([&] {
+               for (unsigned i = 0; i < reps; ++i) f();
+             }) /
+             reps;
+    });
   }
   // Same, but each call of f returns the seconds that count for that
   // repetition, and their mean is recorded: for a cws phase, its
@@ -78,14 +97,11 @@ class phase_timer {
   // a relocalization, the policy's bookkeeping). Returns the mean.
   template <class F>
   double time_reported(std::string_view phase, unsigned reps, F&& f) {
-    std::optional<likwid::region> marker;
-    if (recording_) marker.emplace(variant_ + "_" + std::string(phase));
-    double sum = 0;
-    for (unsigned i = 0; i < reps; ++i) sum += f();
-    marker.reset();
-    const double mean = reps ? sum / reps : 0.0;
-    if (recording_) series(phase).add(mean);
-    return mean;
+    return record(phase, [&] {
+      double sum = 0;
+      for (unsigned i = 0; i < reps; ++i) sum += f();
+      return reps ? sum / reps : 0.0;
+    });
   }
   bool recording() const noexcept { return recording_; }
   void set_recording(bool on) noexcept { recording_ = on; }
@@ -96,6 +112,18 @@ class phase_timer {
 
  private:
   samples& series(std::string_view phase);
+  // Brackets measure() (which returns seconds) with the likwid region
+  // "<variant>_<phase>" and records its result during measured runs.
+  template <class Measure>
+  double record(std::string_view phase, Measure&& measure) {
+    std::optional<likwid::region> marker;
+    if (recording_) marker.emplace(variant_ + "_" + std::string(phase));
+    const double seconds = measure();
+    marker.reset();
+    if (recording_) series(phase).add(seconds);
+    return seconds;
+  }
+
   std::string variant_;
   bool recording_ = true;
   std::vector<std::pair<std::string, samples>> phases_;

@@ -52,11 +52,6 @@ struct variant {
   cws::numa::placement placement = cws::numa::first_touch;  // of both grids
 };
 
-bool replays(const std::string& policy) {
-  return policy == cws::policy::stows || policy == cws::policy::stuws || policy == cws::policy::relws ||
-         policy == cws::policy::evolve;
-}
-
 // Runs body(lo, hi) over the rows [0, n) in blocks of `block` rows with the
 // loop flavour of one variant, and returns the seconds that count: a cws
 // phase's wall_s (its locality report and any relocalization come after the
@@ -76,9 +71,13 @@ class row_loops {
       case loop_kind::serial:
         return cws_apps::seconds_of([&] { body(0, n_); });
       case loop_kind::cws:
-        return cws_phase(*v.schedules[ph], [&] { cws::parallel_for_range(0, n_, body, block_); });
+        return clock_.run([&] {
+          return env_.rt().run(*v.schedules[ph], [&] { cws::parallel_for_range(0, n_, body, block_); }).wall_s;
+        });
       case loop_kind::cws_owned:
-        return cws_phase(*v.schedules[ph], [&] { cws::parallel_for_range_owned(0, n_, body, blocks_); });
+        return clock_.run([&] {
+          return env_.rt().run(*v.schedules[ph], [&] { cws::parallel_for_range_owned(0, n_, body, blocks_); }).wall_s;
+        });
       case loop_kind::tbb_auto:
         return cws_apps::seconds_of(
             [&] { env_.in_tbb([&] { tbb::parallel_for(rows, tbb_body, tbb::auto_partitioner()); }); });
@@ -95,26 +94,15 @@ class row_loops {
     return 0;
   }
 
-  // Mean seconds per cws phase of the measured runs spent in rt.run() outside
-  // the phase's wall_s (locality report, relocalization, policy bookkeeping).
-  double after_phase_s() const noexcept { return phases_ ? after_s_ / phases_ : 0.0; }
-  void reset_after_phase() noexcept { after_s_ = 0, phases_ = 0; }
+  // The cws phases' time outside their wall_s (cws_apps::cws_phase_clock).
+  cws_apps::cws_phase_clock& clock() noexcept { return clock_; }
 
  private:
-  template <class Root>
-  double cws_phase(cws::schedule& s, const Root& root) {
-    double wall = 0;
-    const double outer = cws_apps::seconds_of([&] { wall = env_.rt().run(s, root).wall_s; });
-    after_s_ += outer - wall;
-    ++phases_;
-    return wall;
-  }
 
   cws_apps::bench_env& env_;
   std::size_t n_, block_, blocks_;
   tbb::affinity_partitioner affinity_[2];
-  double after_s_ = 0;
-  unsigned phases_ = 0;
+  cws_apps::cws_phase_clock clock_;
 };
 
 // The two buffers of one variant. First touch is left to the variant's own
@@ -212,7 +200,7 @@ int main(int argc, char** argv) {
       // after each of its runs and the steps' converged stows template would
       // then find them elsewhere. So the evolve variant's init runs under
       // --evolve-init (default random: it never moves pages).
-      const bool follow = follow_init && replays(p);
+      const bool follow = follow_init && cws_apps::replays(p);
       add_cws(p, p, cws::numa::first_touch, follow, p == cws::policy::evolve && !follow ? evolve_init : p);
       // The same loops with the grids interleaved over the nodes: placement
       // that ignores the schedule.
@@ -268,7 +256,7 @@ int main(int argc, char** argv) {
       }
       bool counting = false;
       auto timer = cws_apps::measure(v.name, opt.plan, [&](cws_apps::phase_timer& t) {
-        if (t.recording() && !counting) loops.reset_after_phase(), counting = true;
+        if (t.recording() && !counting) loops.clock().reset(), counting = true;
         t.time_reported("init", 1, [&] { return loops.run(v, init_phase, init_body); });
         cur = g.a.data();
         next = g.b.data();
@@ -329,7 +317,7 @@ int main(int argc, char** argv) {
         e["pages_failed"] = step_sum.pages_failed + init_sum.pages_failed;
         e["bytes_moved"] = step_sum.bytes_moved + init_sum.bytes_moved;
         e["relocalization_s"] = step_sum.relocalization_s + init_sum.relocalization_s;
-        e["after_phase_s"] = loops.after_phase_s();
+        e["after_phase_s"] = loops.clock().after_phase_s();
         heat::put_summary(e, step_lines, v.policy);
         if (const auto* s = cws::schedulers::store_of(rt).find(step.name()); s != nullptr && v.policy == "evolve") {
           e["converged"] = s->converged;

@@ -74,14 +74,10 @@ class loop_runner {
     auto tbb_body = [&](const tbb::blocked_range<std::size_t>& r) { body(r.begin(), r.end()); };
     const tbb::blocked_range<std::size_t> all(0, n, grain_);
     switch (v.loop) {
-      case loop_kind::cws: {
-        double wall = 0;
-        const double outer = cws_apps::seconds_of(
-            [&] { wall = env_.rt().run(*v.schedules[ph], [&] { cws::parallel_for_range(0, n, body, grain_); }).wall_s; });
-        after_phase_s_ += outer - wall;
-        ++cws_phases_;
-        return wall;
-      }
+      case loop_kind::cws:
+        return clock_.run([&] {
+          return env_.rt().run(*v.schedules[ph], [&] { cws::parallel_for_range(0, n, body, grain_); }).wall_s;
+        });
       case loop_kind::tbb_auto:
         return cws_apps::seconds_of(
             [&] { env_.in_tbb([&] { tbb::parallel_for(all, tbb_body, tbb::auto_partitioner()); }); });
@@ -99,24 +95,15 @@ class loop_runner {
     return 0;
   }
 
-  // Mean seconds per cws phase spent in rt.run() outside the phase's wall_s
-  // (locality report, relocalization, policy bookkeeping) since the last reset.
-  double after_phase_s() const noexcept { return cws_phases_ ? after_phase_s_ / cws_phases_ : 0.0; }
-  void reset_after_phase() noexcept { after_phase_s_ = 0, cws_phases_ = 0; }
+  // The cws phases' time outside their wall_s (cws_apps::cws_phase_clock).
+  cws_apps::cws_phase_clock& clock() noexcept { return clock_; }
 
  private:
   cws_apps::bench_env& env_;
   std::size_t grain_;
   tbb::affinity_partitioner affinity_[2];
-  double after_phase_s_ = 0;
-  unsigned cws_phases_ = 0;
+  cws_apps::cws_phase_clock clock_;
 };
-
-// The policies that replay a template (schedule::follow is meaningful to them).
-bool replays(const std::string& policy) {
-  return policy == cws::policy::stows || policy == cws::policy::stuws || policy == cws::policy::relws ||
-         policy == cws::policy::evolve;
-}
 
 struct arrays {
   cws::numa::array<double> a, b;
@@ -200,8 +187,8 @@ int main(int argc, char** argv) {
       variants.push_back(std::move(v));
     };
     for (const std::string& p : policies) {
-      const bool follow = follow_opt->count() > 0 ? follow_init && replays(p)
-                                                  : replays(p) && p != cws::policy::evolve;
+      const bool follow = follow_opt->count() > 0 ? follow_init && cws_apps::replays(p)
+                                                  : cws_apps::replays(p) && p != cws::policy::evolve;
       if (p == cws::policy::random) {
         add_cws("cws-random-firsttouch", numa::first_touch, pages_kind::fresh, p, p, false);
         add_cws("cws-random-prefault", numa::first_touch, pages_kind::prefault, p, p, false);
@@ -264,7 +251,7 @@ int main(int argc, char** argv) {
       const std::uint64_t first_copy = is_cws ? v.schedules[copy_phase]->iterations() : 0;
       bool counting = false;
       auto timer = cws_apps::measure(v.name, opt.plan, [&](cws_apps::phase_timer& t) {
-        if (t.recording() && !counting) loops.reset_after_phase(), counting = true;
+        if (t.recording() && !counting) loops.clock().reset(), counting = true;
         if (v.pages == pages_kind::fresh) {
           m = arrays{};  // unmap the previous run's pages before mapping fresh ones
           m = allocate(n, v);
@@ -274,7 +261,7 @@ int main(int argc, char** argv) {
         t.time_reported("init", 1, [&] { return loops.run(v, init_phase, n, init_body); });
         t.time_reported("copy", opt.iters, [&] { return loops.run(v, copy_phase, n, copy_body); });
       });
-      const double after_phase_s = loops.after_phase_s();
+      const double after_phase_s = loops.clock().after_phase_s();
       // Verification, untimed: a pattern in A, one more copy with the same loop, compare.
       for (std::size_t i = 0; i < n; ++i) a[i] = static_cast<double>(i);
       loops.run(v, copy_phase, n, copy_body);

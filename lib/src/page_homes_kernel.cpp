@@ -93,8 +93,7 @@ class kernel_page_homes final : public page_homes {
     for (std::size_t i = 0, j = 0; i < pages.size(); i = j) {
       // [i, j): consecutive pages with one target node.
       for (j = i + 1; j < pages.size() && nodes[j] == nodes[i] && pages[j] == pages[j - 1] + page_size_;) ++j;
-      const bool use_mbind = mover_ == page_mover::mbind;
-      if (use_mbind && move_run(pages.subspan(i, j - i), nodes[i], out)) continue;
+      if (mover_ == page_mover::mbind && move_run(pages.subspan(i, j - i), nodes[i], out)) continue;
       for (std::size_t k = i; k < j; ++k) {
         pending_.push_back(pages[k]);
         pending_nodes_.push_back(os_of_[nodes[k]]);
@@ -189,11 +188,8 @@ class kernel_page_homes final : public page_homes {
     const int os = os_of_[node];
     void* addr = reinterpret_cast<void*>(run.front());
     if (detail::mbind_nodes(addr, run.size() * page_size_, MPOL_BIND, {os}, MPOL_MF_MOVE) != 0) return false;
-    run_nodes_.assign(std::min(run.size(), batch_pages), os);
-    for (std::size_t i = 0; i < run.size(); i += batch_pages) {
-      std::size_t n = std::min(batch_pages, run.size() - i);
-      count_where(run.subspan(i, n), std::span<const int>(run_nodes_).first(n), out);
-    }
+    run_nodes_.assign(run.size(), os);
+    count_where(run, run_nodes_, out);
     return true;
   }
 
