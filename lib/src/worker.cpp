@@ -212,8 +212,9 @@ void worker::seek_work(Done done, bool may_run, Ready ready) {
       sched_.idle_enter();
       b.reset();
       t0 = now_ns();
-    } else if (b.pause()) {
-      park(b, ready);
+    } else {
+      setup_.policy->idle_pass(*this);
+      if (b.pause()) park(b, ready);
     }
   }
   sched_.idle_leave();

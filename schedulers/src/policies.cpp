@@ -46,6 +46,7 @@ class replay_policy final : public scheduling_policy {
   }
   void segment_end(unsigned worker) override { engine_.segment_end(worker); }
   cws::detail::task* find_work(worker_view& view) override { return engine_.find_work(view); }
+  void idle_pass(worker_view& view) override { engine_.idle_pass(view); }
   bool relocalize_after_phase() const noexcept override { return relocalize_; }
 
  private:

@@ -19,7 +19,9 @@ void replay_engine::prepare(replay_mode mode, std::shared_ptr<const template_pla
                             unsigned stall_ms) {
   mode_ = mode;
   plan_ = std::move(plan);
+  if (lanes_.size() != workers) last_pass_ = std::make_unique<pass_clock[]>(workers);
   lanes_.resize(workers);
+  for (unsigned w = 0; w < workers; ++w) last_pass_[w].at.store(0, std::memory_order_relaxed);
   for (lane& l : lanes_) {
     l.depth = 0;
     l.next_in_order = 0;
@@ -127,12 +129,15 @@ cws::detail::task* replay_engine::find_work(worker_view& view) {
       t = view.take_mail();
       break;
   }
-  if (t != nullptr) {
-    l.stalling = false;
-    return t;
-  }
-  watch_for_stall(view, l);
-  return nullptr;
+  if (t != nullptr) l.stalling = false;
+  return t;
+}
+
+void replay_engine::idle_pass(worker_view& view) {
+  if (diverged() || mode_ == replay_mode::random) return;
+  const clock::time_point now = clock::now();
+  last_pass_[view.self()].at.store(now.time_since_epoch().count(), std::memory_order_relaxed);
+  watch_for_stall(view, lanes_[view.self()], now);
 }
 
 // Mail first (own, then another worker's: released work), then a deque.
@@ -149,23 +154,30 @@ cws::detail::task* replay_engine::steal_anything(worker_view& view) {
 
 // Every worker idle while the phase is unfinished means that nothing can run
 // under the constraints. Confirm it over stall_limit_ with no segment started
-// in between (a worker whose sync just completed is briefly counted idle too).
-void replay_engine::watch_for_stall(worker_view& view, lane& l) {
+// in between, and with every worker still looking for work late in that
+// window (see the header: a counted-idle worker may just be preempted).
+void replay_engine::watch_for_stall(worker_view& view, lane& l, clock::time_point now) {
   if (view.idle_workers() < view.workers()) {
     l.stalling = false;
     return;
   }
   const std::uint64_t progress = progress_.load(std::memory_order_relaxed);
-  const clock::time_point now = clock::now();
   if (!l.stalling || l.stall_progress != progress) {
     l.stalling = true;
     l.stall_progress = progress;
     l.stall_since = now;
     return;
   }
-  if (now - l.stall_since >= stall_limit_)
+  if (now - l.stall_since >= stall_limit_ && all_passed_since(l.stall_since + stall_limit_ / 2))
     diverge(fmt::format("every worker waited {} ms with nothing it may run",
-                        std::chrono::duration_cast<std::chrono::milliseconds>(stall_limit_).count()));
+                        std::chrono::duration_cast<std::chrono::milliseconds>(now - l.stall_since).count()));
+}
+
+bool replay_engine::all_passed_since(clock::time_point since) const noexcept {
+  const clock::rep cutoff = since.time_since_epoch().count();
+  for (std::size_t w = 0; w < lanes_.size(); ++w)
+    if (last_pass_[w].at.load(std::memory_order_relaxed) < cutoff) return false;
+  return true;
 }
 
 }  // namespace cws::schedulers::detail

@@ -9,17 +9,24 @@
 // template segment (an extra steal, a diverged run) gets no marks.
 //
 // Who touches what. Per-worker state (`lane`) is written only by its worker
-// (segment hooks, route, find_work run on it). Shared during a phase: the
-// `diverged_` flag and `progress_` counter (relaxed atomics: both are hints
-// checked again on the next call) and the divergence reason (under a mutex,
-// first writer wins). Everything else is written between phases on the
-// thread that calls runtime::run.
+// (segment hooks, route, find_work, idle_pass run on it). Shared during a
+// phase: the `diverged_` flag, the `progress_` counter and each worker's
+// latest idle pass (relaxed atomics: all are hints checked again on the next
+// call) and the divergence reason (under a mutex, first writer wins).
+// Everything else is written between phases on the thread that calls
+// runtime::run.
 //
 // Divergence. Strict modes treat a template segment that ends with an
-// unreached steal point, or every worker idle with nothing runnable for
-// stall_ms, as divergence: from then on route() keeps every task local and
-// find_work() takes any mail (its own, then other workers') and steals at
-// random, so the phase finishes like a random-stealing one.
+// unreached steal point, or a stall, as divergence: from then on route()
+// keeps every task local and find_work() takes any mail (its own, then other
+// workers') and steals at random, so the phase finishes like a
+// random-stealing one.
+//
+// A stall is every worker idle, no segment started for stall_ms, and every
+// worker still looking for work in the second half of that window. The last
+// part matters on a loaded machine: a worker whose sync has just completed
+// stays counted idle until it runs again, and while it is preempted it makes
+// no idle passes; without them the phase is slow, not stuck.
 
 #include <atomic>
 #include <chrono>
@@ -60,6 +67,7 @@ class replay_engine {
   void segment_begin(unsigned worker, const task_tag& root, std::uint32_t note, segment_marks& marks);
   void segment_end(unsigned worker);
   cws::detail::task* find_work(worker_view& view);
+  void idle_pass(worker_view& view);
 
  private:
   using clock = std::chrono::steady_clock;
@@ -81,11 +89,19 @@ class replay_engine {
   void diverge(std::string why);
   bool strict() const noexcept { return mode_ == replay_mode::stows || mode_ == replay_mode::stuws; }
   cws::detail::task* steal_anything(worker_view& view);
-  void watch_for_stall(worker_view& view, lane& l);
+  void watch_for_stall(worker_view& view, lane& l, clock::time_point now);
+  // Whether every worker made an idle pass at or after `since`.
+  bool all_passed_since(clock::time_point since) const noexcept;
+
+  // When each worker last made an idle pass (clock ticks), read by the others.
+  struct alignas(64) pass_clock {
+    std::atomic<clock::rep> at{0};
+  };
 
   replay_mode mode_ = replay_mode::random;
   std::shared_ptr<const template_plan> plan_;
   std::vector<lane> lanes_;
+  std::unique_ptr<pass_clock[]> last_pass_;  // one per lane
   clock::duration stall_limit_{};
   std::atomic<bool> diverged_{false};
   alignas(64) std::atomic<std::uint64_t> progress_{0};  // segments started this phase

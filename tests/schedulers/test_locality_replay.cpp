@@ -20,10 +20,6 @@ class Locality : public ::testing::TestWithParam<unsigned> {
     // Up to 8 workers share 2 cores here: STOWS run times are noise, and
     // evolve must not go back to RELWS because of them in these tests.
     c.evolve_slowdown_pct = 0;
-    // A worker preempted right after its sync completed looks idle; with this
-    // many threads per core that can last longer than the default 50 ms and be
-    // taken for a stalled replay. A real stall still shows, 2 s later.
-    c.stall_ms = 2000;
     return c;
   }
 };

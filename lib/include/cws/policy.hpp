@@ -126,6 +126,12 @@ class scheduling_policy {
   // One attempt to find work for an idle or sync-blocked worker. Return a task
   // taken through `view`, or nullptr; the core handles back-off between calls.
   virtual detail::task* find_work(worker_view& view) = 0;
+  // Called on a waiting worker after each pass of its steal loop that found
+  // nothing (find_work returned nullptr, or the worker is at the nesting bound
+  // and may not start segments), before it backs off. A worker that is
+  // preempted, or whose wait just ended, makes no passes: the replay policies
+  // use that to tell a stalled phase from a slow one.
+  virtual void idle_pass(worker_view& /*view*/) {}
 };
 
 // Policies by name. The core registers "random"; other components add theirs.

@@ -1,0 +1,109 @@
+// The replay engine's stall watch, driven directly through a scripted
+// worker_view: which worker makes an idle pass when is up to the test, so a
+// preempted worker (counted idle, making no passes) can be played exactly.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "replay_policy.hpp"
+
+namespace {
+
+using cws::schedulers::detail::replay_engine;
+using cws::schedulers::detail::replay_mode;
+
+// A worker with nothing to run: every move fails; the idle count is scripted.
+class idle_view final : public cws::worker_view {
+ public:
+  idle_view(unsigned self, unsigned workers, const unsigned& idle) : self_(self), workers_(workers), idle_(idle) {}
+  unsigned self() const noexcept override { return self_; }
+  unsigned workers() const noexcept override { return workers_; }
+  unsigned numa_node_of(unsigned) const noexcept override { return 0; }
+  bool blocked_in_sync() const noexcept override { return false; }
+  cws::detail::task* steal(unsigned) noexcept override { return nullptr; }
+  cws::detail::task* take_mail() noexcept override { return nullptr; }
+  const cws::task_tag& tag_of(const cws::detail::task*) const noexcept override { return tag_; }
+  std::uint64_t random() noexcept override { return 4; }
+  std::uint32_t note_of(const cws::detail::task*) const noexcept override { return cws::no_note; }
+  cws::detail::task* take_mail_noted(std::uint32_t) noexcept override { return nullptr; }
+  cws::detail::task* steal_mail(unsigned) noexcept override { return nullptr; }
+  unsigned idle_workers() const noexcept override { return idle_; }
+
+ private:
+  unsigned self_, workers_;
+  const unsigned& idle_;
+  cws::task_tag tag_{};
+};
+
+constexpr unsigned stall_ms = 20;
+
+// One fruitless pass of `view`'s worker, as the core's steal loop makes it.
+void pass(replay_engine& e, idle_view& view) {
+  EXPECT_EQ(e.find_work(view), nullptr);
+  e.idle_pass(view);
+}
+
+// Passes of the listed workers, 1 ms apart, for `ms` milliseconds or until the engine diverged.
+template <class... Views>
+void passes_for(replay_engine& e, unsigned ms, Views&... views) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (!e.diverged() && std::chrono::steady_clock::now() < end) {
+    (pass(e, views), ...);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+// A strict (stuws) engine. The stall watch needs no template: it only looks
+// at idle counts and passes.
+void prepare_strict(replay_engine& e, unsigned workers) { e.prepare(replay_mode::stuws, nullptr, workers, stall_ms); }
+
+TEST(stall_watch, every_worker_looking_for_work_past_the_limit_is_a_stall) {
+  replay_engine e;
+  prepare_strict(e, 2);
+  unsigned idle = 2;
+  idle_view w0(0, 2, idle), w1(1, 2, idle);
+  passes_for(e, 5000, w0, w1);
+  ASSERT_TRUE(e.diverged()) << "two idle workers with nothing to run for 5 s were never taken for a stall";
+  EXPECT_NE(e.divergence().find("every worker waited"), std::string::npos) << e.divergence();
+}
+
+TEST(stall_watch, a_counted_idle_worker_that_makes_no_passes_is_not_a_stall) {
+  // Worker 1 is counted idle but makes no pass after worker 0 starts
+  // watching: it is preempted, perhaps just after its sync completed. However
+  // long that lasts, the phase is slow, not stuck.
+  replay_engine e;
+  prepare_strict(e, 2);
+  unsigned idle = 2;
+  idle_view w0(0, 2, idle), w1(1, 2, idle);
+  pass(e, w1);
+  passes_for(e, 8 * stall_ms, w0);
+  EXPECT_FALSE(e.diverged()) << e.divergence();
+  // Worker 1 runs again and still finds nothing: now it is a stall.
+  passes_for(e, 5000, w0, w1);
+  EXPECT_TRUE(e.diverged());
+}
+
+TEST(stall_watch, a_busy_worker_is_never_a_stall) {
+  replay_engine e;
+  prepare_strict(e, 2);
+  unsigned idle = 1;  // worker 1 runs a long task
+  idle_view w0(0, 2, idle), w1(1, 2, idle);
+  pass(e, w1);
+  passes_for(e, 8 * stall_ms, w0);
+  EXPECT_FALSE(e.diverged()) << e.divergence();
+  idle = 2;  // its task ended and it looks for work too
+  passes_for(e, 5000, w0, w1);
+  EXPECT_TRUE(e.diverged());
+}
+
+TEST(stall_watch, random_stealing_never_stalls) {
+  replay_engine e;
+  e.prepare(replay_mode::random, nullptr, 2, stall_ms);
+  unsigned idle = 2;
+  idle_view w0(0, 2, idle), w1(1, 2, idle);
+  passes_for(e, 8 * stall_ms, w0, w1);
+  EXPECT_FALSE(e.diverged());
+}
+
+}  // namespace
