@@ -4,6 +4,8 @@
 #include <omp.h>
 
 #include <cstdio>
+#include <map>
+#include <string>
 
 namespace cws_apps {
 
@@ -28,6 +30,20 @@ void add_common_options(CLI::App& app, common_options& o) {
                  "Before anything runs, seed the schedules of the cws variants with the templates saved in this "
                  "trace file (its latest run of each schedule name), so replaying policies start from them instead "
                  "of a first random iteration; the file must have been recorded with the same worker count");
+}
+
+void add_order_option(CLI::App& app, common_options& o, const std::string& footprint) {
+  app.add_option("--order", o.plan.order,
+                 "How the variants' runs are ordered. interleaved (default): every variant is set up first, then "
+                 "--warmup rounds and --runs rounds, each with one run of every variant, the order changing every "
+                 "round, so that a burst of noise spreads over all variants instead of landing on one variant's "
+                 "runs; the buffers of all variants live at the same time. sequential: all runs of one variant, "
+                 "then the next; needs the buffers of one variant at a time. Footprint: " + footprint)
+      ->transform(CLI::CheckedTransformer(std::map<std::string, run_order>{{"sequential", run_order::sequential},
+                                                                           {"interleaved", run_order::interleaved}},
+                                          CLI::ignore_case)
+                      .description(""))
+      ->option_text("sequential|interleaved");
 }
 
 bench_env::bench_env(const common_options& o, const std::function<void(cws::runtime_config&)>& adjust)

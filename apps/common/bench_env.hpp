@@ -4,6 +4,7 @@
 // variants of one run compete on equal terms), and the error conventions.
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <functional>
 #include <cws/cws.hpp>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 #include <utility>
+#include <vector>
 
 #include "common/timing.hpp"
 
@@ -22,6 +24,14 @@ namespace cws_apps {
 inline bool replays(std::string_view policy) {
   return policy == cws::policy::stows || policy == cws::policy::stuws || policy == cws::policy::relws ||
          policy == cws::policy::evolve;
+}
+
+// `names` without repeats, in the order of their first occurrence (--policies random,stows,random).
+inline std::vector<std::string> without_repeats(const std::vector<std::string>& names) {
+  std::vector<std::string> unique;
+  for (const std::string& name : names)
+    if (std::find(unique.begin(), unique.end(), name) == unique.end()) unique.push_back(name);
+  return unique;
 }
 
 struct common_options {
@@ -36,6 +46,11 @@ struct common_options {
 
 // --workers, --policy, --iters, --runs, --warmup, --json, --trace-out, --trace-in.
 void add_common_options(CLI::App& app, common_options& o);
+
+// --order sequential|interleaved (o.plan.order), for the apps that measure
+// their variants with measure_variants (common/rounds.hpp). `footprint`
+// completes the help: the memory each order needs.
+void add_order_option(CLI::App& app, common_options& o, const std::string& footprint);
 
 class bench_env {
  public:

@@ -5,6 +5,10 @@
 
 namespace cws_apps {
 
+const char* to_string(run_order o) noexcept {
+  return o == run_order::sequential ? "sequential" : "interleaved";
+}
+
 double samples::median() const {
   if (values_.empty()) return 0;
   std::vector<double> v = values_;

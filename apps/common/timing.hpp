@@ -63,9 +63,17 @@ class samples {
   std::vector<double> values_;
 };
 
+// How the runs of several variants are ordered (common/rounds.hpp).
+enum class run_order {
+  sequential,   // all runs of one variant, then the next
+  interleaved,  // rounds of one run of every variant
+};
+const char* to_string(run_order o) noexcept;  // "sequential", "interleaved"
+
 struct run_plan {
   unsigned warmup = 1;  // runs executed first and thrown away (page faults, thread start-up, caches)
   unsigned runs = 5;    // measured runs
+  run_order order = run_order::interleaved;  // measure_variants only; measure() runs one variant
 };
 
 // Collects one sample series per named phase for one variant, in first-use order.

@@ -20,90 +20,32 @@
 // has a locality report and evolve relocalizes the pages after each run that
 // becomes its template; the table shows the local share of the step phases,
 // the pages moved and the relocalization time (common/locality_tally.hpp).
+//
+// The variants run in interleaved rounds by default (common/rounds.hpp):
+// every variant's grids are set up first and live until its report, and the
+// comparison with the serial grid comes after all rounds.
 
 #include <fmt/format.h>
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/partitioner.h>
 
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "common/bench_env.hpp"
+#include "common/block_loops.hpp"
 #include "common/locality_tally.hpp"
 #include "common/report.hpp"
+#include "common/rounds.hpp"
 #include "heat/grid.hpp"
 #include "heat/iterations.hpp"
 
 namespace {
 
-enum class loop_kind { serial, cws, cws_owned, tbb_auto, tbb_affinity, omp_static };
 enum phase_id { init_phase = 0, step_phase = 1 };
-
-struct variant {
-  std::string name;
-  loop_kind loop;
-  std::string policy;                  // cws variants only
-  cws::schedule* schedules[2] = {};    // cws variants only: init, step
-  cws::numa::placement placement = cws::numa::first_touch;  // of both grids
-};
-
-// Runs body(lo, hi) over the rows [0, n) in blocks of `block` rows with the
-// loop flavour of one variant, and returns the seconds that count: a cws
-// phase's wall_s (its locality report and any relocalization come after the
-// workers stopped and are left out), the wall-clock time of the loop for the
-// others. One object per variant: it owns that variant's TBB affinity
-// partitioners.
-class row_loops {
- public:
-  row_loops(cws_apps::bench_env& env, std::size_t n, std::size_t block)
-      : env_(env), n_(n), block_(block), blocks_((n + block - 1) / block) {}
-
-  template <class Body>
-  double run(const variant& v, phase_id ph, const Body& body) {
-    auto tbb_body = [&](const tbb::blocked_range<std::size_t>& r) { body(r.begin(), r.end()); };
-    const tbb::blocked_range<std::size_t> rows(0, n_, block_);
-    switch (v.loop) {
-      case loop_kind::serial:
-        return cws_apps::seconds_of([&] { body(0, n_); });
-      case loop_kind::cws:
-        return clock_.run([&] {
-          return env_.rt().run(*v.schedules[ph], [&] { cws::parallel_for_range(0, n_, body, block_); }).wall_s;
-        });
-      case loop_kind::cws_owned:
-        return clock_.run([&] {
-          return env_.rt().run(*v.schedules[ph], [&] { cws::parallel_for_range_owned(0, n_, body, blocks_); }).wall_s;
-        });
-      case loop_kind::tbb_auto:
-        return cws_apps::seconds_of(
-            [&] { env_.in_tbb([&] { tbb::parallel_for(rows, tbb_body, tbb::auto_partitioner()); }); });
-      case loop_kind::tbb_affinity:
-        return cws_apps::seconds_of([&] { env_.in_tbb([&] { tbb::parallel_for(rows, tbb_body, affinity_[ph]); }); });
-      case loop_kind::omp_static: {
-        const std::size_t blocks = blocks_, block = block_, n = n_;
-        return cws_apps::seconds_of([&] {
-#pragma omp parallel for schedule(static)
-          for (std::size_t b = 0; b < blocks; ++b) body(b * block, std::min(n, (b + 1) * block));
-        });
-      }
-    }
-    return 0;
-  }
-
-  // The cws phases' time outside their wall_s (cws_apps::cws_phase_clock).
-  cws_apps::cws_phase_clock& clock() noexcept { return clock_; }
-
- private:
-
-  cws_apps::bench_env& env_;
-  std::size_t n_, block_, blocks_;
-  tbb::affinity_partitioner affinity_[2];
-  cws_apps::cws_phase_clock clock_;
-};
 
 // The two buffers of one variant. First touch is left to the variant's own
 // init loop (an untimed init phase before the runs), so the pages land where
@@ -112,6 +54,20 @@ struct grids {
   cws::numa::array<double> a, b;
   grids(std::size_t n, cws::numa::placement where)
       : a(cws::numa::allocate<double>(n * n, where)), b(cws::numa::allocate<double>(n * n, where)) {}
+};
+
+struct variant {
+  std::string name;
+  cws_apps::loop_flavour loop;
+  std::string policy{};                                      // cws variants only
+  cws::schedule* schedules[2] = {};                          // cws variants only: init, step
+  cws::numa::placement placement = cws::numa::first_touch;  // of both grids
+  // What persists across the runs, from the variant's set-up to its report:
+  std::unique_ptr<cws_apps::block_loops> loops{};
+  std::optional<grids> g{};
+  double* cur = nullptr;  // the state after the steps so far (a step reads it, writes next, swaps)
+  double* next = nullptr;
+  heat::run_map init_map{}, step_map{};  // cws variants: the schedules' iterations of the timed runs
 };
 
 // What a leaf of rows [lo, hi) touches, declared by the cws variants
@@ -128,6 +84,30 @@ void touch_step(const double* cur, const double* next, std::size_t n, std::size_
   if (lo >= hi) return;
   cws::touch(cur + (lo - 1) * n, (hi - lo + 2) * n * sizeof(double));
   cws::touch(next + lo * n, (hi - lo) * n * sizeof(double));
+}
+
+// One run of a variant's init loop (the initial state into both grids) or of
+// one step (cur -> next, then swapped); returns the seconds that count
+// (block_loops::run).
+double run_init(variant& v, std::size_t n) {
+  double* const a = v.g->a.data();
+  double* const b = v.g->b.data();
+  const bool declare = v.loops->runs_cws_phases();
+  return v.loops->run(init_phase, [=](std::size_t lo, std::size_t hi) {
+    if (declare) touch_init(a, b, n, lo, hi);
+    heat::init_rows(a, b, n, lo, hi);
+  });
+}
+double run_step(variant& v, std::size_t n) {
+  const double* const cur = v.cur;
+  double* const next = v.next;
+  const bool declare = v.loops->runs_cws_phases();
+  const double s = v.loops->run(step_phase, [=](std::size_t lo, std::size_t hi) {
+    if (declare) touch_step(cur, next, n, lo, hi);
+    heat::step_rows(cur, next, n, lo, hi);
+  });
+  std::swap(v.cur, v.next);
+  return s;
 }
 
 }  // namespace
@@ -161,19 +141,17 @@ int main(int argc, char** argv) {
   app.add_flag("--verbose-iterations", all_iterations, "Print the iteration lines of every run, not only the first");
   app.add_flag("-q,--quiet", quiet, "No iteration lines, only the table");
   cws_apps::add_common_options(app, opt);
+  cws_apps::add_order_option(app, opt,
+                             "interleaved: 2 grids of N x N doubles per variant (12 variants with the default "
+                             "policies: 768 MiB at N = 2048); sequential: 4 grids (serial's, kept as the reference, "
+                             "and one other variant's)");
   app.get_option("--iters")->description("Jacobi iterations (step phases) per run; a sample is their mean");
   CLI::Option* policy_opt = app.get_option("--policy");
   policy_opt->description("A single cws policy (same as --policies POLICY)");
   policy_opt->excludes(policies_opt);
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
-    if (policy_opt->count() > 0) policies = {opt.policy};
-    {  // drop repeated names, keep the order
-      std::vector<std::string> unique;
-      for (const auto& p : policies)
-        if (std::find(unique.begin(), unique.end(), p) == unique.end()) unique.push_back(p);
-      policies = std::move(unique);
-    }
+    policies = policy_opt->count() > 0 ? std::vector{opt.policy} : cws_apps::without_repeats(policies);
     cws_apps::bench_env env(opt);
     cws::runtime& rt = env.rt();
     cws_apps::locality_tally tally(rt);
@@ -184,11 +162,15 @@ int main(int argc, char** argv) {
 
     // All schedules are created before anything runs, so an unknown policy fails at once (exit 2).
     std::vector<variant> variants;
-    variants.push_back({"serial", loop_kind::serial, "", {}});
+    variants.push_back({.name = "serial", .loop = cws_apps::loop_flavour::serial});
     // cws-<suffix> with the schedules heat-init/<suffix> and heat-step/<suffix>.
     auto add_cws = [&](const std::string& p, const std::string& suffix, cws::numa::placement where, bool follow,
                        const std::string& init_policy) {
-      variant v{"cws-" + suffix, p == cws::policy::user ? loop_kind::cws_owned : loop_kind::cws, p, {}, where};
+      using cws_apps::loop_flavour;
+      variant v{.name = "cws-" + suffix,
+                .loop = p == cws::policy::user ? loop_flavour::cws_owned : loop_flavour::cws,
+                .policy = p,
+                .placement = where};
       v.schedules[init_phase] = &rt.schedule("heat-init/" + suffix, init_policy);
       v.schedules[step_phase] = &rt.schedule("heat-step/" + suffix, p);
       if (follow) v.schedules[step_phase]->follow(v.schedules[init_phase]->name());
@@ -209,20 +191,24 @@ int main(int argc, char** argv) {
       // block runs where init first-touched it.
       if (p == cws::policy::stows && !follow_init) add_cws(p, p + "-follow-init", cws::numa::first_touch, true, p);
     }
-    variants.push_back({"tbb-auto", loop_kind::tbb_auto, "", {}});
-    variants.push_back({"tbb-affinity", loop_kind::tbb_affinity, "", {}});
-    variants.push_back({"omp-static", loop_kind::omp_static, "", {}});
+    for (auto [name, flavour] : {std::pair{"tbb-auto", cws_apps::loop_flavour::tbb_auto},
+                                 {"tbb-affinity", cws_apps::loop_flavour::tbb_affinity},
+                                 {"omp-static", cws_apps::loop_flavour::omp_static}})
+      variants.push_back({.name = name, .loop = flavour});
+    for (variant& v : variants)
+      v.loops = std::make_unique<cws_apps::block_loops>(env, v.loop, n, block,
+                                                        std::vector{v.schedules[0], v.schedules[1]});
 
     const double grid_bytes = static_cast<double>(n * n * sizeof(double));
     cws_apps::report out("heat", env,
                          {{"size", n}, {"block_rows", block}, {"blocks", blocks}, {"iters", opt.iters},
-                          {"runs", opt.plan.runs}, {"warmup", opt.plan.warmup}, {"policies", policies},
+                          {"runs", opt.plan.runs}, {"warmup", opt.plan.warmup},
+                          {"order", cws_apps::to_string(opt.plan.order)}, {"policies", policies},
                           {"follow_init", follow_init}, {"evolve_init", evolve_init},
                           {"bytes_per_step", 2 * grid_bytes},
                           {"page_homes", rt.page_homes().name()}});
 
-    grids reference(n, cws::numa::first_touch);  // the serial variant's grids; its final state is the reference
-    const double* expected = nullptr;
+    const double* expected = nullptr;  // the serial variant's final grid; its grids are kept to the end
     std::vector<std::string> wrong;
     struct iteration_block {
       std::string title;
@@ -231,105 +217,93 @@ int main(int argc, char** argv) {
     };
     std::vector<iteration_block> iteration_blocks;
 
-    for (const variant& v : variants) {
-      std::optional<grids> own;
-      grids& g = v.loop == loop_kind::serial ? reference : own.emplace(n, v.placement);
-      double* cur = g.a.data();
-      double* next = g.b.data();
-      const bool declares = v.schedules[init_phase] != nullptr;  // the cws variants' leaves declare their touches
-      const auto init_body = [&](std::size_t lo, std::size_t hi) {
-        if (declares) touch_init(g.a.data(), g.b.data(), n, lo, hi);
-        heat::init_rows(g.a.data(), g.b.data(), n, lo, hi);
+    // The variant's grids, first touched by its own init loop, untimed; the
+    // schedules' iteration counts after that mark the first warm-up run.
+    const auto prepare = [&](variant& v) {
+      v.g.emplace(n, v.placement);
+      run_init(v, n);
+      if (!v.loops->runs_cws_phases()) return;
+      const unsigned total = opt.plan.warmup + opt.plan.runs;
+      v.init_map = {v.schedules[init_phase]->iterations(), 1, opt.plan.warmup, total};
+      v.step_map = {v.schedules[step_phase]->iterations(), opt.iters, opt.plan.warmup, total};
+    };
+    const auto one_run = [&](variant& v, cws_apps::phase_timer& t) {
+      v.loops->begin_run(t);
+      t.time_reported("init", 1, [&] { return run_init(v, n); });
+      v.cur = v.g->a.data();
+      v.next = v.g->b.data();
+      t.time_reported("step", opt.iters, [&] { return run_step(v, n); });
+    };
+    // The figures only cws variants have: schedules, iteration lines, locality, pages moved.
+    const auto report_cws = [&](const variant& v, cws_apps::json& e) {
+      const cws::schedule& init = *v.schedules[init_phase];
+      const cws::schedule& step = *v.schedules[step_phase];
+      e["policy"] = v.policy;
+      e["init_policy"] = std::string(init.policy_name());
+      e["schedules"] = {{"init", init.name()}, {"step", step.name()}};
+      e["step_follows"] = step.follows();
+      auto step_lines = heat::lines_of(rt, step.name(), v.step_map);
+      auto init_lines = heat::lines_of(rt, init.name(), v.init_map);
+      heat::add_locality(step_lines, tally, step.name());
+      heat::add_locality(init_lines, tally, init.name());
+      // Locality of the measured runs' phases; pages moved and relocalization
+      // time of both schedules (evolve relocalizes after each run of either
+      // that becomes its template). Each variant has its own schedules, so
+      // their iterations count only this variant's runs, whatever ran in between.
+      const auto measured = [&](const heat::run_map& m, const std::string& name) {
+        return tally.summarize(name, m.first + std::uint64_t{m.warmup} * m.per_run,
+                               m.first + std::uint64_t{m.runs_total} * m.per_run);
       };
-      const auto step_body = [&](std::size_t lo, std::size_t hi) {
-        if (declares) touch_step(cur, next, n, lo, hi);
-        heat::step_rows(cur, next, n, lo, hi);
-      };
-      row_loops loops(env, n, block);
-
-      loops.run(v, init_phase, init_body);  // first touch, untimed
-      heat::run_map init_map, step_map;
-      if (v.schedules[init_phase] != nullptr) {
-        const unsigned total = opt.plan.warmup + opt.plan.runs;
-        init_map = {v.schedules[init_phase]->iterations(), 1, opt.plan.warmup, total};
-        step_map = {v.schedules[step_phase]->iterations(), opt.iters, opt.plan.warmup, total};
+      const auto step_sum = measured(v.step_map, step.name());
+      const auto init_sum = measured(v.init_map, init.name());
+      cws_apps::put_locality(e, step_sum, "local_share");
+      e["step_pages_moved"] = step_sum.pages_moved;
+      e["step_relocalization_s"] = step_sum.relocalization_s;
+      e["init_local_share"] = init_sum.reported ? cws_apps::json(init_sum.mean_share) : cws_apps::json(nullptr);
+      e["init_pages_moved"] = init_sum.pages_moved;
+      e["init_relocalization_s"] = init_sum.relocalization_s;
+      e["relocalizations"] = step_sum.relocalizations + init_sum.relocalizations;
+      e["pages_moved"] = step_sum.pages_moved + init_sum.pages_moved;
+      e["pages_failed"] = step_sum.pages_failed + init_sum.pages_failed;
+      e["bytes_moved"] = step_sum.bytes_moved + init_sum.bytes_moved;
+      e["relocalization_s"] = step_sum.relocalization_s + init_sum.relocalization_s;
+      e["after_phase_s"] = v.loops->after_phase_s();
+      heat::put_summary(e, step_lines, v.policy);
+      if (const auto* s = cws::schedulers::store_of(rt).find(step.name()); s != nullptr && v.policy == "evolve") {
+        e["converged"] = s->converged;
+        e["converged_at"] = s->converged ? cws_apps::json(s->converged_at) : cws_apps::json(nullptr);
       }
-      bool counting = false;
-      auto timer = cws_apps::measure(v.name, opt.plan, [&](cws_apps::phase_timer& t) {
-        if (t.recording() && !counting) loops.clock().reset(), counting = true;
-        t.time_reported("init", 1, [&] { return loops.run(v, init_phase, init_body); });
-        cur = g.a.data();
-        next = g.b.data();
-        t.time_reported("step", opt.iters, [&] {
-          const double s = loops.run(v, step_phase, step_body);
-          std::swap(cur, next);
-          return s;
-        });
-      });
-
+      e["iterations"] = heat::lines_json(step_lines);
+      e["init_iterations"] = heat::lines_json(init_lines);
+      iteration_blocks.push_back({fmt::format("{}: schedule \"{}\"{}", v.name, step.name(),
+                                              step.follows().empty() ? "" : " (follows \"" + step.follows() + "\")"),
+                                  std::move(step_lines), opt.plan.warmup + opt.plan.runs});
+    };
+    // After the variant's last run: its report, and its final grid against
+    // the serial one's (serial is the first variant, so its own finish has
+    // set `expected`; its grids stay, the others' are released).
+    const auto finish = [&](variant& v, const cws_apps::phase_timer& timer) {
       cws_apps::json& e = out.add(v.name);
       cws_apps::put_timing(e, timer["step"]);  // median_s / min_s: one iteration
       cws_apps::put_timing(e, timer["init"], "init_");
       e["gbps"] = 2 * grid_bytes / timer["step"].median() / 1e9;
-
-      // Verification: the state after the last run against the serial one.
       bool ok = true;
       if (expected == nullptr) {
-        expected = cur;
+        expected = v.cur;
       } else {
         std::size_t count = 0;
-        const std::size_t first = heat::first_difference(cur, expected, n, count);
+        const std::size_t first = heat::first_difference(v.cur, expected, n, count);
         ok = count == 0;
         if (!ok)
           wrong.push_back(fmt::format("{}: {} cell(s) differ from the serial reference, first at row {} column {} "
                                       "({} instead of {})",
-                                      v.name, count, first / n, first % n, cur[first], expected[first]));
+                                      v.name, count, first / n, first % n, v.cur[first], expected[first]));
       }
       e["verified"] = ok;
-
-      if (v.schedules[step_phase] != nullptr) {
-        const cws::schedule& step = *v.schedules[step_phase];
-        e["policy"] = v.policy;
-        e["init_policy"] = std::string(v.schedules[init_phase]->policy_name());
-        e["schedules"] = {{"init", v.schedules[init_phase]->name()}, {"step", step.name()}};
-        e["step_follows"] = step.follows();
-        auto step_lines = heat::lines_of(rt, step.name(), step_map);
-        auto init_lines = heat::lines_of(rt, v.schedules[init_phase]->name(), init_map);
-        heat::add_locality(step_lines, tally, step.name());
-        heat::add_locality(init_lines, tally, v.schedules[init_phase]->name());
-        // Locality of the measured runs' phases; pages moved and relocalization
-        // time of both schedules (evolve relocalizes after each run of either
-        // that becomes its template).
-        const auto measured = [&](const heat::run_map& m, const std::string& name) {
-          return tally.summarize(name, m.first + std::uint64_t{m.warmup} * m.per_run,
-                                 m.first + std::uint64_t{m.runs_total} * m.per_run);
-        };
-        const auto step_sum = measured(step_map, step.name());
-        const auto init_sum = measured(init_map, v.schedules[init_phase]->name());
-        cws_apps::put_locality(e, step_sum, "local_share");
-        e["step_pages_moved"] = step_sum.pages_moved;
-        e["step_relocalization_s"] = step_sum.relocalization_s;
-        e["init_local_share"] = init_sum.reported ? cws_apps::json(init_sum.mean_share) : cws_apps::json(nullptr);
-        e["init_pages_moved"] = init_sum.pages_moved;
-        e["init_relocalization_s"] = init_sum.relocalization_s;
-        e["relocalizations"] = step_sum.relocalizations + init_sum.relocalizations;
-        e["pages_moved"] = step_sum.pages_moved + init_sum.pages_moved;
-        e["pages_failed"] = step_sum.pages_failed + init_sum.pages_failed;
-        e["bytes_moved"] = step_sum.bytes_moved + init_sum.bytes_moved;
-        e["relocalization_s"] = step_sum.relocalization_s + init_sum.relocalization_s;
-        e["after_phase_s"] = loops.clock().after_phase_s();
-        heat::put_summary(e, step_lines, v.policy);
-        if (const auto* s = cws::schedulers::store_of(rt).find(step.name()); s != nullptr && v.policy == "evolve") {
-          e["converged"] = s->converged;
-          e["converged_at"] = s->converged ? cws_apps::json(s->converged_at) : cws_apps::json(nullptr);
-        }
-        e["iterations"] = heat::lines_json(step_lines);
-        e["init_iterations"] = heat::lines_json(init_lines);
-        iteration_blocks.push_back({fmt::format("{}: schedule \"{}\"{}", v.name, step.name(),
-                                                step.follows().empty() ? "" : " (follows \"" + step.follows() + "\")"),
-                                    std::move(step_lines), opt.plan.warmup + opt.plan.runs});
-      }
-    }
+      if (v.loops->runs_cws_phases()) report_cws(v, e);
+      if (v.loop != cws_apps::loop_flavour::serial) v.g.reset();
+    };
+    cws_apps::measure_variants(variants, opt.plan, prepare, one_run, finish);
     out.add_ratio("ratio_vs_omp_static", "median_s", "omp-static");
     out.add_ratio("ratio_vs_cws_random", "median_s", "cws-random");
     out.add_ratio("ratio_vs_serial", "median_s", "serial");

@@ -20,26 +20,31 @@
 // b[lo, hi)), so every cws phase gets a locality report and relocalization
 // knows the pages; the table shows the copy's local share, the pages moved
 // and the relocalization time per variant.
+//
+// The variants run in interleaved rounds by default (common/rounds.hpp):
+// every variant's arrays are set up first and live until its report, so the
+// runs of the others come between two runs of one variant. They touch other
+// arrays only: evolve's relocalized pages stay where it put them.
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/partitioner.h>
 
 #include <algorithm>
 #include <cstddef>
-#include <optional>
+#include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/bench_env.hpp"
+#include "common/block_loops.hpp"
 #include "common/locality_tally.hpp"
 #include "common/report.hpp"
+#include "common/rounds.hpp"
 
 namespace {
 
-enum class loop_kind { cws, tbb_auto, tbb_affinity, omp_static };
 enum phase_id { init_phase = 0, copy_phase = 1 };
 
 // When a variant's arrays are allocated and first written.
@@ -49,64 +54,23 @@ enum class pages_kind {
   once,      // allocated once, first touched by one untimed init phase of the variant before the runs
 };
 
+struct arrays {
+  cws::numa::array<double> a, b;
+};
+
 struct variant {
   std::string name;
-  loop_kind loop;
+  cws_apps::loop_flavour loop;
   cws::numa::placement placement;
   pages_kind pages;
   // cws variants only:
-  std::string policy;       // of the copy schedule
-  std::string init_policy;  // of the init schedule
-  bool follow_init = false; // the copy replays init's template
+  std::string policy{};       // of the copy schedule
+  std::string init_policy{};  // of the init schedule
   cws::schedule* schedules[2] = {};
-};
-
-// Runs the leaves body(lo, hi) over [0, n) with the loop flavour of a variant
-// and returns the seconds that count: a cws phase's wall_s (the locality
-// report and any relocalization happen after the workers stopped and are
-// left out), the wall-clock time of the loop for the others.
-class loop_runner {
- public:
-  loop_runner(cws_apps::bench_env& env, std::size_t grain) : env_(env), grain_(grain) {}
-
-  template <class Body>
-  double run(const variant& v, phase_id ph, std::size_t n, const Body& body) {
-    auto tbb_body = [&](const tbb::blocked_range<std::size_t>& r) { body(r.begin(), r.end()); };
-    const tbb::blocked_range<std::size_t> all(0, n, grain_);
-    switch (v.loop) {
-      case loop_kind::cws:
-        return clock_.run([&] {
-          return env_.rt().run(*v.schedules[ph], [&] { cws::parallel_for_range(0, n, body, grain_); }).wall_s;
-        });
-      case loop_kind::tbb_auto:
-        return cws_apps::seconds_of(
-            [&] { env_.in_tbb([&] { tbb::parallel_for(all, tbb_body, tbb::auto_partitioner()); }); });
-      case loop_kind::tbb_affinity:
-        // One partitioner per loop, reused across runs: it replays the previous mapping.
-        return cws_apps::seconds_of([&] { env_.in_tbb([&] { tbb::parallel_for(all, tbb_body, affinity_[ph]); }); });
-      case loop_kind::omp_static: {
-        const std::size_t blocks = (n + grain_ - 1) / grain_, grain = grain_;
-        return cws_apps::seconds_of([&] {
-#pragma omp parallel for schedule(static)
-          for (std::size_t k = 0; k < blocks; ++k) body(k * grain, std::min(n, (k + 1) * grain));
-        });
-      }
-    }
-    return 0;
-  }
-
-  // The cws phases' time outside their wall_s (cws_apps::cws_phase_clock).
-  cws_apps::cws_phase_clock& clock() noexcept { return clock_; }
-
- private:
-  cws_apps::bench_env& env_;
-  std::size_t grain_;
-  tbb::affinity_partitioner affinity_[2];
-  cws_apps::cws_phase_clock clock_;
-};
-
-struct arrays {
-  cws::numa::array<double> a, b;
+  // What persists across the runs, from the variant's set-up to its report:
+  std::unique_ptr<cws_apps::block_loops> loops{};
+  arrays m{};
+  std::uint64_t first_init = 0, first_copy = 0;  // schedule iterations before the first warm-up run
 };
 
 arrays allocate(std::size_t n, const variant& v) {
@@ -116,6 +80,29 @@ arrays allocate(std::size_t n, const variant& v) {
     cws::numa::prefault_zero(m.b);
   }
   return m;
+}
+
+// One run of a variant's init (A = B = 0) or copy (B = A) loop over its
+// current arrays; returns the seconds that count (block_loops::run). The
+// leaves of both loops touch a[lo, hi) and b[lo, hi); the cws ones say so.
+double run_loop(variant& v, phase_id ph) {
+  double* const a = v.m.a.data();
+  double* const b = v.m.b.data();
+  const bool declare = v.loops->runs_cws_phases();
+  const auto touch = [=](std::size_t lo, std::size_t hi) {
+    if (!declare) return;
+    cws::touch(a + lo, (hi - lo) * sizeof(double));
+    cws::touch(b + lo, (hi - lo) * sizeof(double));
+  };
+  if (ph == init_phase)
+    return v.loops->run(ph, [=](std::size_t lo, std::size_t hi) {
+      touch(lo, hi);
+      for (std::size_t i = lo; i < hi; ++i) a[i] = 0, b[i] = 0;
+    });
+  return v.loops->run(ph, [=](std::size_t lo, std::size_t hi) {
+    touch(lo, hi);
+    for (std::size_t i = lo; i < hi; ++i) b[i] = a[i];
+  });
 }
 
 }  // namespace
@@ -154,24 +141,20 @@ int main(int argc, char** argv) {
                    "stows, stuws and relws; off for evolve (whose copy gets its own schedule and relocalized "
                    "pages), random and user");
   cws_apps::add_common_options(app, opt);
+  cws_apps::add_order_option(app, opt,
+                             "interleaved: 2 arrays of --mb per variant (8 variants with the default policies: "
+                             "4 GiB at --mb 256); sequential: 2 arrays");
   CLI::Option* policy_opt = app.get_option("--policy");
   policy_opt->description("A single cws policy (same as --policies POLICY)");
   policy_opt->excludes(policies_opt);
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
-    if (policy_opt->count() > 0) policies = {opt.policy};
-    {  // drop repeated names, keep the order
-      std::vector<std::string> unique;
-      for (const auto& p : policies)
-        if (std::find(unique.begin(), unique.end(), p) == unique.end()) unique.push_back(p);
-      policies = std::move(unique);
-    }
+    policies = policy_opt->count() > 0 ? std::vector{opt.policy} : cws_apps::without_repeats(policies);
     cws_apps::bench_env env(opt);
     cws::runtime& rt = env.rt();
     cws_apps::locality_tally tally(rt);
     const std::size_t n = mib * (std::size_t{1} << 20) / sizeof(double);
     if (grain == 0) grain = std::max<std::size_t>(1, n / (2 * std::size_t{env.workers()}));
-    loop_runner loops(env, grain);
     const double bytes = static_cast<double>(n * sizeof(double));
     namespace numa = cws::numa;
 
@@ -179,7 +162,8 @@ int main(int argc, char** argv) {
     std::vector<variant> variants;
     auto add_cws = [&](std::string name, numa::placement where, pages_kind pages, const std::string& policy,
                        const std::string& init_policy, bool follow) {
-      variant v{std::move(name), loop_kind::cws, where, pages, policy, init_policy, follow, {}};
+      variant v{.name = std::move(name), .loop = cws_apps::loop_flavour::cws, .placement = where, .pages = pages,
+                .policy = policy, .init_policy = init_policy};
       v.schedules[init_phase] = &rt.schedule("init/" + v.name, init_policy);
       v.schedules[copy_phase] = &rt.schedule("copy/" + v.name, policy);
       // Both loops bisect [0, n) with the same grain, so init's tree fits the copy.
@@ -204,87 +188,48 @@ int main(int argc, char** argv) {
         add_cws("cws-" + p, numa::first_touch, pages_kind::fresh, p, p, follow);
       }
     }
-    variants.push_back({"tbb-auto", loop_kind::tbb_auto, numa::first_touch, pages_kind::prefault, "", "", false, {}});
-    variants.push_back(
-        {"tbb-affinity", loop_kind::tbb_affinity, numa::first_touch, pages_kind::prefault, "", "", false, {}});
-    variants.push_back(
-        {"omp-static", loop_kind::omp_static, numa::first_touch, pages_kind::prefault, "", "", false, {}});
+    using cws_apps::loop_flavour;
+    for (auto [name, flavour] : {std::pair{"tbb-auto", loop_flavour::tbb_auto},
+                                 {"tbb-affinity", loop_flavour::tbb_affinity},
+                                 {"omp-static", loop_flavour::omp_static}})
+      variants.push_back({.name = name, .loop = flavour, .placement = numa::first_touch,
+                          .pages = pages_kind::prefault});
+    for (variant& v : variants)
+      v.loops = std::make_unique<cws_apps::block_loops>(env, v.loop, n, grain,
+                                                        std::vector{v.schedules[0], v.schedules[1]});
 
     const std::string page_homes = rt.page_homes().name();
     cws_apps::report out("memcopy", env, {{"mb_per_array", mib}, {"elements", n}, {"grain", grain},
                                           {"policies", policies}, {"evolve_init", evolve_init},
                                           {"page_homes", page_homes},
                                           {"iters", opt.iters},
-                                          {"runs", opt.plan.runs}, {"warmup", opt.plan.warmup}});
+                                          {"runs", opt.plan.runs}, {"warmup", opt.plan.warmup},
+                                          {"order", cws_apps::to_string(opt.plan.order)}});
     bool all_ok = true;
     std::vector<std::string> notes;
-    for (const variant& v : variants) {
-      const bool is_cws = v.loop == loop_kind::cws;
-      arrays m;
-      double* a = nullptr;
-      double* b = nullptr;
-      // The leaves: both loops touch a[lo, hi) and b[lo, hi); the cws ones say so.
-      const auto touch = [&](std::size_t lo, std::size_t hi) {
-        if (!is_cws) return;
-        cws::touch(a + lo, (hi - lo) * sizeof(double));
-        cws::touch(b + lo, (hi - lo) * sizeof(double));
-      };
-      const auto init_body = [&](std::size_t lo, std::size_t hi) {
-        touch(lo, hi);
-        double* pa = a;
-        double* pb = b;
-        for (std::size_t i = lo; i < hi; ++i) pa[i] = 0, pb[i] = 0;
-      };
-      const auto copy_body = [&](std::size_t lo, std::size_t hi) {
-        touch(lo, hi);
-        const double* pa = a;
-        double* pb = b;
-        for (std::size_t i = lo; i < hi; ++i) pb[i] = pa[i];
-      };
+    const std::uint64_t per_run = opt.iters;  // copy phases per run
+    // Arrays placed once are allocated and first touched before the runs;
+    // the schedules' iteration counts after that mark the first warm-up run.
+    const auto prepare = [&](variant& v) {
       if (v.pages != pages_kind::fresh) {
-        m = allocate(n, v);
-        a = m.a.data();
-        b = m.b.data();
-        if (v.pages == pages_kind::once) loops.run(v, init_phase, n, init_body);  // first touch, untimed
+        v.m = allocate(n, v);
+        if (v.pages == pages_kind::once) run_loop(v, init_phase);  // first touch, untimed
       }
-      const std::uint64_t first_init = is_cws ? v.schedules[init_phase]->iterations() : 0;
-      const std::uint64_t first_copy = is_cws ? v.schedules[copy_phase]->iterations() : 0;
-      bool counting = false;
-      auto timer = cws_apps::measure(v.name, opt.plan, [&](cws_apps::phase_timer& t) {
-        if (t.recording() && !counting) loops.clock().reset(), counting = true;
-        if (v.pages == pages_kind::fresh) {
-          m = arrays{};  // unmap the previous run's pages before mapping fresh ones
-          m = allocate(n, v);
-          a = m.a.data();
-          b = m.b.data();
-        }
-        t.time_reported("init", 1, [&] { return loops.run(v, init_phase, n, init_body); });
-        t.time_reported("copy", opt.iters, [&] { return loops.run(v, copy_phase, n, copy_body); });
-      });
-      const double after_phase_s = loops.clock().after_phase_s();
-      // Verification, untimed: a pattern in A, one more copy with the same loop, compare.
-      for (std::size_t i = 0; i < n; ++i) a[i] = static_cast<double>(i);
-      loops.run(v, copy_phase, n, copy_body);
-      bool ok = true;
-      for (std::size_t i = 0; i < n; ++i) ok = ok && b[i] == static_cast<double>(i);
-      all_ok = all_ok && ok;
-
-      cws_apps::json& e = out.add(v.name);
-      cws_apps::put_timing(e, timer["copy"]);  // median_s / min_s: the copy phase
-      cws_apps::put_timing(e, timer["init"], "init_");
-      cws_apps::put_timing(e, timer["copy"], "copy_");
-      e["init_gbps"] = 2 * bytes / timer["init"].median() / 1e9;  // two arrays written
-      e["gbps"] = 2 * bytes / timer["copy"].median() / 1e9;       // one array read, one written
-      e["placement"] = cws::numa::to_string(v.placement);
-      e["prefaulted"] = v.pages == pages_kind::prefault;
-      // false e.g. on a synthetic topology, where the placement is intent only.
-      e["kernel_placed"] = m.a.memory()->kernel_placed();
-      e["pages"] = cws::numa::to_string(v.placement) + (v.pages == pages_kind::fresh      ? ", fresh each run"
-                                                        : v.pages == pages_kind::prefault ? ", pre-faulted"
-                                                                                          : ", placed once by init");
-      e["verified"] = ok;
-      if (!is_cws) continue;
-
+      if (!v.loops->runs_cws_phases()) return;
+      v.first_init = v.schedules[init_phase]->iterations();
+      v.first_copy = v.schedules[copy_phase]->iterations();
+    };
+    const auto one_run = [&](variant& v, cws_apps::phase_timer& t) {
+      v.loops->begin_run(t);
+      if (v.pages == pages_kind::fresh) {
+        v.m = arrays{};  // unmap the previous run's pages before mapping fresh ones
+        v.m = allocate(n, v);
+      }
+      t.time_reported("init", 1, [&] { return run_loop(v, init_phase); });
+      t.time_reported("copy", opt.iters, [&] { return run_loop(v, copy_phase); });
+    };
+    // The figures only cws variants have: schedules, locality, pages moved.
+    const auto report_cws = [&](variant& v, cws_apps::json& e, double after_phase_s) {
       const cws::schedule& init = *v.schedules[init_phase];
       const cws::schedule& copy = *v.schedules[copy_phase];
       e["policy"] = v.policy;
@@ -293,22 +238,26 @@ int main(int argc, char** argv) {
       e["copy_follows"] = copy.follows();
       // What the last copy phase of this variant ran as, e.g. "stows" with the
       // template "follows 'init/cws-stows': recorded run #0" when the copy follows init.
-      if (const auto* s = cws::schedulers::store_of(rt).find(copy.name()); s != nullptr && !s->history.empty()) {
-        e["copy_ran_as"] = s->history.back().ran_as;
-        e["copy_template_from"] = s->history.back().template_from;
+      const auto* store_state = cws::schedulers::store_of(rt).find(copy.name());
+      if (store_state != nullptr && !store_state->history.empty()) {
+        e["copy_ran_as"] = store_state->history.back().ran_as;
+        e["copy_template_from"] = store_state->history.back().template_from;
         if (v.policy == cws::policy::evolve) {
-          e["converged"] = s->converged;
-          e["converged_at"] = s->converged ? cws_apps::json(s->converged_at) : cws_apps::json(nullptr);
+          e["converged"] = store_state->converged;
+          e["converged_at"] =
+              store_state->converged ? cws_apps::json(store_state->converged_at) : cws_apps::json(nullptr);
         }
       } else {
         e["copy_ran_as"] = v.policy;  // random keeps no history in the store: nothing is replayed
       }
-      // Locality of the measured runs' phases (warm-up and verification left out).
-      const std::uint64_t per_run = opt.iters;
-      const auto copy_sum = tally.summarize(copy.name(), first_copy + std::uint64_t{opt.plan.warmup} * per_run,
-                                            first_copy + std::uint64_t{opt.plan.warmup + opt.plan.runs} * per_run);
-      const auto init_sum = tally.summarize(init.name(), first_init + opt.plan.warmup,
-                                            first_init + opt.plan.warmup + opt.plan.runs);
+      // Locality of the measured runs' phases (warm-up and verification left
+      // out): each variant has its own schedules, so their iterations count
+      // only this variant's runs, whatever ran in between.
+      const std::uint64_t measured_copy = v.first_copy + std::uint64_t{opt.plan.warmup} * per_run;
+      const std::uint64_t copy_end = v.first_copy + std::uint64_t{opt.plan.warmup + opt.plan.runs} * per_run;
+      const auto copy_sum = tally.summarize(copy.name(), measured_copy, copy_end);
+      const auto init_sum = tally.summarize(init.name(), v.first_init + opt.plan.warmup,
+                                            v.first_init + opt.plan.warmup + opt.plan.runs);
       cws_apps::put_locality(e, copy_sum, "copy_local_share");
       e["init_local_share"] = init_sum.reported ? cws_apps::json(init_sum.mean_share) : cws_apps::json(nullptr);
       e["init_pages_moved"] = init_sum.pages_moved;
@@ -316,11 +265,8 @@ int main(int argc, char** argv) {
       // Every copy phase of the variant (warm-up, measured, verification): what
       // ran, its local share and what the relocalization after it moved.
       cws_apps::json phases = cws_apps::json::array();
-      const auto* store_state = cws::schedulers::store_of(rt).find(copy.name());
-      for (std::uint64_t it = first_copy; it < copy.iterations(); ++it) {
-        cws_apps::json p = {{"iteration", it},
-                            {"measured", it >= first_copy + std::uint64_t{opt.plan.warmup} * per_run &&
-                                             it < first_copy + std::uint64_t{opt.plan.warmup + opt.plan.runs} * per_run}};
+      for (std::uint64_t it = v.first_copy; it < copy.iterations(); ++it) {
+        cws_apps::json p = {{"iteration", it}, {"measured", it >= measured_copy && it < copy_end}};
         if (store_state != nullptr)
           for (const auto& r : store_state->history)
             if (r.iteration == it) {
@@ -338,19 +284,48 @@ int main(int argc, char** argv) {
         phases.push_back(std::move(p));
       }
       e["copy_phases"] = std::move(phases);
-      if (!copy.follows().empty()) {
-        // Schedule follows data: the copy ran where init put the pages, so
-        // relocalizing after it should find nothing to move. Untimed.
-        const cws::relocalization_report& r = rt.relocalize(*v.schedules[copy_phase]);
-        e["follow_init_relocalize_pages_moved"] = r.pages_moved;
-        e["follow_init_relocalize_pages_examined"] = r.pages_examined;
-        e["follow_init_relocalize_s"] = r.seconds;
-        notes.push_back(fmt::format("{}: rt.relocalize(\"{}\") after the runs (untimed) moved {} of {} pages in "
-                                    "{:.2f} ms ({}; schedule follows data: expected 0)",
-                                    v.name, copy.name(), r.pages_moved, r.pages_examined, r.seconds * 1e3,
-                                    r.backend));
-      }
-    }
+      if (copy.follows().empty()) return;
+      // Schedule follows data: the copy ran where init put the pages, so
+      // relocalizing after it should find nothing to move. Untimed; the
+      // arrays are still mapped.
+      const cws::relocalization_report& r = rt.relocalize(*v.schedules[copy_phase]);
+      e["follow_init_relocalize_pages_moved"] = r.pages_moved;
+      e["follow_init_relocalize_pages_examined"] = r.pages_examined;
+      e["follow_init_relocalize_s"] = r.seconds;
+      notes.push_back(fmt::format("{}: rt.relocalize(\"{}\") after the runs (untimed) moved {} of {} pages in "
+                                  "{:.2f} ms ({}; schedule follows data: expected 0)",
+                                  v.name, copy.name(), r.pages_moved, r.pages_examined, r.seconds * 1e3, r.backend));
+    };
+    // After the variant's last run: verification, its report, its arrays released.
+    const auto finish = [&](variant& v, const cws_apps::phase_timer& timer) {
+      const double after_phase_s = v.loops->after_phase_s();  // before the verification phase adds to it
+      // Verification, untimed: a pattern in A, one more copy with the same loop, compare.
+      double* a = v.m.a.data();
+      const double* b = v.m.b.data();
+      for (std::size_t i = 0; i < n; ++i) a[i] = static_cast<double>(i);
+      run_loop(v, copy_phase);
+      bool ok = true;
+      for (std::size_t i = 0; i < n; ++i) ok = ok && b[i] == static_cast<double>(i);
+      all_ok = all_ok && ok;
+
+      cws_apps::json& e = out.add(v.name);
+      cws_apps::put_timing(e, timer["copy"]);  // median_s / min_s: the copy phase
+      cws_apps::put_timing(e, timer["init"], "init_");
+      cws_apps::put_timing(e, timer["copy"], "copy_");
+      e["init_gbps"] = 2 * bytes / timer["init"].median() / 1e9;  // two arrays written
+      e["gbps"] = 2 * bytes / timer["copy"].median() / 1e9;       // one array read, one written
+      e["placement"] = cws::numa::to_string(v.placement);
+      e["prefaulted"] = v.pages == pages_kind::prefault;
+      // false e.g. on a synthetic topology, where the placement is intent only.
+      e["kernel_placed"] = v.m.a.memory()->kernel_placed();
+      e["pages"] = cws::numa::to_string(v.placement) + (v.pages == pages_kind::fresh      ? ", fresh each run"
+                                                        : v.pages == pages_kind::prefault ? ", pre-faulted"
+                                                                                          : ", placed once by init");
+      e["verified"] = ok;
+      if (v.loops->runs_cws_phases()) report_cws(v, e, after_phase_s);
+      v.m = arrays{};  // under --order sequential the next variant's arrays take their place
+    };
+    cws_apps::measure_variants(variants, opt.plan, prepare, one_run, finish);
     out.add_ratio("ratio_vs_omp_static", "gbps", "omp-static");
 
     env.save_trace();
