@@ -33,16 +33,16 @@ void add_common_options(CLI::App& app, common_options& o) {
 }
 
 void add_order_option(CLI::App& app, common_options& o, const std::string& footprint) {
-  app.add_option("--order", o.plan.order,
+  // A name only: an enum option would also take the enum's numbers.
+  run_order& order = o.plan.order;
+  app.add_option_function<std::string>(
+         "--order", [&order](const std::string& v) { order = v == "sequential" ? run_order::sequential : run_order::interleaved; },
                  "How the variants' runs are ordered. interleaved (default): every variant is set up first, then "
                  "--warmup rounds and --runs rounds, each with one run of every variant, the order changing every "
                  "round, so that a burst of noise spreads over all variants instead of landing on one variant's "
                  "runs; the buffers of all variants live at the same time. sequential: all runs of one variant, "
                  "then the next; needs the buffers of one variant at a time. Footprint: " + footprint)
-      ->transform(CLI::CheckedTransformer(std::map<std::string, run_order>{{"sequential", run_order::sequential},
-                                                                           {"interleaved", run_order::interleaved}},
-                                          CLI::ignore_case)
-                      .description(""))
+      ->check(CLI::IsMember({"sequential", "interleaved"}).description(""))
       ->option_text("sequential|interleaved");
 }
 
@@ -94,6 +94,12 @@ void bench_env::save_trace() const {
   const auto* rec = cws::steal_tree::recorder_of(*rt_);
   std::fprintf(stderr, "trace: %zu phase runs written to %s\n", rec ? rec->phases().size() : std::size_t{0},
                trace_out_.c_str());
+}
+
+void bench_env::save_trace(const cws::traces::trace_file& file) const {
+  if (trace_out_.empty()) return;
+  cws::traces::write(trace_out_, file);
+  std::fprintf(stderr, "trace: %zu phase runs written to %s\n", file.phases.size(), trace_out_.c_str());
 }
 
 }  // namespace cws_apps

@@ -76,6 +76,9 @@ class bench_env {
   // Writes the recorded phases to --trace-out, if given (a note on stderr).
   // Throws cws::error when the file cannot be written.
   void save_trace() const;
+  // Writes `file` to --trace-out instead, if given (an app whose runtime
+  // records no phases itself, e.g. cws-recording with its own recorders).
+  void save_trace(const cws::traces::trace_file& file) const;
 
   // {"summary", "source", "synthetic", "numa_nodes", "cores", "pus", "workers"}.
   nlohmann::ordered_json topology_json() const;

@@ -82,6 +82,7 @@ int main(int argc, char** argv) {
       policies.push_back(opt.policy.substr(at, comma - at));
       at = comma + 1;
     }
+    policies = cws_apps::without_repeats(policies);
     for (const std::string& p : policies) rt.schedule("fib-" + p, p);
     const std::uint64_t expected = fib_serial(n);
     const std::uint64_t spawns = spawn_count(n);

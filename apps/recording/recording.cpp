@@ -8,6 +8,7 @@
 //
 // Size: --phases copy phases are recorded and encoded as a trace file (the
 // default text archive); the app reports bytes per steal and KB per worker.
+// --trace-out writes that file.
 
 #include <fmt/format.h>
 
@@ -70,6 +71,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 1000000u))
       ->capture_default_str();
   cws_apps::add_common_options(app, opt);
+  // The pairs are the runs here: no warm-up or repetition flags to ignore.
+  for (const char* name : {"--runs", "--warmup", "--iters"}) app.remove_option(app.get_option(name));
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
     cws_apps::bench_env env(opt, [](cws::runtime_config& c) { c.record = false; });
@@ -117,7 +120,7 @@ int main(int argc, char** argv) {
     size["kb_per_worker"] = static_cast<double>(bytes) / 1024.0 / rt.workers();
     size["bytes_per_phase"] = static_cast<double>(bytes) / phases;
 
-    env.save_trace();
+    env.save_trace(file);  // the copy phases of the size figure
     out.print(opt.json,
               fmt::format("cws-recording: fib({}) and memcopy copy ({} MiB), {} off/on pairs each; {} copy phases "
                           "for the size",

@@ -1,0 +1,546 @@
+// The benchmark apps run as programs with tiny sizes: their --json document
+// (one object {"app", "params", "topology", "results"}, one result per variant
+// the flags ask for, timings of every measured run, verified results,
+// baselines' own ratios exactly 1, ratios that are what they say, params that
+// echo the flags), their table, and the locality figures on a synthetic
+// 2-node machine (simulated page homes). No test looks at a time or a speed
+// ratio beyond its sign and its consistency with the other fields.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app_runner.hpp"
+
+namespace {
+
+using namespace cws::apps_test;
+using strings = std::vector<std::string>;
+
+strings variants_of(const json& doc) {
+  strings v;
+  if (doc.contains("results") && doc["results"].is_array())
+    for (const json& e : doc["results"]) v.push_back(e.value("variant", "<no variant>"));
+  return v;
+}
+
+// The entry of `variant` in results (a null json, reported, when absent).
+const json& entry(const json& doc, const std::string& variant) {
+  static const json none;
+  if (doc.contains("results"))
+    for (const json& e : doc["results"])
+      if (e.value("variant", "") == variant) return e;
+  ADD_FAILURE() << "no result for variant " << variant;
+  return none;
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+bool is_cws(const json& e) { return starts_with(e.value("variant", ""), "cws-"); }
+
+// The envelope every cws app prints (bench_env::topology_json, report).
+void expect_envelope(const json& doc, const std::string& app, unsigned workers) {
+  ASSERT_TRUE(doc.is_object()) << doc.dump(2);
+  strings keys;
+  for (const auto& [k, v] : doc.items()) keys.push_back(k);
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(keys, (strings{"app", "params", "results", "topology"}));
+  EXPECT_EQ(doc["app"], app);
+  EXPECT_TRUE(doc["params"].is_object());
+  ASSERT_TRUE(doc["results"].is_array());
+  const json& t = doc["topology"];
+  for (const char* k : {"summary", "source", "synthetic", "numa_nodes", "cores", "pus", "workers"})
+    EXPECT_TRUE(t.contains(k)) << k << " missing in topology " << t.dump();
+  EXPECT_EQ(t["workers"], workers);
+  EXPECT_GE(t["pus"].get<unsigned>(), 1u);
+  EXPECT_GE(t["numa_nodes"].get<unsigned>(), 1u);
+}
+
+void expect_two_node_topology(const json& doc) {
+  EXPECT_EQ(doc["topology"]["synthetic"], true);
+  EXPECT_EQ(doc["topology"]["numa_nodes"], 2);
+  EXPECT_EQ(doc["topology"]["workers"], 2);
+}
+
+// <prefix>median_s / <prefix>min_s of `runs` measured runs (put_timing).
+void expect_timing(const json& e, unsigned runs, const std::string& prefix = "") {
+  SCOPED_TRACE(e.value("variant", "") + " " + prefix + "timing");
+  ASSERT_TRUE(e.contains(prefix + "median_s") && e.contains(prefix + "min_s")) << e.dump();
+  EXPECT_EQ(e["runs"], runs);
+  const double median = e[prefix + "median_s"].get<double>(), min = e[prefix + "min_s"].get<double>();
+  EXPECT_GT(min, 0.0);
+  EXPECT_LE(min, median);
+  EXPECT_TRUE(std::isfinite(median));
+}
+
+// report::add_ratio: name = key / baseline's key on every entry with key, and
+// exactly 1 on the baseline itself.
+void expect_ratio(const json& doc, const std::string& name, const std::string& key, const std::string& baseline) {
+  SCOPED_TRACE(name);
+  const json& base = entry(doc, baseline);
+  ASSERT_TRUE(base.contains(key));
+  ASSERT_TRUE(base.contains(name)) << base.dump();
+  EXPECT_EQ(base[name].get<double>(), 1.0);
+  const double denominator = base[key].get<double>();
+  for (const json& e : doc["results"]) {
+    if (!e.contains(key)) {
+      EXPECT_FALSE(e.contains(name)) << e["variant"];
+      continue;
+    }
+    ASSERT_TRUE(e.contains(name)) << e["variant"];
+    EXPECT_DOUBLE_EQ(e[name].get<double>(), e[key].get<double>() / denominator) << e["variant"];
+  }
+}
+
+// A share in [0, 1], mean between min and 1, last in [min, 1] (locality_tally).
+void expect_share_triple(const json& e, const std::string& key) {
+  SCOPED_TRACE(e.value("variant", "") + " " + key);
+  for (const std::string& k : {key, key + "_min", key + "_last"}) {
+    ASSERT_TRUE(e.contains(k) && e[k].is_number()) << k << " in " << e.dump();
+    EXPECT_GE(e[k].get<double>(), 0.0);
+    EXPECT_LE(e[k].get<double>(), 1.0);
+  }
+  EXPECT_LE(e[key + "_min"].get<double>(), e[key].get<double>() + 1e-12);
+  EXPECT_LE(e[key + "_min"].get<double>(), e[key + "_last"].get<double>() + 1e-12);
+}
+
+std::size_t count_measured(const json& phases, const char* flag, bool value) {
+  return static_cast<std::size_t>(
+      std::count_if(phases.begin(), phases.end(), [&](const json& p) { return p[flag] == value; }));
+}
+
+// ---- fib -------------------------------------------------------------------
+
+TEST(FibJson, OneCwsVariantPerPolicyRandomFirst) {
+  const json doc = run_json("fib", {"-n", "15", "--policy", "stows,random", "--runs", "3", "--warmup", "1", "--iters",
+                                    "2"},
+                            two_nodes);
+  ASSERT_FALSE(doc.is_null());
+  expect_envelope(doc, "fib", 2);
+  expect_two_node_topology(doc);
+  EXPECT_EQ(variants_of(doc), (strings{"cws-random", "cws-stows", "tbb-task-group", "serial"}));
+  const json& p = doc["params"];
+  EXPECT_EQ(p["n"], 15);
+  EXPECT_EQ(p["policy"], "stows,random");
+  EXPECT_EQ(p["iters"], 2);
+  EXPECT_EQ(p["runs"], 3);
+  EXPECT_EQ(p["warmup"], 1);
+  EXPECT_EQ(p["expected"], 610);         // fib(15)
+  EXPECT_EQ(p["spawns_per_call"], 986);  // calls with n >= 2: fib(16) - 1
+  for (const json& e : doc["results"]) {
+    SCOPED_TRACE(e["variant"]);
+    expect_timing(e, 3);
+    EXPECT_EQ(e["verified"], true);
+    ASSERT_TRUE(e.contains("ns_per_spawn"));
+    EXPECT_GT(e["ns_per_spawn"].get<double>(), 0.0);
+    EXPECT_DOUBLE_EQ(e["ns_per_spawn"].get<double>(), e["median_s"].get<double>() * 1e9 / 986);
+    if (is_cws(e)) {
+      ASSERT_TRUE(e.contains("steals_per_call"));
+      EXPECT_GE(e["steals_per_call"].get<double>(), 0.0);
+    } else {
+      EXPECT_FALSE(e.contains("steals_per_call"));
+    }
+  }
+  expect_ratio(doc, "ratio_vs_tbb", "median_s", "tbb-task-group");
+  expect_ratio(doc, "ratio_vs_serial", "median_s", "serial");
+  expect_ratio(doc, "ratio_vs_random", "median_s", "cws-random");
+}
+
+TEST(FibJson, SinglePolicyAndWorkersFlag) {
+  // The machine's own topology, one worker: --workers reaches the runtime.
+  const json doc = run_json("fib", {"-n", "12", "--policy", "stows", "--workers", "1", "--runs", "2", "--warmup", "0"});
+  ASSERT_FALSE(doc.is_null());
+  expect_envelope(doc, "fib", 1);
+  EXPECT_EQ(variants_of(doc), (strings{"cws-stows", "tbb-task-group", "serial"}));
+  EXPECT_EQ(doc["params"]["policy"], "stows");
+  EXPECT_EQ(doc["params"]["warmup"], 0);
+  for (const json& e : doc["results"]) {
+    expect_timing(e, 2);
+    EXPECT_EQ(e["verified"], true) << e["variant"];
+    EXPECT_FALSE(e.contains("ratio_vs_random")) << "no cws-random variant, so no ratio against it";
+  }
+  // One worker cannot steal.
+  EXPECT_EQ(entry(doc, "cws-stows")["steals_per_call"], 0.0);
+}
+
+// A policy named twice is one variant, as in memcopy and heat.
+TEST(FibJson, RepeatedPolicyGivesOneVariant) {
+  const json doc = run_json("fib", {"-n", "10", "--policy", "random,stows,random", "--runs", "1"}, two_nodes);
+  ASSERT_FALSE(doc.is_null());
+  EXPECT_EQ(variants_of(doc), (strings{"cws-random", "cws-stows", "tbb-task-group", "serial"}));
+}
+
+// ---- memcopy ---------------------------------------------------------------
+
+// The fields of one memcopy variant run with --iters iters --runs runs --warmup warmup.
+void expect_memcopy_entry(const json& e, unsigned iters, unsigned runs, unsigned warmup, double bytes) {
+  const std::string v = e["variant"];
+  SCOPED_TRACE(v);
+  expect_timing(e, runs);
+  expect_timing(e, runs, "init_");
+  expect_timing(e, runs, "copy_");
+  EXPECT_EQ(e["median_s"], e["copy_median_s"]);  // median_s is the copy
+  EXPECT_EQ(e["min_s"], e["copy_min_s"]);
+  EXPECT_DOUBLE_EQ(e["gbps"].get<double>(), 2 * bytes / e["copy_median_s"].get<double>() / 1e9);
+  EXPECT_DOUBLE_EQ(e["init_gbps"].get<double>(), 2 * bytes / e["init_median_s"].get<double>() / 1e9);
+  EXPECT_EQ(e["verified"], true);
+  EXPECT_EQ(e["placement"], v == "cws-random-interleave" ? "interleaved" : "first_touch");
+  const bool prefaulted = !is_cws(e) || v == "cws-random-prefault" || v == "cws-random-interleave";
+  EXPECT_EQ(e["prefaulted"], prefaulted);
+  EXPECT_EQ(e["kernel_placed"], false);  // synthetic topology: placement is intent only
+  if (!is_cws(e)) {
+    for (const char* k : {"policy", "copy_local_share", "copy_phases", "pages_moved"}) EXPECT_FALSE(e.contains(k)) << k;
+    return;
+  }
+  EXPECT_EQ(e["schedules"]["init"], "init/" + v);
+  EXPECT_EQ(e["schedules"]["copy"], "copy/" + v);
+  expect_share_triple(e, "copy_local_share");
+  EXPECT_EQ(e["locality_phases"], iters * runs);
+  EXPECT_EQ(e["unknown_bytes"], 0);  // simulated homes know every declared page
+  EXPECT_EQ(e["pages_failed"], 0);
+  // Every copy phase: warm-up and measured runs' iters each, then the verification copy.
+  const json& phases = e["copy_phases"];
+  ASSERT_EQ(phases.size(), std::size_t{iters} * (warmup + runs) + 1) << phases.dump();
+  EXPECT_EQ(count_measured(phases, "measured", true), std::size_t{iters} * runs);
+  for (std::size_t i = 0; i < phases.size(); ++i) {
+    EXPECT_EQ(phases[i]["iteration"], phases[0]["iteration"].get<std::uint64_t>() + i);
+    EXPECT_EQ(phases[i]["measured"], i >= std::size_t{iters} * warmup && i < std::size_t{iters} * (warmup + runs));
+  }
+  const std::string policy = e["policy"];
+  if (policy == "random") {
+    EXPECT_EQ(e["copy_follows"], "");
+    EXPECT_EQ(e["copy_ran_as"], "random");
+    EXPECT_EQ(e["pages_moved"], 0);  // random never relocalizes
+    EXPECT_EQ(e["relocalizations"], 0);
+    EXPECT_FALSE(e.contains("follow_init_relocalize_pages_moved"));
+  }
+}
+
+TEST(MemcopyJson, DefaultPoliciesGiveTheDocumentedVariants) {
+  const json doc = run_json("memcopy", {"--mb", "1", "--iters", "2", "--runs", "2", "--warmup", "1"}, two_nodes);
+  ASSERT_FALSE(doc.is_null());
+  expect_envelope(doc, "memcopy", 2);
+  expect_two_node_topology(doc);
+  EXPECT_EQ(variants_of(doc), (strings{"cws-random-firsttouch", "cws-random-prefault", "cws-random-interleave",
+                                       "cws-stows", "cws-evolve", "tbb-auto", "tbb-affinity", "omp-static"}));
+  const json& p = doc["params"];
+  EXPECT_EQ(p["mb_per_array"], 1);
+  EXPECT_EQ(p["elements"], (1 << 20) / 8);
+  EXPECT_EQ(p["grain"], (1 << 20) / 8 / 4);  // elements / (2 x workers)
+  EXPECT_EQ(p["policies"], (strings{"random", "stows", "evolve"}));
+  EXPECT_EQ(p["evolve_init"], "random");
+  EXPECT_EQ(p["page_homes"], "simulated");
+  EXPECT_EQ(p["iters"], 2);
+  EXPECT_EQ(p["runs"], 2);
+  EXPECT_EQ(p["warmup"], 1);
+  for (const json& e : doc["results"]) expect_memcopy_entry(e, 2, 2, 1, 1 << 20);
+  expect_ratio(doc, "ratio_vs_omp_static", "gbps", "omp-static");
+
+  // stows: schedule follows data, the copy replays init's tree, then one untimed relocalization.
+  const json& stows = entry(doc, "cws-stows");
+  EXPECT_EQ(stows["policy"], "stows");
+  EXPECT_EQ(stows["copy_follows"], "init/cws-stows");
+  EXPECT_EQ(stows["copy_ran_as"], "stows");
+  EXPECT_TRUE(starts_with(stows.value("copy_template_from", ""), "follows 'init/cws-stows': "))
+      << stows["copy_template_from"];
+  for (const char* k : {"follow_init_relocalize_pages_moved", "follow_init_relocalize_pages_examined",
+                        "follow_init_relocalize_s"})
+    EXPECT_TRUE(stows.contains(k)) << k;
+  // evolve: its own copy schedule (no follow), init under --evolve-init.
+  const json& evolve = entry(doc, "cws-evolve");
+  EXPECT_EQ(evolve["policy"], "evolve");
+  EXPECT_EQ(evolve["init_policy"], "random");
+  EXPECT_EQ(evolve["copy_follows"], "");
+  EXPECT_TRUE(evolve["converged"].is_boolean());
+  EXPECT_EQ(evolve["prefaulted"], false);
+  EXPECT_FALSE(evolve.contains("follow_init_relocalize_pages_moved"));
+}
+
+TEST(MemcopyJson, PolicyFlagsSelectTheVariants) {
+  {  // repeated names dropped, order kept
+    const json doc = run_json("memcopy", {"--mb", "1", "--runs", "1", "--warmup", "0", "--policies", "stows,random,stows"},
+                              two_nodes);
+    ASSERT_FALSE(doc.is_null());
+    EXPECT_EQ(variants_of(doc), (strings{"cws-stows", "cws-random-firsttouch", "cws-random-prefault",
+                                         "cws-random-interleave", "tbb-auto", "tbb-affinity", "omp-static"}));
+    EXPECT_EQ(doc["params"]["policies"], (strings{"stows", "random"}));
+    for (const json& e : doc["results"]) expect_memcopy_entry(e, 1, 1, 0, 1 << 20);
+  }
+  {  // --policy P is --policies P; stuws follows init too; --grain is echoed
+    const json doc = run_json("memcopy", {"--mb", "1", "--runs", "1", "--warmup", "0", "--policy", "stuws", "--grain",
+                                          "8192"},
+                              two_nodes);
+    ASSERT_FALSE(doc.is_null());
+    EXPECT_EQ(variants_of(doc), (strings{"cws-stuws", "tbb-auto", "tbb-affinity", "omp-static"}));
+    EXPECT_EQ(doc["params"]["policies"], (strings{"stuws"}));
+    EXPECT_EQ(doc["params"]["grain"], 8192);
+    EXPECT_EQ(entry(doc, "cws-stuws")["copy_follows"], "init/cws-stuws");
+    for (const json& e : doc["results"]) expect_memcopy_entry(e, 1, 1, 0, 1 << 20);
+  }
+  {  // --no-follow-init: the stows copy gets its own template, no relocalization footnote
+    const json doc = run_json("memcopy", {"--mb", "1", "--runs", "1", "--warmup", "1", "--policies", "stows",
+                                          "--no-follow-init"},
+                              two_nodes);
+    ASSERT_FALSE(doc.is_null());
+    const json& stows = entry(doc, "cws-stows");
+    EXPECT_EQ(stows["copy_follows"], "");
+    EXPECT_FALSE(stows.contains("follow_init_relocalize_pages_moved"));
+    expect_memcopy_entry(stows, 1, 1, 1, 1 << 20);
+  }
+}
+
+// ---- heat ------------------------------------------------------------------
+
+TEST(HeatJson, VariantsFieldsAndIterations) {
+  const unsigned iters = 2, runs = 2, warmup = 1, n = 64;
+  const json doc = run_json("heat", {"--size", "64", "--iters", "2", "--runs", "2", "--warmup", "1", "--policies",
+                                     "random,stows,user"},
+                            two_nodes);
+  ASSERT_FALSE(doc.is_null());
+  expect_envelope(doc, "heat", 2);
+  expect_two_node_topology(doc);
+  EXPECT_EQ(variants_of(doc), (strings{"serial", "cws-random", "cws-random-interleave", "cws-stows",
+                                       "cws-stows-follow-init", "cws-user", "tbb-auto", "tbb-affinity", "omp-static"}));
+  const json& p = doc["params"];
+  EXPECT_EQ(p["size"], n);
+  EXPECT_EQ(p["block_rows"], 2);  // N / (16 x workers)
+  EXPECT_EQ(p["blocks"], 32);
+  EXPECT_EQ(p["iters"], iters);
+  EXPECT_EQ(p["runs"], runs);
+  EXPECT_EQ(p["warmup"], warmup);
+  EXPECT_EQ(p["policies"], (strings{"random", "stows", "user"}));
+  EXPECT_EQ(p["follow_init"], false);
+  EXPECT_EQ(p["evolve_init"], "random");
+  EXPECT_EQ(p["bytes_per_step"], 2.0 * n * n * 8);
+  EXPECT_EQ(p["page_homes"], "simulated");
+  const double grid_bytes = double{n} * n * 8;
+  for (const json& e : doc["results"]) {
+    const std::string v = e["variant"];
+    SCOPED_TRACE(v);
+    expect_timing(e, runs);
+    expect_timing(e, runs, "init_");
+    EXPECT_DOUBLE_EQ(e["gbps"].get<double>(), 2 * grid_bytes / e["median_s"].get<double>() / 1e9);
+    EXPECT_EQ(e["verified"], true);  // final grid equal to the serial one
+    if (!is_cws(e)) {
+      EXPECT_FALSE(e.contains("iterations"));
+      continue;
+    }
+    const std::string suffix = v.substr(4);
+    EXPECT_EQ(e["schedules"]["init"], "heat-init/" + suffix);
+    EXPECT_EQ(e["schedules"]["step"], "heat-step/" + suffix);
+    expect_share_triple(e, "local_share");
+    EXPECT_EQ(e["locality_phases"], iters * runs);
+    EXPECT_EQ(e["unknown_bytes"], 0);
+    EXPECT_EQ(e["pages_moved"], e["step_pages_moved"].get<std::uint64_t>() + e["init_pages_moved"].get<std::uint64_t>());
+    // Step phases of every run (warm-up flagged), init phases one per run.
+    const json& its = e["iterations"];
+    ASSERT_EQ(its.size(), std::size_t{iters} * (warmup + runs)) << its.dump();
+    EXPECT_EQ(count_measured(its, "warmup", true), std::size_t{iters} * warmup);
+    EXPECT_EQ(e["init_iterations"].size(), std::size_t{warmup + runs});
+    for (std::size_t i = 0; i < its.size(); ++i) {
+      EXPECT_EQ(its[i]["run"], i / iters);
+      EXPECT_EQ(its[i]["iteration"], i % iters);
+    }
+  }
+  expect_ratio(doc, "ratio_vs_omp_static", "median_s", "omp-static");
+  expect_ratio(doc, "ratio_vs_cws_random", "median_s", "cws-random");
+  expect_ratio(doc, "ratio_vs_serial", "median_s", "serial");
+
+  EXPECT_EQ(entry(doc, "cws-random-interleave")["policy"], "random");
+  EXPECT_EQ(entry(doc, "cws-user")["policy"], "user");
+  // stows: its first step has no template yet and records one; every later step replays.
+  const json& stows = entry(doc, "cws-stows");
+  EXPECT_EQ(stows["step_follows"], "");
+  const json& its = stows["iterations"];
+  EXPECT_EQ(its[0]["ran_as"], "random (no template yet)");
+  for (std::size_t i = 1; i < its.size(); ++i) EXPECT_EQ(its[i]["ran_as"], "stows") << i;
+  // stows-follow-init: every step replays the init phase's template.
+  const json& follow = entry(doc, "cws-stows-follow-init");
+  EXPECT_EQ(follow["step_follows"], "heat-init/stows-follow-init");
+  for (const json& it : follow["iterations"]) {
+    EXPECT_EQ(it["ran_as"], "stows");
+    EXPECT_TRUE(starts_with(it.value("template_from", ""), "follows 'heat-init/stows-follow-init': "))
+        << it["template_from"];
+  }
+}
+
+TEST(HeatJson, FollowInitFlag) {
+  const json doc = run_json("heat", {"--size", "32", "--iters", "1", "--runs", "1", "--warmup", "0", "--policies",
+                                     "stows,random", "--follow-init"},
+                            two_nodes);
+  ASSERT_FALSE(doc.is_null());
+  // No separate cws-stows-follow-init: every replaying policy follows init.
+  EXPECT_EQ(variants_of(doc), (strings{"serial", "cws-stows", "cws-random", "cws-random-interleave", "tbb-auto",
+                                       "tbb-affinity", "omp-static"}));
+  EXPECT_EQ(doc["params"]["follow_init"], true);
+  EXPECT_EQ(entry(doc, "cws-stows")["step_follows"], "heat-init/stows");
+  EXPECT_EQ(entry(doc, "cws-random")["step_follows"], "");  // random replays nothing
+  for (const json& e : doc["results"]) {
+    expect_timing(e, 1);
+    EXPECT_EQ(e["verified"], true) << e["variant"];
+  }
+}
+
+// ---- recording, pagemove ----------------------------------------------------
+
+TEST(RecordingJson, OverheadAndSizeEntries) {
+  const json doc = run_json("recording", {"-n", "12", "--mb", "1", "--pairs", "3", "--phases", "4"}, two_nodes);
+  ASSERT_FALSE(doc.is_null());
+  expect_envelope(doc, "recording", 2);
+  EXPECT_EQ(variants_of(doc), (strings{"fib", "memcopy-copy", "trace-size"}));
+  const json& p = doc["params"];
+  EXPECT_EQ(p["n"], 12);
+  EXPECT_EQ(p["mb_per_array"], 1);
+  EXPECT_EQ(p["pairs"], 3);
+  EXPECT_EQ(p["phases"], 4);
+  for (const char* v : {"fib", "memcopy-copy"}) {
+    const json& e = entry(doc, v);
+    // One on and one off sample per pair (cws-recording takes --pairs, not --runs).
+    expect_timing(e, 3, "on_");
+    expect_timing(e, 3, "off_");
+    EXPECT_GT(e["ratio_on_off"].get<double>(), 0.0) << v;
+  }
+  const json& size = entry(doc, "trace-size");
+  EXPECT_EQ(size["phases"], 4);
+  const double bytes = size["bytes"].get<double>();
+  EXPECT_GT(bytes, 0.0);
+  EXPECT_DOUBLE_EQ(size["kb_per_worker"].get<double>(), bytes / 1024 / 2);
+  EXPECT_DOUBLE_EQ(size["bytes_per_phase"].get<double>(), bytes / 4);
+  const double steals = size["steals"].get<double>();
+  EXPECT_DOUBLE_EQ(size["bytes_per_steal"].get<double>(), steals > 0 ? bytes / steals : 0.0);
+}
+
+TEST(PagemoveJson, MemcpyAndMovers) {
+  // pagemove asks hwloc for the real machine (it moves real pages), so no synthetic topology.
+  const json doc = run_json("pagemove", {"--mb", "1", "--runs", "2", "--run-pages", "1,0"});
+  ASSERT_FALSE(doc.is_null());
+  EXPECT_EQ(doc["app"], "pagemove");
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)), pages = (1u << 20) / page;
+  EXPECT_EQ(doc["params"]["mb"], 1);
+  EXPECT_EQ(doc["params"]["runs"], 2);
+  EXPECT_EQ(doc["params"]["page_size"], page);
+  EXPECT_EQ(doc["params"]["pages"], pages);
+  const unsigned nodes = doc["topology"]["numa_nodes"];
+  const json& results = doc["results"];
+  ASSERT_GE(results.size(), 1u);
+  const json& copy = results[0];
+  EXPECT_EQ(copy["variant"], "memcpy");
+  EXPECT_EQ(copy["ratio_vs_memcpy"], 1.0);
+  for (const json& e : results) {
+    SCOPED_TRACE(e.dump());
+    EXPECT_GT(e["median_s"].get<double>(), 0.0);
+    EXPECT_GT(e["gbps"].get<double>(), 0.0);
+    EXPECT_GE(e["best_gbps"].get<double>(), e["gbps"].get<double>());  // best = fastest run
+  }
+  if (nodes < 2) {
+    EXPECT_EQ(results.size(), 1u) << "one node: only memcpy";
+    EXPECT_TRUE(doc.contains("note"));
+    return;
+  }
+  // Per run length (1, all), the three movers.
+  ASSERT_EQ(results.size(), 7u);
+  const strings movers{"move_pages", "mbind", "auto"};
+  for (std::size_t i = 1; i < results.size(); ++i) {
+    const json& e = results[i];
+    const bool all = i > 3;
+    EXPECT_EQ(e["variant"], movers[(i - 1) % 3]);
+    EXPECT_EQ(e["run_pages"], all ? json("all") : json(1));
+    EXPECT_EQ(e["pages"], all ? pages : (pages + 1) / 2);  // every other run of 1 page
+    EXPECT_DOUBLE_EQ(e["ratio_vs_memcpy"].get<double>(), e["gbps"].get<double>() / copy["gbps"].get<double>());
+  }
+}
+
+// ---- the table (no --json) --------------------------------------------------
+
+// The table rows are the JSON entries: every variant starts a line, "yes" in the ok column.
+TEST(Table, RowsAreTheVariants) {
+  struct app_case {
+    std::string app;
+    strings args, variants;
+  };
+  const std::vector<app_case> cases = {
+      {"fib", {"-n", "12", "--runs", "1", "--policy", "random,stows"}, {"cws-random", "cws-stows", "tbb-task-group", "serial"}},
+      {"heat",
+       {"--size", "32", "--iters", "1", "--runs", "1", "--policies", "stows", "-q"},
+       {"serial", "cws-stows", "cws-stows-follow-init", "tbb-auto", "tbb-affinity", "omp-static"}},
+  };
+  for (const app_case& c : cases) {
+    SCOPED_TRACE(c.app);
+    const run_result r = run_app(c.app, c.args, two_nodes);
+    ASSERT_FALSE(r.timed_out) << r.dump();
+    ASSERT_EQ(r.code, 0) << r.dump();
+    EXPECT_TRUE(starts_with(r.out, "cws-" + c.app + ": ")) << r.dump();
+    EXPECT_NE(r.out.find("\ntopology: 2 packages, 2 NUMA nodes"), std::string::npos) << r.dump();
+    EXPECT_EQ(r.out.find("ran as"), std::string::npos) << "-q / fib: no iteration lines\n" << r.dump();
+    for (const std::string& v : c.variants) {
+      const std::size_t at = r.out.find("\n" + v + " ");
+      ASSERT_NE(at, std::string::npos) << v << "\n" << r.dump();
+      const std::string line = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+      EXPECT_TRUE(line.size() >= 3 && line.substr(line.size() - 3) == "yes") << line;
+    }
+  }
+  // Without -q, heat prints the iteration lines of each cws variant before the table.
+  const run_result r = run_app("heat", {"--size", "32", "--iters", "2", "--runs", "1", "--policies", "stows"}, two_nodes);
+  ASSERT_EQ(r.code, 0) << r.dump();
+  EXPECT_NE(r.out.find("cws-stows: schedule \"heat-step/stows\""), std::string::npos) << r.dump();
+  EXPECT_NE(r.out.find("random (no template yet)"), std::string::npos) << r.dump();
+}
+
+// ---- locality on a synthetic 2-node machine --------------------------------
+
+TEST(Locality, MemcopyCopyFollowsInit) {
+  const json doc = run_json("memcopy", {"--mb", "1", "--runs", "2", "--warmup", "1", "--policies", "random,stows"},
+                            two_nodes);
+  ASSERT_FALSE(doc.is_null());
+  expect_two_node_topology(doc);
+  ASSERT_EQ(doc["params"]["page_homes"], "simulated");
+  // cws-stows: each block is copied by the worker that first touched it.
+  const json& stows = entry(doc, "cws-stows");
+  ASSERT_EQ(stows["copy_follows"], "init/cws-stows");
+  EXPECT_GE(stows["copy_local_share"].get<double>(), 0.99) << stows.dump(2);
+  EXPECT_GE(stows["copy_local_share_min"].get<double>(), 0.99);
+  EXPECT_GE(stows["copy_local_share_last"].get<double>(), 0.99);
+  for (const json& ph : stows["copy_phases"]) EXPECT_GE(ph["local_share"].get<double>(), 0.99) << ph.dump();
+  // ... so relocalizing the copy schedule afterwards finds nothing to move.
+  EXPECT_EQ(stows["follow_init_relocalize_pages_moved"], 0);
+  EXPECT_GT(stows["follow_init_relocalize_pages_examined"].get<std::uint64_t>(), 0u);
+  // Interleaved over two nodes: half of every leaf's bytes are on the other node.
+  const json& inter = entry(doc, "cws-random-interleave");
+  EXPECT_NEAR(inter["copy_local_share"].get<double>(), 0.5, 0.05) << inter.dump(2);
+  EXPECT_NEAR(inter["init_local_share"].get<double>(), 0.5, 0.05);
+  for (const json& e : doc["results"]) {
+    if (is_cws(e)) {
+      EXPECT_EQ(e["unknown_bytes"], 0) << e["variant"];
+    }
+  }
+}
+
+TEST(Locality, HeatStepsFollowInit) {
+  // Rows of 512 doubles are one page each; 4 blocks of 128 rows keep the halo
+  // rows read across a node boundary (at most 3 boundaries x 2 rows) under 1 %.
+  const json doc = run_json("heat", {"--size", "512", "--block", "128", "--iters", "3", "--runs", "2", "--warmup", "1",
+                                     "--policies", "random,stows"},
+                            two_nodes);
+  ASSERT_FALSE(doc.is_null());
+  expect_two_node_topology(doc);
+  EXPECT_EQ(doc["params"]["block_rows"], 128);
+  EXPECT_EQ(doc["params"]["blocks"], 4);
+  const json& follow = entry(doc, "cws-stows-follow-init");
+  EXPECT_GE(follow["local_share"].get<double>(), 0.99) << follow.dump(2);
+  EXPECT_GE(follow["local_share_min"].get<double>(), 0.99);
+  for (const json& it : follow["iterations"]) EXPECT_GE(it["local_share"].get<double>(), 0.99) << it.dump();
+  const json& inter = entry(doc, "cws-random-interleave");
+  EXPECT_NEAR(inter["local_share"].get<double>(), 0.5, 0.1) << inter.dump(2);
+  EXPECT_NEAR(inter["init_local_share"].get<double>(), 0.5, 0.1);
+  for (const json& e : doc["results"]) {
+    if (is_cws(e)) {
+      EXPECT_EQ(e["unknown_bytes"], 0) << e["variant"];
+      EXPECT_EQ(e["verified"], true) << e["variant"];
+    }
+  }
+}
+
+}  // namespace

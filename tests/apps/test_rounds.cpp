@@ -1,0 +1,98 @@
+// The measurement order of the apps (apps/common/rounds.hpp): the Williams
+// design of round_order, and what measure_variants calls when, in both orders.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/rounds.hpp"
+
+namespace {
+
+using cws_apps::round_order;
+
+TEST(round_order, every_round_is_a_permutation_and_rounds_start_with_every_variant) {
+  for (std::size_t count = 1; count <= 12; ++count) {
+    std::vector<std::size_t> firsts;
+    for (unsigned r = 0; r < count; ++r) {
+      std::vector<std::size_t> order = round_order(count, r);
+      ASSERT_EQ(order.size(), count);
+      firsts.push_back(order.front());
+      std::sort(order.begin(), order.end());
+      std::vector<std::size_t> all(count);
+      std::iota(all.begin(), all.end(), 0);
+      EXPECT_EQ(order, all) << count << " variants, round " << r;
+    }
+    std::sort(firsts.begin(), firsts.end());
+    EXPECT_EQ(std::unique(firsts.begin(), firsts.end()), firsts.end()) << count << " variants";
+  }
+  EXPECT_TRUE(round_order(0, 3).empty());
+}
+
+TEST(round_order, every_variant_follows_every_other_equally_often) {
+  for (std::size_t count = 2; count <= 12; ++count) {
+    const unsigned rounds = static_cast<unsigned>(count % 2 ? 2 * count : count);
+    std::map<std::pair<std::size_t, std::size_t>, unsigned> follows;
+    for (unsigned r = 0; r < rounds; ++r) {
+      const std::vector<std::size_t> order = round_order(count, r);
+      for (std::size_t k = 1; k < count; ++k) ++follows[{order[k - 1], order[k]}];
+    }
+    const unsigned each = count % 2 ? 2 : 1;
+    EXPECT_EQ(follows.size(), count * (count - 1)) << count << " variants: some pair never adjacent";
+    for (const auto& [pair, n] : follows)
+      EXPECT_EQ(n, each) << count << " variants: " << pair.second << " after " << pair.first;
+  }
+}
+
+// The calls measure_variants makes, as "<event> <variant>" strings.
+std::vector<std::string> calls_of(cws_apps::run_order order, unsigned warmup, unsigned runs,
+                                  std::vector<cws_apps::phase_timer>* timers = nullptr) {
+  std::vector<std::string> calls;
+  std::vector<cws_apps::timed_variant> variants;
+  for (const char* name : {"a", "b", "c"})
+    variants.push_back({name, [&calls, name] { calls.push_back(std::string("prepare ") + name); },
+                        [&calls, name](cws_apps::phase_timer& t) {
+                          calls.push_back((t.recording() ? "run " : "warmup ") + std::string(name));
+                          t.time("phase", [] {});
+                        },
+                        [&calls, name](const cws_apps::phase_timer& t) {
+                          calls.push_back(std::string("finish ") + name + " " + std::to_string(t["phase"].size()));
+                        }});
+  cws_apps::run_plan plan;
+  plan.order = order;
+  plan.warmup = warmup;
+  plan.runs = runs;
+  auto result = cws_apps::measure_variants(variants, plan);
+  if (timers) *timers = std::move(result);
+  return calls;
+}
+
+TEST(measure_variants, sequential_runs_one_variant_after_the_other) {
+  EXPECT_EQ(calls_of(cws_apps::run_order::sequential, 1, 2),
+            (std::vector<std::string>{"prepare a", "warmup a", "run a", "run a", "finish a 2",
+                                      "prepare b", "warmup b", "run b", "run b", "finish b 2",
+                                      "prepare c", "warmup c", "run c", "run c", "finish c 2"}));
+}
+
+TEST(measure_variants, interleaved_prepares_all_then_runs_rounds_then_finishes_all) {
+  std::vector<cws_apps::phase_timer> timers;
+  const std::vector<std::string> calls = calls_of(cws_apps::run_order::interleaved, 1, 3, &timers);
+  std::vector<std::string> expected = {"prepare a", "prepare b", "prepare c"};
+  const char* names[] = {"a", "b", "c"};
+  for (std::size_t i : round_order(3, 0)) expected.push_back(std::string("warmup ") + names[i]);
+  for (unsigned r = 0; r < 3; ++r)
+    for (std::size_t i : round_order(3, r)) expected.push_back(std::string("run ") + names[i]);
+  for (const char* n : names) expected.push_back(std::string("finish ") + n + " 3");
+  EXPECT_EQ(calls, expected);
+  ASSERT_EQ(timers.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(timers[i].variant(), names[i]);  // in the order of the variants, not of the rounds
+    EXPECT_EQ(timers[i]["phase"].size(), 3u);  // warm-ups not recorded
+  }
+}
+
+}  // namespace
