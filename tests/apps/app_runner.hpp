@@ -27,6 +27,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/scratch_files.hpp"
+
 extern char** environ;
 
 namespace cws::apps_test {
@@ -61,34 +63,9 @@ struct run_result {
   }
 };
 
-// A scratch directory, removed with its contents at the end of the test.
-class scratch_dir {
- public:
-  scratch_dir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "cws-apps-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~scratch_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  scratch_dir(const scratch_dir&) = delete;
-  scratch_dir& operator=(const scratch_dir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
-
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-inline void spit(const std::string& path, std::string_view bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+using cws::test::scratch_dir;
+using cws::test::slurp;
+using cws::test::spit;
 
 // Runs `exe args...` with the environment of this process minus its CWS_*
 // variables plus `env`, stdin from /dev/null. Never blocks longer than

@@ -13,6 +13,7 @@
 
 #include "cws/traces/trace_file.hpp"
 #include "support/error_of.hpp"
+#include "support/scratch_files.hpp"
 
 namespace cws::test {
 
@@ -43,34 +44,6 @@ inline std::string wrap(std::string_view payload, std::uint32_t kind = 1,
   return b;
 }
 
-// A scratch directory, removed with its contents at the end of the test.
-class scratch_dir {
- public:
-  scratch_dir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "cws-traces-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~scratch_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  scratch_dir(const scratch_dir&) = delete;
-  scratch_dir& operator=(const scratch_dir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
-
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-inline void spit(const std::string& path, std::string_view bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
 
 
 }  // namespace cws::test
