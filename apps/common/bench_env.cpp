@@ -35,15 +35,30 @@ void add_common_options(CLI::App& app, common_options& o) {
 void add_order_option(CLI::App& app, common_options& o, const std::string& footprint) {
   // A name only: an enum option would also take the enum's numbers.
   run_order& order = o.plan.order;
+  const auto set_order = [&order](const std::string& v) {
+    order = v == "sequential" ? run_order::sequential : run_order::interleaved;
+  };
   app.add_option_function<std::string>(
-         "--order", [&order](const std::string& v) { order = v == "sequential" ? run_order::sequential : run_order::interleaved; },
-                 "How the variants' runs are ordered. interleaved (default): every variant is set up first, then "
-                 "--warmup rounds and --runs rounds, each with one run of every variant, the order changing every "
-                 "round, so that a burst of noise spreads over all variants instead of landing on one variant's "
-                 "runs; the buffers of all variants live at the same time. sequential: all runs of one variant, "
-                 "then the next; needs the buffers of one variant at a time. Footprint: " + footprint)
+         "--order", set_order,
+         "How the variants' runs are ordered. interleaved (default): every variant is set up first, then "
+         "--warmup rounds and --runs rounds, each with one run of every variant, the order changing every "
+         "round, so that a burst of noise spreads over all variants instead of landing on one variant's "
+         "runs; the buffers of all variants live at the same time. sequential: all runs of one variant, "
+         "then the next; needs the buffers of one variant at a time. Footprint: " + footprint)
       ->check(CLI::IsMember({"sequential", "interleaved"}).description(""))
       ->option_text("sequential|interleaved");
+}
+
+policies_option::policies_option(CLI::App& app, const common_options& o, std::vector<std::string> defaults,
+                                 const std::string& help)
+    : opt_(o), list_(std::move(defaults)), policy_(app.get_option("--policy")) {
+  CLI::Option* list = app.add_option("--policies", list_, help)->delimiter(',')->capture_default_str();
+  policy_->description("A single cws policy (same as --policies POLICY)");
+  policy_->excludes(list);
+}
+
+std::vector<std::string> policies_option::chosen() const {
+  return policy_->count() > 0 ? std::vector{opt_.policy} : without_repeats(list_);
 }
 
 bench_env::bench_env(const common_options& o, const std::function<void(cws::runtime_config&)>& adjust)

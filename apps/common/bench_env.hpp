@@ -52,6 +52,23 @@ void add_common_options(CLI::App& app, common_options& o);
 // completes the help: the memory each order needs.
 void add_order_option(CLI::App& app, common_options& o, const std::string& footprint);
 
+// --policies P1,P2,... (one set of cws variants per policy), with the common
+// --policy as its single-policy form; the two exclude each other. Create it
+// after add_common_options, and keep it in place: CLI11 writes into it.
+class policies_option {
+ public:
+  policies_option(CLI::App& app, const common_options& o, std::vector<std::string> defaults, const std::string& help);
+  policies_option(const policies_option&) = delete;
+  policies_option& operator=(const policies_option&) = delete;
+  // After parsing: {P} for --policy P, else the --policies list without repeats.
+  std::vector<std::string> chosen() const;
+
+ private:
+  const common_options& opt_;
+  std::vector<std::string> list_;
+  CLI::Option* policy_;
+};
+
 class bench_env {
  public:
   // Throws cws::error for a bad CWS_* variable or an impossible worker count,

@@ -76,13 +76,16 @@ class block_loops {
       case loop_flavour::serial:
         return seconds_of([&] { body(0, n_); });
       case loop_flavour::cws:
-        return clock_.run([&] {
-          return env_.rt().run(*schedules_.at(phase), [&] { cws::parallel_for_range(0, n_, body, grain_); }).wall_s;
-        });
       case loop_flavour::cws_owned:
         return clock_.run([&] {
           return env_.rt()
-              .run(*schedules_.at(phase), [&] { cws::parallel_for_range_owned(0, n_, body, blocks()); })
+              .run(*schedules_.at(phase),
+                   [&] {
+                     if (flavour_ == loop_flavour::cws)
+                       cws::parallel_for_range(0, n_, body, grain_);
+                     else
+                       cws::parallel_for_range_owned(0, n_, body, blocks());
+                   })
               .wall_s;
         });
       case loop_flavour::tbb_auto:

@@ -118,7 +118,6 @@ int main(int argc, char** argv) {
   opt.iters = 20;
   std::size_t n = 2048;
   std::size_t block = 0;
-  std::vector<std::string> policies = {"random", "stows", "stuws", "relws", "evolve", "user"};
   bool follow_init = false, quiet = false, all_iterations = false;
   std::string evolve_init = "random";
   app.add_option("--size", n, "Grid side N (an N x N grid of doubles, two buffers)")
@@ -127,10 +126,6 @@ int main(int argc, char** argv) {
   app.add_option("--block", block, "Rows per leaf block of the cws, TBB and OpenMP loops (0: N / (16 x workers))")
       ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 16))
       ->capture_default_str();
-  CLI::Option* policies_opt =
-      app.add_option("--policies", policies, "Comma-separated cws policies, one cws variant each")
-          ->delimiter(',')
-          ->capture_default_str();
   app.add_flag("--follow-init", follow_init,
                "Under replaying policies, the step phases replay the init phase's template (schedule follows "
                "data) instead of their own");
@@ -141,17 +136,16 @@ int main(int argc, char** argv) {
   app.add_flag("--verbose-iterations", all_iterations, "Print the iteration lines of every run, not only the first");
   app.add_flag("-q,--quiet", quiet, "No iteration lines, only the table");
   cws_apps::add_common_options(app, opt);
+  const cws_apps::policies_option policies_opt(app, opt, {"random", "stows", "stuws", "relws", "evolve", "user"},
+                                               "Comma-separated cws policies, one cws variant each");
   cws_apps::add_order_option(app, opt,
                              "interleaved: 2 grids of N x N doubles per variant (12 variants with the default "
                              "policies: 768 MiB at N = 2048); sequential: 4 grids (serial's, kept as the reference, "
                              "and one other variant's)");
   app.get_option("--iters")->description("Jacobi iterations (step phases) per run; a sample is their mean");
-  CLI::Option* policy_opt = app.get_option("--policy");
-  policy_opt->description("A single cws policy (same as --policies POLICY)");
-  policy_opt->excludes(policies_opt);
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
-    policies = policy_opt->count() > 0 ? std::vector{opt.policy} : cws_apps::without_repeats(policies);
+    const std::vector<std::string> policies = policies_opt.chosen();
     cws_apps::bench_env env(opt);
     cws::runtime& rt = env.rt();
     cws_apps::locality_tally tally(rt);

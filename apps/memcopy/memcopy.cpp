@@ -112,7 +112,6 @@ int main(int argc, char** argv) {
   cws_apps::common_options opt;
   std::size_t mib = 256;
   std::size_t grain = 0;  // 0: elements / (2 x workers)
-  std::vector<std::string> policies = {"random", "stows", "evolve"};
   app.add_option("--mb", mib, "Size of each array in MiB")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
       ->capture_default_str();
@@ -121,13 +120,6 @@ int main(int argc, char** argv) {
   app.add_option("--grain", grain, "Elements per leaf of the cws, TBB and OpenMP loops (0: elements / (2 x workers))")
       ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 40))
       ->capture_default_str();
-  CLI::Option* policies_opt =
-      app.add_option("--policies", policies,
-                     "Comma-separated cws policies: random gives cws-random-firsttouch, -prefault and -interleave; "
-                     "evolve gives cws-evolve (own copy schedule, pages relocalized by evolve); any other policy "
-                     "P gives cws-P (copy follows init for stows, stuws, relws)")
-          ->delimiter(',')
-          ->capture_default_str();
   std::string evolve_init = "random";
   app.add_option("--evolve-init", evolve_init,
                  "Policy of the init schedule of the cws-evolve variant (random: it does not move pages; evolve: "
@@ -141,15 +133,17 @@ int main(int argc, char** argv) {
                    "stows, stuws and relws; off for evolve (whose copy gets its own schedule and relocalized "
                    "pages), random and user");
   cws_apps::add_common_options(app, opt);
+  const cws_apps::policies_option policies_opt(
+      app, opt, {"random", "stows", "evolve"},
+      "Comma-separated cws policies: random gives cws-random-firsttouch, -prefault and -interleave; evolve gives "
+      "cws-evolve (own copy schedule, pages relocalized by evolve); any other policy P gives cws-P (copy follows "
+      "init for stows, stuws, relws)");
   cws_apps::add_order_option(app, opt,
                              "interleaved: 2 arrays of --mb per variant (8 variants with the default policies: "
                              "4 GiB at --mb 256); sequential: 2 arrays");
-  CLI::Option* policy_opt = app.get_option("--policy");
-  policy_opt->description("A single cws policy (same as --policies POLICY)");
-  policy_opt->excludes(policies_opt);
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
-    policies = policy_opt->count() > 0 ? std::vector{opt.policy} : cws_apps::without_repeats(policies);
+    const std::vector<std::string> policies = policies_opt.chosen();
     cws_apps::bench_env env(opt);
     cws::runtime& rt = env.rt();
     cws_apps::locality_tally tally(rt);

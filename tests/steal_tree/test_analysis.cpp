@@ -11,6 +11,7 @@
 
 #include "cws/error.hpp"
 #include "cws/steal_tree/analysis.hpp"
+#include "support/steal_tree_builders.hpp"
 
 namespace {
 
@@ -18,15 +19,10 @@ namespace st = cws::steal_tree;
 using st::position;
 using st::task_path;
 
+// A segment without time stamps (the analyses here do not read them).
 st::segment seg(std::uint32_t worker, std::uint32_t parent, std::uint32_t level, std::uint32_t step,
                 std::uint64_t tasks) {
-  st::segment s;
-  s.worker = worker;
-  s.parent = parent;
-  s.level = level;
-  s.step = step;
-  s.tasks = tasks;
-  return s;
+  return cws::test::segment_of(worker, parent, level, step, 0, 0, tasks);
 }
 
 // Fills the steal lists and worker lists from the parent links.

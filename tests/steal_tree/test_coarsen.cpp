@@ -15,6 +15,7 @@
 #include "cws/steal_tree/analysis.hpp"
 #include "cws/steal_tree/coarsen.hpp"
 #include "support/error_of.hpp"
+#include "support/steal_tree_builders.hpp"
 
 namespace {
 
@@ -22,19 +23,7 @@ namespace st = cws::steal_tree;
 using cws::test::error_of;
 constexpr std::uint32_t none = st::no_parent;
 
-st::segment seg(std::uint32_t worker, std::uint32_t parent, std::uint32_t level, std::uint32_t step,
-                std::uint64_t start, std::uint64_t end, std::uint64_t tasks, std::vector<st::steal_point> steals = {}) {
-  st::segment s;
-  s.worker = worker;
-  s.parent = parent;
-  s.level = level;
-  s.step = step;
-  s.start_ns = start;
-  s.end_ns = end;
-  s.tasks = tasks;
-  s.steals = std::move(steals);
-  return s;
-}
+using cws::test::segment_of;
 
 st::tree make(std::uint32_t workers, std::vector<st::segment> segments, std::vector<std::vector<std::uint32_t>> lists) {
   st::tree t;
@@ -80,14 +69,14 @@ st::coarsen_summary summary(std::uint64_t seg_before, std::uint64_t seg_after, s
 st::tree tree_t() {
   return make(4,
               {
-                  seg(0, none, 0, 0, 0, 1000, 10, {{1, 0, 1, 1}, {1, 1, 2, 5}, {2, 0, 3, 6}}),
-                  seg(1, 0, 1, 0, 100, 900, 20, {{1, 0, 2, 2}, {2, 1, 3, 3}}),
-                  seg(2, 1, 1, 0, 200, 400, 5),
-                  seg(3, 1, 2, 1, 250, 600, 8, {{1, 0, 0, 4}}),
-                  seg(0, 3, 1, 0, 300, 350, 2),
-                  seg(2, 0, 1, 1, 450, 950, 30),
-                  seg(3, 0, 2, 0, 650, 800, 4, {{3, 2, 1, 7}}),
-                  seg(1, 6, 3, 2, 700, 750, 1),
+                  segment_of(0, none, 0, 0, 0, 1000, 10, {{1, 0, 1, 1}, {1, 1, 2, 5}, {2, 0, 3, 6}}),
+                  segment_of(1, 0, 1, 0, 100, 900, 20, {{1, 0, 2, 2}, {2, 1, 3, 3}}),
+                  segment_of(2, 1, 1, 0, 200, 400, 5),
+                  segment_of(3, 1, 2, 1, 250, 600, 8, {{1, 0, 0, 4}}),
+                  segment_of(0, 3, 1, 0, 300, 350, 2),
+                  segment_of(2, 0, 1, 1, 450, 950, 30),
+                  segment_of(3, 0, 2, 0, 650, 800, 4, {{3, 2, 1, 7}}),
+                  segment_of(1, 6, 3, 2, 700, 750, 1),
               },
               {{0, 4}, {1, 7}, {2, 5}, {3, 6}});
 }
@@ -97,10 +86,10 @@ TEST(steal_tree_coarsen, level_cut) {
   // inside them; #0 and #1 absorb their work.
   const st::tree expect = make(4,
                                {
-                                   seg(0, none, 0, 0, 0, 1000, 10 + 5, {{1, 0, 1, 1}, {1, 1, 2, 3}}),
-                                   seg(1, 0, 1, 0, 100, 900, 20 + 10, {{1, 0, 2, 2}}),
-                                   seg(2, 1, 1, 0, 200, 400, 5),
-                                   seg(2, 0, 1, 1, 450, 950, 30),
+                                   segment_of(0, none, 0, 0, 0, 1000, 10 + 5, {{1, 0, 1, 1}, {1, 1, 2, 3}}),
+                                   segment_of(1, 0, 1, 0, 100, 900, 20 + 10, {{1, 0, 2, 2}}),
+                                   segment_of(2, 1, 1, 0, 200, 400, 5),
+                                   segment_of(2, 0, 1, 1, 450, 950, 30),
                                },
                                {{0}, {1}, {2, 3}, {}});
   st::coarsen_summary s;
@@ -120,7 +109,7 @@ TEST(steal_tree_coarsen, level_cut) {
   EXPECT_EQ(s, summary(8, 7, 1, 0, 0, 0));
   // Level 0: only the root is left, with all the work.
   const st::tree zero = coarsen(tree_t(), 0, 0, &s);
-  EXPECT_EQ(zero, make(4, {seg(0, none, 0, 0, 0, 1000, 80)}, {{0}, {}, {}, {}}));
+  EXPECT_EQ(zero, make(4, {segment_of(0, none, 0, 0, 0, 1000, 80)}, {{0}, {}, {}, {}}));
   EXPECT_EQ(s, summary(8, 1, 3, 0, 0, 4));
 }
 
@@ -130,9 +119,9 @@ TEST(steal_tree_coarsen, min_tasks_cut) {
   // dropped (1,0) of #1: it goes by the renumbering rule, #4 with it.
   const st::tree expect = make(4,
                                {
-                                   seg(0, none, 0, 0, 0, 1000, 10 + 5, {{1, 0, 1, 1}, {1, 1, 2, 2}}),
-                                   seg(1, 0, 1, 0, 100, 900, 20 + 5 + 10),
-                                   seg(2, 0, 1, 1, 450, 950, 30),
+                                   segment_of(0, none, 0, 0, 0, 1000, 10 + 5, {{1, 0, 1, 1}, {1, 1, 2, 2}}),
+                                   segment_of(1, 0, 1, 0, 100, 900, 20 + 5 + 10),
+                                   segment_of(2, 0, 1, 1, 450, 950, 30),
                                },
                                {{0}, {1}, {2}, {}});
   st::coarsen_summary s;
@@ -143,10 +132,10 @@ TEST(steal_tree_coarsen, min_tasks_cut) {
   // (2,0), small and deeper than the dropped (1,1) of #0, counts as small:
   // a steal the criteria drop is counted under its criterion.
   const st::tree at35 = coarsen(tree_t(), std::nullopt, 35, &s);
-  EXPECT_EQ(at35, make(4, {seg(0, none, 0, 0, 0, 1000, 10 + 30 + 5, {{1, 0, 1, 1}}), seg(1, 0, 1, 0, 100, 900, 35)},
+  EXPECT_EQ(at35, make(4, {segment_of(0, none, 0, 0, 0, 1000, 10 + 30 + 5, {{1, 0, 1, 1}}), segment_of(1, 0, 1, 0, 100, 900, 35)},
                        {{0}, {1}, {}, {}}));
   EXPECT_EQ(s, summary(8, 2, 0, 4, 0, 2));  // #5, #6 out of #0, #2, #3 out of #1; #4, #7 inside
-  EXPECT_EQ(coarsen(tree_t(), std::nullopt, 36, &s), make(4, {seg(0, none, 0, 0, 0, 1000, 80)}, {{0}, {}, {}, {}}));
+  EXPECT_EQ(coarsen(tree_t(), std::nullopt, 36, &s), make(4, {segment_of(0, none, 0, 0, 0, 1000, 80)}, {{0}, {}, {}, {}}));
   EXPECT_EQ(s, summary(8, 1, 0, 3, 0, 4));
 }
 
@@ -154,9 +143,9 @@ TEST(steal_tree_coarsen, both_criteria) {
   // max_level 1 and min_tasks 6: #6 and #3 are too deep, #2 too small.
   const st::tree expect = make(4,
                                {
-                                   seg(0, none, 0, 0, 0, 1000, 15, {{1, 0, 1, 1}, {1, 1, 2, 2}}),
-                                   seg(1, 0, 1, 0, 100, 900, 35),
-                                   seg(2, 0, 1, 1, 450, 950, 30),
+                                   segment_of(0, none, 0, 0, 0, 1000, 15, {{1, 0, 1, 1}, {1, 1, 2, 2}}),
+                                   segment_of(1, 0, 1, 0, 100, 900, 35),
+                                   segment_of(2, 0, 1, 1, 450, 950, 30),
                                },
                                {{0}, {1}, {2}, {}});
   st::coarsen_summary s;
@@ -178,13 +167,13 @@ TEST(steal_tree_coarsen, both_criteria) {
 st::tree tree_r() {
   return make(4,
               {
-                  seg(0, none, 0, 0, 0, 1000, 10, {{1, 0, 1, 1}, {2, 0, 2, 2}, {2, 1, 3, 3}, {3, 0, 1, 4}, {4, 5, 2, 6}}),
-                  seg(1, 0, 1, 0, 10, 400, 50),
-                  seg(2, 0, 2, 0, 20, 100, 3),
-                  seg(3, 0, 2, 1, 30, 900, 40),
-                  seg(1, 0, 3, 0, 500, 800, 60, {{1, 0, 2, 5}}),
-                  seg(2, 4, 1, 0, 550, 700, 20),
-                  seg(2, 0, 4, 5, 750, 990, 70),
+                  segment_of(0, none, 0, 0, 0, 1000, 10, {{1, 0, 1, 1}, {2, 0, 2, 2}, {2, 1, 3, 3}, {3, 0, 1, 4}, {4, 5, 2, 6}}),
+                  segment_of(1, 0, 1, 0, 10, 400, 50),
+                  segment_of(2, 0, 2, 0, 20, 100, 3),
+                  segment_of(3, 0, 2, 1, 30, 900, 40),
+                  segment_of(1, 0, 3, 0, 500, 800, 60, {{1, 0, 2, 5}}),
+                  segment_of(2, 4, 1, 0, 550, 700, 20),
+                  segment_of(2, 0, 4, 5, 750, 990, 70),
               },
               {{0}, {1, 4}, {2, 5, 6}, {3}});
 }
@@ -194,9 +183,9 @@ TEST(steal_tree_coarsen, deeper_steals_of_the_same_segment_also_go) {
   const st::tree out = coarsen(tree_r(), std::nullopt, 10, &s);
   EXPECT_EQ(out, make(4,
                       {
-                          seg(0, none, 0, 0, 0, 1000, 10 + 3 + 80 + 70, {{1, 0, 1, 1}, {2, 1, 3, 2}}),
-                          seg(1, 0, 1, 0, 10, 400, 50),
-                          seg(3, 0, 2, 1, 30, 900, 40),
+                          segment_of(0, none, 0, 0, 0, 1000, 10 + 3 + 80 + 70, {{1, 0, 1, 1}, {2, 1, 3, 2}}),
+                          segment_of(1, 0, 1, 0, 10, 400, 50),
+                          segment_of(3, 0, 2, 1, 30, 900, 40),
                       },
                       {{0}, {1}, {}, {2}}));
   EXPECT_EQ(s, summary(7, 3, 0, 1, 2, 1));
@@ -205,10 +194,10 @@ TEST(steal_tree_coarsen, deeper_steals_of_the_same_segment_also_go) {
   const st::tree by_level = coarsen(tree_r(), 2, 0, &s);
   EXPECT_EQ(by_level, make(4,
                            {
-                               seg(0, none, 0, 0, 0, 1000, 10 + 80 + 70, {{1, 0, 1, 1}, {2, 0, 2, 2}, {2, 1, 3, 3}}),
-                               seg(1, 0, 1, 0, 10, 400, 50),
-                               seg(2, 0, 2, 0, 20, 100, 3),
-                               seg(3, 0, 2, 1, 30, 900, 40),
+                               segment_of(0, none, 0, 0, 0, 1000, 10 + 80 + 70, {{1, 0, 1, 1}, {2, 0, 2, 2}, {2, 1, 3, 3}}),
+                               segment_of(1, 0, 1, 0, 10, 400, 50),
+                               segment_of(2, 0, 2, 0, 20, 100, 3),
+                               segment_of(3, 0, 2, 1, 30, 900, 40),
                            },
                            {{0}, {1}, {2}, {3}}));
   EXPECT_EQ(s, summary(7, 4, 2, 0, 0, 1));
@@ -224,12 +213,12 @@ TEST(steal_tree_coarsen, nested_subtrees_are_cut_on_their_own) {
   // else. Later segments are renumbered: #5 -> 4, #6 -> 5.
   const st::tree expect = make(4,
                                {
-                                   seg(0, none, 0, 0, 0, 1000, 10, {{1, 0, 1, 1}, {1, 1, 2, 4}, {2, 0, 3, 5}}),
-                                   seg(1, 0, 1, 0, 100, 900, 20, {{1, 0, 2, 2}, {2, 1, 3, 3}}),
-                                   seg(2, 1, 1, 0, 200, 400, 5),
-                                   seg(3, 1, 2, 1, 250, 600, 8 + 2),
-                                   seg(2, 0, 1, 1, 450, 950, 30),
-                                   seg(3, 0, 2, 0, 650, 800, 4 + 1),
+                                   segment_of(0, none, 0, 0, 0, 1000, 10, {{1, 0, 1, 1}, {1, 1, 2, 4}, {2, 0, 3, 5}}),
+                                   segment_of(1, 0, 1, 0, 100, 900, 20, {{1, 0, 2, 2}, {2, 1, 3, 3}}),
+                                   segment_of(2, 1, 1, 0, 200, 400, 5),
+                                   segment_of(3, 1, 2, 1, 250, 600, 8 + 2),
+                                   segment_of(2, 0, 1, 1, 450, 950, 30),
+                                   segment_of(3, 0, 2, 0, 650, 800, 4 + 1),
                                },
                                {{0}, {1}, {2, 4}, {3, 5}});
   st::coarsen_summary s;
@@ -248,22 +237,22 @@ TEST(steal_tree_coarsen, nested_subtrees_are_cut_on_their_own) {
   //       #6 w2 (2,0) 100         deeper than #1's cut
   const st::tree deep = make(4,
                              {
-                                 seg(0, none, 0, 0, 0, 100, 1, {{1, 0, 1, 1}}),
-                                 seg(1, 0, 1, 0, 1, 99, 1, {{1, 0, 2, 2}, {1, 1, 3, 3}, {2, 0, 2, 6}}),
-                                 seg(2, 1, 1, 0, 2, 10, 1),
-                                 seg(3, 1, 1, 1, 3, 90, 100, {{3, 0, 0, 4}}),
-                                 seg(0, 3, 3, 0, 4, 80, 100, {{5, 0, 1, 5}}),
-                                 seg(1, 4, 5, 0, 5, 70, 1),
-                                 seg(2, 1, 2, 0, 20, 95, 100),
+                                 segment_of(0, none, 0, 0, 0, 100, 1, {{1, 0, 1, 1}}),
+                                 segment_of(1, 0, 1, 0, 1, 99, 1, {{1, 0, 2, 2}, {1, 1, 3, 3}, {2, 0, 2, 6}}),
+                                 segment_of(2, 1, 1, 0, 2, 10, 1),
+                                 segment_of(3, 1, 1, 1, 3, 90, 100, {{3, 0, 0, 4}}),
+                                 segment_of(0, 3, 3, 0, 4, 80, 100, {{5, 0, 1, 5}}),
+                                 segment_of(1, 4, 5, 0, 5, 70, 1),
+                                 segment_of(2, 1, 2, 0, 20, 95, 100),
                              },
                              {{0, 4}, {1, 5}, {2, 6}, {3}});
   EXPECT_EQ(coarsen(deep, std::nullopt, 2, &s),
             make(4,
                  {
-                     seg(0, none, 0, 0, 0, 100, 1, {{1, 0, 1, 1}}),
-                     seg(1, 0, 1, 0, 1, 99, 1 + 1 + 100, {{1, 1, 3, 2}}),
-                     seg(3, 1, 1, 1, 3, 90, 100, {{3, 0, 0, 3}}),
-                     seg(0, 2, 3, 0, 4, 80, 100 + 1),
+                     segment_of(0, none, 0, 0, 0, 100, 1, {{1, 0, 1, 1}}),
+                     segment_of(1, 0, 1, 0, 1, 99, 1 + 1 + 100, {{1, 1, 3, 2}}),
+                     segment_of(3, 1, 1, 1, 3, 90, 100, {{3, 0, 0, 3}}),
+                     segment_of(0, 2, 3, 0, 4, 80, 100 + 1),
                  },
                  {{0, 3}, {1}, {}, {2}}));
   EXPECT_EQ(s, summary(7, 4, 0, 2, 1, 0));
@@ -283,7 +272,7 @@ TEST(steal_tree_coarsen, no_op_options_return_the_tree_without_audit) {
 }
 
 TEST(steal_tree_coarsen, root_only_and_empty_trees) {
-  const st::tree root = make(2, {seg(0, none, 0, 0, 5, 50, 42)}, {{0}, {}});
+  const st::tree root = make(2, {segment_of(0, none, 0, 0, 5, 50, 42)}, {{0}, {}});
   st::coarsen_summary s;
   EXPECT_EQ(coarsen(root, 0, 1000, &s), root);
   EXPECT_EQ(s, summary(1, 1, 0, 0, 0, 0));

@@ -28,6 +28,7 @@
 #include "cws/locality.hpp"
 #include "cws/steal_tree/tree.hpp"
 #include "cws/traces/trace_file.hpp"
+#include "support/steal_tree_builders.hpp"
 
 namespace cws::test {
 
@@ -84,25 +85,13 @@ inline cws::steal_tree::phase_record synthetic_run(std::uint64_t iteration,
 
   st::tree& t = r.steals;
   t.workers = 4;
-  auto seg = [](std::uint32_t worker, std::uint32_t parent, std::uint32_t level, std::uint32_t step,
-                std::uint64_t start, std::uint64_t end, std::uint64_t tasks) {
-    st::segment s;
-    s.worker = worker;
-    s.parent = parent;
-    s.level = level;
-    s.step = step;
-    s.start_ns = start;
-    s.end_ns = end;
-    s.tasks = tasks;
-    return s;
-  };
   t.segments = {
-      seg(0, st::no_parent, 0, 0, 0, 10000, 5),
-      seg(1, 0, 1, 0, 500, 9000, 4),
-      seg(w_seg2, 1, 1, 0, 1200, 4000, 3),
-      seg(2, 0, 1, 1, 4500, 8000, 3),
-      seg(3, 0, 2, 0, 800, 7000, 2),
-      seg(1, 3, 2, 1, 6000, 7500, 1),
+      segment_of(0, st::no_parent, 0, 0, 0, 10000, 5),
+      segment_of(1, 0, 1, 0, 500, 9000, 4),
+      segment_of(w_seg2, 1, 1, 0, 1200, 4000, 3),
+      segment_of(2, 0, 1, 1, 4500, 8000, 3),
+      segment_of(3, 0, 2, 0, 800, 7000, 2),
+      segment_of(1, 3, 2, 1, 6000, 7500, 1),
   };
   t.segments[0].steals = {{1, 0, 1, 1}, {1, 1, 2, 3}, {2, 0, 3, 4}};
   t.segments[1].steals = {{1, 0, w_seg2, 2}};

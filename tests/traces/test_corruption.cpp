@@ -14,7 +14,7 @@ namespace {
 
 namespace tr = cws::traces;
 
-constexpr tr::archive_kind all_kinds[] = {tr::archive_kind::text, tr::archive_kind::xml, tr::archive_kind::binary};
+using cws::test::all_kinds;
 
 struct outcome {
   std::size_t identical = 0;

@@ -20,7 +20,7 @@ using cws::test::payload_of;
 using cws::test::synthetic_trace;
 using cws::test::wrap;
 
-constexpr tr::archive_kind all_kinds[] = {tr::archive_kind::text, tr::archive_kind::xml, tr::archive_kind::binary};
+using cws::test::all_kinds;
 
 std::string golden(const std::string& name) { return std::string(CWS_TRACES_GOLDEN_DIR) + "/" + name; }
 

@@ -21,7 +21,7 @@ using cws::test::payload_of;
 using cws::test::synthetic_trace;
 using cws::test::wrap;
 
-constexpr tr::archive_kind all_kinds[] = {tr::archive_kind::text, tr::archive_kind::xml, tr::archive_kind::binary};
+using cws::test::all_kinds;
 
 // A trace whose values stress the encodings: extreme integers, doubles that
 // need all 17 digits, subnormals, strings with spaces, quotes, XML markup,
