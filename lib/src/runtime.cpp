@@ -96,7 +96,7 @@ const phase_stats& runtime::run_phase(cws::schedule& s, void (*fn)(void*), void*
   std::exception_ptr error = sched_->run(info, s.policy(), fn, arg, s.last_, s.touches_);
   ++s.iterations_;
   if (error) std::rethrow_exception(error);
-  if (!s.touches_.empty() && s.policy().relocalize_after_phase()) relocalize(s);
+  if (!s.touches_.empty() && s.policy().relocalize_after_phase()) s.policy().relocalized(relocalize(s));
   return s.last_;
 }
 

@@ -48,6 +48,7 @@ class replay_policy final : public scheduling_policy {
   cws::detail::task* find_work(worker_view& view) override { return engine_.find_work(view); }
   void idle_pass(worker_view& view) override { engine_.idle_pass(view); }
   bool relocalize_after_phase() const noexcept override { return relocalize_; }
+  void relocalized(const relocalization_report& report) override;
 
  private:
   struct chosen_template {
@@ -66,7 +67,8 @@ class replay_policy final : public scheduling_policy {
   std::string ran_as_;
   std::string template_from_;
   std::shared_ptr<const detail::template_plan> plan_;  // cached: recompiled only when the template changes
-  bool relocalize_ = false;  // evolve: the run just ended is the next template, so move the pages to it
+  bool relocalize_ = false;  // evolve: move the pages to where the template runs (see end_phase)
+  bool relocalizing_stows_ = false;  // ... after a stows run (settling), not a template-making one
 };
 
 cws::runtime& current_runtime(std::string_view policy) {
@@ -177,10 +179,14 @@ void replay_policy::end_phase(const phase_stats& stats) {
   }
   if (fresh && s.previous) r.distance_to_previous = moved_share(rt, *s.previous, *fresh);
   // evolve moves pages after every run that becomes the template (relws, or a
-  // random first or diverged run); once it replays a converged template with
-  // stows, the pages already are where that template runs.
+  // random first or diverged run), and after the stows runs of a converged
+  // template until one finds every page in place: a phase that alternates
+  // buffers (a Jacobi sweep reading one grid, writing the other) touches each
+  // buffer in both roles only over two runs, so the run that converged cannot
+  // place the pages its successor writes.
+  relocalizing_stows_ = !r.diverged && engine_.mode() == replay_mode::stows;
   relocalize_ = name_ == policy::evolve && rt.config().evolve_relocalize && fresh &&
-                (r.diverged || engine_.mode() != replay_mode::stows);
+                (!relocalizing_stows_ || !s.pages_settled);
 
   // The next template.
   const std::string recorded = fmt::format("recorded run #{}", r.iteration);
@@ -192,6 +198,8 @@ void replay_policy::end_phase(const phase_stats& stats) {
       s.mode = evolve_mode::relws;
       s.relws_runs = 0;
       s.converged = false;
+      s.pages_settled = false;
+      s.settling_runs = 0;
     } else if (name_ == policy::evolve) {
       evolve_after(s, r, rt.config(), fresh);
     } else if (mode == replay_mode::relws) {
@@ -222,6 +230,8 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
       s.converged_at = r.iteration;
       s.best_stows_s = 0;
       s.slow_stows_runs = 0;
+      s.pages_settled = false;
+      s.settling_runs = 0;
       r.converged = true;
       r.note = settled ? fmt::format("converged after {} relws runs: switching to stows", s.relws_runs)
                        : fmt::format("bound of {} relws runs reached: switching to stows", cfg.evolve_bound);
@@ -242,6 +252,23 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
     s.slow_stows_runs = 0;
     r.note = fmt::format("two stows runs in a row over {}% slower than the best one: back to relws",
                          cfg.evolve_slowdown_pct);
+  }
+}
+
+void replay_policy::relocalized(const relocalization_report& report) {
+  schedule_state& s = store_of(current_runtime(name_)).state(report.schedule);
+  if (!s.history.empty() && s.history.back().iteration == report.iteration) s.history.back().pages_moved = report.pages_moved;
+  if (!relocalizing_stows_ || s.pages_settled) return;
+  // Under stows every run replays the same tree, so the touches repeat with the
+  // phase's own period; a bound still stops phases whose touches follow the data.
+  if (report.pages_moved == 0 || ++s.settling_runs >= current_runtime(name_).config().evolve_bound) {
+    s.pages_settled = true;
+    if (s.history.empty()) return;
+    std::string& note = s.history.back().note;
+    note += note.empty() ? "" : "; ";
+    note += report.pages_moved == 0
+                ? std::string("pages in place: no more relocalization")
+                : fmt::format("pages still moving after {} stows runs: no more relocalization", s.settling_runs);
   }
 }
 

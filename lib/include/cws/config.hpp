@@ -24,7 +24,8 @@
 //   CWS_STALL_MS         how long every worker may wait with nothing runnable
 //                        before a replay is declared diverged (default 50)
 //   CWS_EVOLVE_RELOCALIZE 1 = evolve relocalizes the pages of a phase that
-//                        declared touches after each RELWS iteration (default), 0 = never
+//                        declared touches after each RELWS iteration and after
+//                        STOWS ones until the pages stay put (default), 0 = never
 
 #include <cstdint>
 #include <optional>

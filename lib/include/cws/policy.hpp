@@ -106,6 +106,8 @@ class scheduling_policy {
   // runtime should relocalize that schedule's pages now (evolve after a
   // RELWS iteration, so that the next iteration finds its data in place).
   virtual bool relocalize_after_phase() const noexcept { return false; }
+  // What the relocalization asked for above did (same thread, right after it).
+  virtual void relocalized(const relocalization_report&) {}
 
   // Whether the coming phase routes spawns (read once per phase). When false,
   // spawn pays nothing for routing and the hooks below are never called.

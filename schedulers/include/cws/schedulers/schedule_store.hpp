@@ -50,6 +50,8 @@ struct iteration_report {
   std::string divergence;    // why, when diverged
   bool converged = false;    // evolve: the tree stopped changing (or the bound was reached) after this run
   std::string note;          // evolve's decision after this run, when it made one
+  // evolve: pages the relocalization after this run moved (none asked: empty).
+  std::optional<std::uint64_t> pages_moved;
 };
 
 enum class evolve_mode { relws, stows };
@@ -70,6 +72,10 @@ struct schedule_state {
   std::uint64_t converged_at = 0;        // iteration after which evolve switched to stows
   double best_stows_s = 0;               // fastest stows run since the switch
   unsigned slow_stows_runs = 0;          // consecutive stows runs slower than the threshold
+  // evolve relocalizes until a stows run finds every page in place (pages_settled)
+  // or evolve_bound stows runs have moved pages (settling_runs counts them).
+  bool pages_settled = false;
+  unsigned settling_runs = 0;
 };
 
 class schedule_store final : public cws::runtime_extension {
