@@ -61,11 +61,18 @@ class scheduler {
   void sleeper_enter() noexcept { sleepers_.fetch_add(1, std::memory_order_seq_cst); }
   void sleeper_leave() noexcept { sleepers_.fetch_sub(1, std::memory_order_relaxed); }
   void wake_one() noexcept;
-  // Workers inside their steal loop and not running a segment (O(segments)
-  // updates per phase; read by routing policies to detect a stuck replay).
+  // Workers inside their steal loop and not running a segment, and how many
+  // times one left it (O(segments) updates per phase; read by routing
+  // policies to detect a stuck replay). One word, so that a reader sees both
+  // parts of the same moment: idle count in the low half, exits in the high
+  // half. A leave adds one exit and removes one idle worker in one add (the
+  // count is >= 1 then: its own enter came first, so no borrow).
   void idle_enter() noexcept { idle_.fetch_add(1, std::memory_order_relaxed); }
-  void idle_leave() noexcept { idle_.fetch_sub(1, std::memory_order_relaxed); }
-  unsigned idle_workers() const noexcept { return idle_.load(std::memory_order_relaxed); }
+  void idle_leave() noexcept { idle_.fetch_add((std::uint64_t{1} << 32) - 1, std::memory_order_relaxed); }
+  worker_view::idleness idle_state() const noexcept {
+    const std::uint64_t v = idle_.load(std::memory_order_relaxed);
+    return {static_cast<unsigned>(v & 0xffffffffu), static_cast<std::uint32_t>(v >> 32)};
+  }
   // Whether any worker other than `self` has work to steal (a snapshot).
   bool work_visible(unsigned self) const noexcept;
 
@@ -88,7 +95,7 @@ class scheduler {
   std::atomic<bool> shutdown_{false};
   alignas(64) std::atomic<unsigned> running_{0};
   alignas(64) std::atomic<int> sleepers_{0};
-  alignas(64) std::atomic<unsigned> idle_{0};
+  alignas(64) std::atomic<std::uint64_t> idle_{0};
   std::atomic<unsigned> wake_cursor_{0};
 };
 

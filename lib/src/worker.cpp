@@ -313,7 +313,7 @@ task* worker::took_mail(task* t) noexcept {
   return t;
 }
 
-unsigned worker::idle_workers() const noexcept { return sched_.idle_workers(); }
+worker_view::idleness worker::idle_state() const noexcept { return sched_.idle_state(); }
 
 std::uint64_t worker::random() noexcept {
   // xorshift64*: cheap, good enough to spread victims, reproducible per seed.

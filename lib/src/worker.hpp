@@ -80,7 +80,7 @@ class worker final : public worker_view {
   std::uint32_t note_of(const task* t) const noexcept override { return t->note; }
   task* take_mail_noted(std::uint32_t note) noexcept override;
   task* steal_mail(unsigned victim) noexcept override;
-  unsigned idle_workers() const noexcept override;
+  idleness idle_state() const noexcept override;
 
  private:
   void push_frame(frame& f, std::uint32_t level) noexcept;

@@ -30,7 +30,6 @@ void replay_engine::prepare(replay_mode mode, std::shared_ptr<const template_pla
   }
   stall_limit_ = std::chrono::milliseconds(stall_ms);
   diverged_.store(false, std::memory_order_relaxed);
-  progress_.store(0, std::memory_order_relaxed);
   std::lock_guard lock(reason_mutex_);
   reason_.clear();
 }
@@ -74,7 +73,6 @@ spawn_target replay_engine::route(unsigned spawner, const task_tag& tag, unsigne
 
 void replay_engine::segment_begin(unsigned worker, const task_tag& root, std::uint32_t note,
                                   segment_marks& marks) {
-  progress_.fetch_add(1, std::memory_order_relaxed);
   lane& l = lanes_[worker];
   if (l.depth == l.open.size()) l.open.emplace_back();
   cursor& c = l.open[l.depth++];
@@ -153,18 +151,19 @@ cws::detail::task* replay_engine::steal_anything(worker_view& view) {
 }
 
 // Every worker idle while the phase is unfinished means that nothing can run
-// under the constraints. Confirm it over stall_limit_ with no segment started
-// in between, and with every worker still looking for work late in that
-// window (see the header: a counted-idle worker may just be preempted).
+// under the constraints. Confirm it over stall_limit_ with no worker leaving
+// its idle state in between (taking work, or its sync completing), and with
+// every worker still looking for work late in that window (see the header: a
+// counted-idle worker may just be preempted).
 void replay_engine::watch_for_stall(worker_view& view, lane& l, clock::time_point now) {
-  if (view.idle_workers() < view.workers()) {
+  const worker_view::idleness idle = view.idle_state();
+  if (idle.idle < view.workers()) {
     l.stalling = false;
     return;
   }
-  const std::uint64_t progress = progress_.load(std::memory_order_relaxed);
-  if (!l.stalling || l.stall_progress != progress) {
+  if (!l.stalling || l.stall_exits != idle.exits) {
     l.stalling = true;
-    l.stall_progress = progress;
+    l.stall_exits = idle.exits;
     l.stall_since = now;
     return;
   }

@@ -10,8 +10,7 @@
 //
 // Who touches what. Per-worker state (`lane`) is written only by its worker
 // (segment hooks, route, find_work, idle_pass run on it). Shared during a
-// phase: the `diverged_` flag, the `progress_` counter and each worker's
-// latest idle pass (relaxed atomics: all are hints checked again on the next
+// phase: the `diverged_` flag and each worker's latest idle pass (relaxed atomics: all are hints checked again on the next
 // call) and the divergence reason (under a mutex, first writer wins).
 // Everything else is written between phases on the thread that calls
 // runtime::run.
@@ -22,11 +21,14 @@
 // workers') and steals at random, so the phase finishes like a
 // random-stealing one.
 //
-// A stall is every worker idle, no segment started for stall_ms, and every
-// worker still looking for work in the second half of that window. The last
-// part matters on a loaded machine: a worker whose sync has just completed
-// stays counted idle until it runs again, and while it is preempted it makes
-// no idle passes; without them the phase is slow, not stuck.
+// A stall is every worker idle, none leaving that state for stall_ms, and
+// every worker still looking for work in the second half of that window.
+// Leaving counts a sync that completed, not only a segment started: a worker
+// back in its own segment does not start one, and a watcher asleep meanwhile
+// would otherwise take the whole stretch for a stall. The last part matters
+// on a loaded machine: a worker whose sync has just completed stays counted
+// idle until it runs again, and while it is preempted it makes no idle
+// passes; without them the phase is slow, not stuck.
 
 #include <atomic>
 #include <chrono>
@@ -81,7 +83,7 @@ class replay_engine {
     std::size_t depth = 0;        // open[0 .. depth) are live (storage is reused)
     std::size_t next_in_order = 0;     // stows: index into plan->order[worker]
     std::size_t planned_started = 0;   // template segments started
-    std::uint64_t stall_progress = 0;  // progress_ when the stall was first seen
+    std::uint32_t stall_exits = 0;     // idle exits (worker_view::idle_state) when the stall was first seen
     clock::time_point stall_since{};
     bool stalling = false;
   };
@@ -104,7 +106,6 @@ class replay_engine {
   std::unique_ptr<pass_clock[]> last_pass_;  // one per lane
   clock::duration stall_limit_{};
   std::atomic<bool> diverged_{false};
-  alignas(64) std::atomic<std::uint64_t> progress_{0};  // segments started this phase
   mutable std::mutex reason_mutex_;
   std::string reason_;
 };

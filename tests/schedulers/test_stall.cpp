@@ -13,10 +13,10 @@ namespace {
 using cws::schedulers::detail::replay_engine;
 using cws::schedulers::detail::replay_mode;
 
-// A worker with nothing to run: every move fails; the idle count is scripted.
+// A worker with nothing to run: every move fails; the idle state is scripted.
 class idle_view final : public cws::worker_view {
  public:
-  idle_view(unsigned self, unsigned workers, const unsigned& idle) : self_(self), workers_(workers), idle_(idle) {}
+  idle_view(unsigned self, unsigned workers, const idleness& idle) : self_(self), workers_(workers), idle_(idle) {}
   unsigned self() const noexcept override { return self_; }
   unsigned workers() const noexcept override { return workers_; }
   unsigned numa_node_of(unsigned) const noexcept override { return 0; }
@@ -28,11 +28,11 @@ class idle_view final : public cws::worker_view {
   std::uint32_t note_of(const cws::detail::task*) const noexcept override { return cws::no_note; }
   cws::detail::task* take_mail_noted(std::uint32_t) noexcept override { return nullptr; }
   cws::detail::task* steal_mail(unsigned) noexcept override { return nullptr; }
-  unsigned idle_workers() const noexcept override { return idle_; }
+  idleness idle_state() const noexcept override { return idle_; }
 
  private:
   unsigned self_, workers_;
-  const unsigned& idle_;
+  const idleness& idle_;
   cws::task_tag tag_{};
 };
 
@@ -61,7 +61,7 @@ void prepare_strict(replay_engine& e, unsigned workers) { e.prepare(replay_mode:
 TEST(stall_watch, every_worker_looking_for_work_past_the_limit_is_a_stall) {
   replay_engine e;
   prepare_strict(e, 2);
-  unsigned idle = 2;
+  cws::worker_view::idleness idle{2, 0};
   idle_view w0(0, 2, idle), w1(1, 2, idle);
   passes_for(e, 5000, w0, w1);
   ASSERT_TRUE(e.diverged()) << "two idle workers with nothing to run for 5 s were never taken for a stall";
@@ -74,7 +74,7 @@ TEST(stall_watch, a_counted_idle_worker_that_makes_no_passes_is_not_a_stall) {
   // long that lasts, the phase is slow, not stuck.
   replay_engine e;
   prepare_strict(e, 2);
-  unsigned idle = 2;
+  cws::worker_view::idleness idle{2, 0};
   idle_view w0(0, 2, idle), w1(1, 2, idle);
   pass(e, w1);
   passes_for(e, 8 * stall_ms, w0);
@@ -87,12 +87,34 @@ TEST(stall_watch, a_counted_idle_worker_that_makes_no_passes_is_not_a_stall) {
 TEST(stall_watch, a_busy_worker_is_never_a_stall) {
   replay_engine e;
   prepare_strict(e, 2);
-  unsigned idle = 1;  // worker 1 runs a long task
+  cws::worker_view::idleness idle{1, 0};  // worker 1 runs a long task
   idle_view w0(0, 2, idle), w1(1, 2, idle);
   pass(e, w1);
   passes_for(e, 8 * stall_ms, w0);
   EXPECT_FALSE(e.diverged()) << e.divergence();
-  idle = 2;  // its task ended and it looks for work too
+  idle.idle = 2;  // its task ended and it looks for work too
+  passes_for(e, 5000, w0, w1);
+  EXPECT_TRUE(e.diverged());
+}
+
+TEST(stall_watch, work_done_while_the_watcher_slept_is_not_a_stall) {
+  // Worker 1 starts watching with both idle, then sleeps (parked: no passes).
+  // Meanwhile worker 0's sync completes, it runs on in its own segment (no
+  // segment starts) and blocks in its next sync. Worker 1 wakes long past the
+  // limit and both look for work: the stretch was busy, not stuck.
+  replay_engine e;
+  prepare_strict(e, 2);
+  cws::worker_view::idleness idle{2, 0};
+  idle_view w0(0, 2, idle), w1(1, 2, idle);
+  pass(e, w0);
+  pass(e, w1);
+  idle = {1, 1};  // worker 0 leaves its sync
+  std::this_thread::sleep_for(std::chrono::milliseconds(8 * stall_ms));
+  idle = {2, 1};  // and waits in the next one
+  pass(e, w0);
+  pass(e, w1);
+  EXPECT_FALSE(e.diverged()) << e.divergence();
+  // Nothing leaves the idle state from now on: a stall.
   passes_for(e, 5000, w0, w1);
   EXPECT_TRUE(e.diverged());
 }
@@ -100,7 +122,7 @@ TEST(stall_watch, a_busy_worker_is_never_a_stall) {
 TEST(stall_watch, random_stealing_never_stalls) {
   replay_engine e;
   e.prepare(replay_mode::random, nullptr, 2, stall_ms);
-  unsigned idle = 2;
+  cws::worker_view::idleness idle{2, 0};
   idle_view w0(0, 2, idle), w1(1, 2, idle);
   passes_for(e, 8 * stall_ms, w0, w1);
   EXPECT_FALSE(e.diverged());

@@ -62,9 +62,16 @@ class worker_view {
   // Take the oldest task of another worker's mailbox (divergence: mailboxed
   // work released to normal stealing). Counts as a steal.
   virtual detail::task* steal_mail(unsigned victim) noexcept = 0;
-  // Workers currently looking for work or waiting (not running a task): all
-  // of them at once, with the phase unfinished, means nothing can run.
-  virtual unsigned idle_workers() const noexcept = 0;
+  // Workers currently looking for work or waiting (not running a task), and
+  // how many times a worker has stopped being idle since the runtime started
+  // (it took work, or the sync it waited in completed; wraps around). Every
+  // worker idle, with no exit over a while and the phase unfinished, means
+  // nothing can run.
+  struct idleness {
+    unsigned idle = 0;
+    std::uint32_t exits = 0;
+  };
+  virtual idleness idle_state() const noexcept = 0;
 
  protected:
   ~worker_view() = default;
