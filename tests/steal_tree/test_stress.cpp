@@ -82,16 +82,22 @@ TEST_P(steal_tree_stress, exact_distance_between_runs_matches_a_recount) {
   auto& fs = rt.schedule("fib");
   std::vector<std::uint32_t> nodes;
   for (const auto& p : rt.placement()) nodes.push_back(p.numa_node);
-  for (int it = 0; it < 6; ++it) rt.run(fs, [] { cws::test::fib(19); });
-  const auto& ph = rec->phases();
   std::set<std::vector<std::uint32_t>> expected;
   std::vector<std::uint32_t> scratch;
   fib_paths(19, scratch, expected);
   ASSERT_EQ(expected.size(), cws::test::fib_spawns(19) + 1);
+  // Consecutive runs compared until five pairs were and some task moved in
+  // one of them (on a loaded machine the other workers may get no time to
+  // steal during a phase this short; a bound keeps the loop finite).
   std::uint64_t moved_total = 0;
-  for (std::size_t i = 1; i < ph.size(); ++i) {
-    const st::tree& a = ph[i - 1].steals;
-    const st::tree& b = ph[i].steals;
+  int pairs = 0;
+  rt.run(fs, [] { cws::test::fib(19); });
+  for (int run = 1; run < 100 && (pairs < 5 || moved_total == 0); ++run, ++pairs) {
+    rt.run(fs, [] { cws::test::fib(19); });
+    const auto& ph = rec->phases();
+    ASSERT_EQ(ph.size(), static_cast<std::size_t>(run + 1));
+    const st::tree& a = ph[ph.size() - 2].steals;
+    const st::tree& b = ph.back().steals;
     const auto wa = workers_by_spawn_path(a);
     const auto wb = workers_by_spawn_path(b);
     ASSERT_EQ(wa.size(), a.audit.size());
@@ -102,10 +108,10 @@ TEST_P(steal_tree_stress, exact_distance_between_runs_matches_a_recount) {
     ASSERT_EQ(wb.size(), wa.size());
     double moved = 0, moved_node = 0;
     for (const auto& [name, w] : wa) {
-      auto it = wb.find(name);
-      ASSERT_NE(it, wb.end());
-      moved += it->second != w;
-      moved_node += nodes[it->second] != nodes[w];
+      auto there = wb.find(name);
+      ASSERT_NE(there, wb.end());
+      moved += there->second != w;
+      moved_node += nodes[there->second] != nodes[w];
     }
     moved_total += static_cast<std::uint64_t>(moved);
     const st::distance d = st::schedule_distance(a, b, nodes);
@@ -120,7 +126,7 @@ TEST_P(steal_tree_stress, exact_distance_between_runs_matches_a_recount) {
     for (std::uint32_t k = 0; k < a.audit.size(); k += 997)
       EXPECT_EQ(wa.at(st::spawn_path(a, k)), a.audit[k].worker);
   }
-  EXPECT_GT(moved_total, 0u) << "five pairs of runs where no task ever moved: the comparison was not exercised";
+  EXPECT_GT(moved_total, 0u) << pairs << " pairs of runs where no task ever moved: the comparison was not exercised";
 }
 
 // Leaves that take a while (~20 us each): idle workers find plenty to steal,
