@@ -256,12 +256,13 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
 }
 
 void replay_policy::relocalized(const relocalization_report& report) {
-  schedule_state& s = store_of(current_runtime(name_)).state(report.schedule);
+  cws::runtime& rt = current_runtime(name_);
+  schedule_state& s = store_of(rt).state(report.schedule);
   if (!s.history.empty() && s.history.back().iteration == report.iteration) s.history.back().pages_moved = report.pages_moved;
   if (!relocalizing_stows_ || s.pages_settled) return;
   // Under stows every run replays the same tree, so the touches repeat with the
   // phase's own period; a bound still stops phases whose touches follow the data.
-  if (report.pages_moved == 0 || ++s.settling_runs >= current_runtime(name_).config().evolve_bound) {
+  if (report.pages_moved == 0 || ++s.settling_runs >= rt.config().evolve_bound) {
     s.pages_settled = true;
     if (s.history.empty()) return;
     std::string& note = s.history.back().note;

@@ -83,14 +83,9 @@ inline double best_share(const cws::runtime& rt, const cws::schedule& s) {
   for (const cws::worker_placement& w : rt.placement()) node_of_worker.push_back(w.numa_node);
   const unsigned nodes = rt.topology().numa_nodes();
   const cws::page_usage u = cws::usage_of(s.touches(), node_of_worker, nodes, system_page());
-  std::uint64_t best = 0, total = 0;
-  for (std::size_t p = 0; p < u.pages.size(); ++p) {
-    std::uint32_t most = 0;
-    for (unsigned n = 0; n < nodes; ++n) most = std::max(most, u.bytes_of(p, n));
-    best += most;
-    total += u.total_of(p);
-  }
-  return total ? static_cast<double>(best) / static_cast<double>(total) : 1.0;
+  std::vector<int> best_homes(u.pages.size());
+  for (std::size_t p = 0; p < u.pages.size(); ++p) best_homes[p] = static_cast<int>(cws::desired_node(u, p, cws::unknown_home));
+  return cws::measure_locality(u, best_homes).share();
 }
 
 inline void check_evolve_heat(const runtime_config& cfg, unsigned steps = 14) {

@@ -51,7 +51,6 @@ class Cli : public ::testing::Test {
       return {};
     }
   }
-  static std::string golden(const std::string& name) { return std::string(CWS_TRACES_GOLDEN_DIR) + "/" + name; }
   // A copy of a golden file with one byte changed (its checksum catches it).
   std::string damaged(const std::string& name = "v1-synthetic-4w-audit.cwst") {
     std::string bytes = cws::test::slurp(golden(name));

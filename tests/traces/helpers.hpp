@@ -50,4 +50,9 @@ inline std::string wrap(std::string_view payload, std::uint32_t kind = 1,
 
 
 
+// A golden trace file of traces/golden (the suites that read them define the directory).
+#ifdef CWS_TRACES_GOLDEN_DIR
+inline std::string golden(const std::string& name) { return std::string(CWS_TRACES_GOLDEN_DIR) + "/" + name; }
+#endif
+
 }  // namespace cws::test

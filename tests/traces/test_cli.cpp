@@ -19,6 +19,7 @@
 namespace {
 
 namespace tr = cws::traces;
+using cws::test::golden;
 namespace st = cws::steal_tree;
 using cws::test::Cli;
 using cws::test::quote;

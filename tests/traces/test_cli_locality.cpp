@@ -12,6 +12,7 @@
 namespace {
 
 namespace tr = cws::traces;
+using cws::test::golden;
 using cws::test::Cli;
 using cws::test::quote;
 using cws::test::result;

@@ -17,7 +17,7 @@ namespace {
 namespace tr = cws::traces;
 namespace st = cws::steal_tree;
 
-std::string golden(const std::string& name) { return std::string(CWS_TRACES_GOLDEN_DIR) + "/" + name; }
+using cws::test::golden;
 
 TEST(Golden, V1SyntheticTextHasTheKnownContents) {
   const tr::trace_file f = tr::read(golden("v1-synthetic-4w-audit.cwst"));

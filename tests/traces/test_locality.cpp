@@ -22,7 +22,7 @@ using cws::test::wrap;
 
 using cws::test::all_kinds;
 
-std::string golden(const std::string& name) { return std::string(CWS_TRACES_GOLDEN_DIR) + "/" + name; }
+using cws::test::golden;
 
 TEST(TraceLocality, SyntheticContentIsConsistent) {
   static_assert(tr::format_version >= 3);

@@ -178,7 +178,7 @@ TEST(TraceFile, VersionDecidesWhichStatsFieldsAreRead) {
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   }
   // A version-1 payload (statistics without the new fields) reads as 0s.
-  const std::string v1_bytes = cws::test::slurp(std::string(CWS_TRACES_GOLDEN_DIR) + "/v1-synthetic-4w-audit.cwst");
+  const std::string v1_bytes = cws::test::slurp(cws::test::golden("v1-synthetic-4w-audit.cwst"));
   const tr::trace_file v1 = tr::decode(v1_bytes, "v1.cwst");
   EXPECT_EQ(v1.header.format_version, 1u);
   EXPECT_TRUE(tr::identical(v1, synthetic_trace(1)));
