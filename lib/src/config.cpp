@@ -28,6 +28,15 @@ std::string_view to_string(idle_mode m) noexcept {
   return "unknown";
 }
 
+std::string_view to_string(caller_pinning p) noexcept {
+  switch (p) {
+    case caller_pinning::sticky: return "sticky";
+    case caller_pinning::phase: return "phase";
+    case caller_pinning::off: return "off";
+  }
+  return "unknown";
+}
+
 std::string_view to_string(page_backend b) noexcept {
   switch (b) {
     case page_backend::automatic: return "auto";
@@ -113,6 +122,12 @@ idle_mode parse_idle(const char* name, std::string_view v) {
   reject(name, v, "adaptive, spin or sleep");
 }
 
+caller_pinning parse_pin_caller(const char* name, std::string_view v) {
+  for (caller_pinning p : {caller_pinning::sticky, caller_pinning::phase, caller_pinning::off})
+    if (iequals(v, to_string(p))) return p;
+  reject(name, v, "sticky, phase or off");
+}
+
 page_backend parse_pages(const char* name, std::string_view v) {
   for (page_backend b : {page_backend::automatic, page_backend::kernel, page_backend::simulated})
     if (iequals(v, to_string(b))) return b;
@@ -164,6 +179,14 @@ runtime_config parse_config(runtime_config cfg, const char* (*lookup)(const char
     cfg.evolve_relocalize = parse_bool("CWS_EVOLVE_RELOCALIZE", v);
   if (auto v = get("CWS_PAGES"); !v.empty()) cfg.pages = parse_pages("CWS_PAGES", v);
   if (auto v = get("CWS_PAGE_MOVER"); !v.empty()) cfg.page_mover = parse_mover("CWS_PAGE_MOVER", v);
+  if (auto v = get("CWS_BLOCKTIME"); !v.empty())
+    cfg.blocktime_us = parse_ranged("CWS_BLOCKTIME", v, 0, 1000000, "microseconds (0..1000000; 0 = sleep at once)");
+  if (auto v = get("CWS_PIN_CALLER"); !v.empty()) cfg.pin_caller = parse_pin_caller("CWS_PIN_CALLER", v);
+  if (auto v = get("CWS_STACK_KIB"); !v.empty())
+    cfg.stack_kib = parse_ranged("CWS_STACK_KIB", v, 64, 4194304, "KiB (64..4194304)");
+  if (auto v = get("CWS_HISTORY"); !v.empty())
+    cfg.history = parse_ranged("CWS_HISTORY", v, 1, 1000000, "runs per schedule (1..1000000)");
+  if (auto v = get("CWS_TRACE"); !v.empty()) cfg.trace_path = std::string(v);
   return cfg;
 }
 

@@ -27,6 +27,7 @@ runtime::runtime(const runtime_config& cfg) {
   try {
     sched_ = std::make_unique<detail::scheduler>(cfg);
     extensions_ = extension_registry::instantiate(*this);
+    if (cfg.trace_path) trace_to(*cfg.trace_path);
   } catch (...) {
     extensions_.clear();
     sched_.reset();
@@ -57,6 +58,12 @@ void runtime::load_traces(const std::string& path) {
   trace_io* io = trace_io::installed();
   if (io == nullptr) throw error("cws::runtime::load_traces: trace files need cws::traces (link cws::cws)");
   io->load(*this, path);
+}
+
+void runtime::trace_to(const std::string& path) {
+  trace_io* io = trace_io::installed();
+  if (io == nullptr) throw error("cws::runtime::trace_to: trace files need cws::traces (link cws::cws)");
+  io->stream_to(*this, path);
 }
 
 runtime* runtime::current() noexcept { return live_runtime.load(std::memory_order_acquire); }

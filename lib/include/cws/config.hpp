@@ -12,6 +12,22 @@
 //   CWS_RECORD    1 = record a steal tree of every phase (default), 0 = off
 //   CWS_AUDIT     1 = also record (segment, level, step, worker) of every task
 //                 (tests and small runs only; default 0)
+// Phase fork/join and long runs:
+//   CWS_BLOCKTIME  microseconds a helper keeps spinning (then yielding) on the
+//                  phase epoch after a phase before it sleeps (default 200;
+//                  0 = sleep at once; the longest accepted is 1000000)
+//   CWS_PIN_CALLER how the thread calling rt.run() is pinned as worker 0:
+//                  sticky (default: pinned at its first phase and kept until the
+//                  runtime is destroyed; threads it creates meanwhile still
+//                  start with its original CPU set) | phase (pinned on entry,
+//                  restored on exit of every phase: two system calls per phase) |
+//                  off (never pinned)
+//   CWS_STACK_KIB  stack size of the helper threads in KiB (default 8192; the
+//                  calling thread keeps its own, see runtime::describe())
+//   CWS_HISTORY    runs kept per schedule by the recorder and the schedule store
+//                  (default 64; older runs are dropped, or streamed with CWS_TRACE)
+//   CWS_TRACE      stream every phase record to this trace file as phases complete
+//                  (crash-safe: a killed program leaves every completed phase readable)
 // Data placement (page_homes.hpp, locality.hpp):
 //   CWS_PAGES       auto (default: kernel on a discovered machine, simulated on a
 //                   synthetic topology) | kernel | simulated
@@ -27,6 +43,7 @@
 //                        declared touches after each RELWS iteration and after
 //                        STOWS ones until the pages stay put (default), 0 = never
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,6 +61,14 @@ enum class idle_mode {
 };
 
 std::string_view to_string(idle_mode m) noexcept;
+
+// How the calling thread of rt.run() is pinned while it is worker 0.
+enum class caller_pinning {
+  sticky,  // pin at the first phase, restore when the runtime is destroyed (no system call per phase)
+  phase,   // pin on entry and restore on exit of every phase
+  off,     // never pin the calling thread
+};
+std::string_view to_string(caller_pinning p) noexcept;
 
 // Which page-home backend the runtime uses (page_homes.hpp).
 enum class page_backend {
@@ -68,6 +93,11 @@ struct runtime_config {
   bool evolve_relocalize = true;
   page_backend pages = page_backend::automatic;
   numa::page_mover page_mover = numa::page_mover::automatic;
+  unsigned blocktime_us = 200;
+  caller_pinning pin_caller = caller_pinning::sticky;
+  std::size_t stack_kib = 8192;
+  unsigned history = 64;                   // runs kept per schedule (>= 1)
+  std::optional<std::string> trace_path;   // stream phase records here (runtime::trace_to)
 
   // Defaults overridden by the CWS_* variables that are set.
   static runtime_config from_env();

@@ -42,6 +42,9 @@ class trace_io {
   virtual ~trace_io() = default;
   virtual void save(const runtime& rt, const std::string& path) = 0;
   virtual void load(runtime& rt, const std::string& path) = 0;
+  // Streams every later phase record of `rt` to `path` as the phase completes
+  // (runtime::trace_to, CWS_TRACE). An empty path stops streaming.
+  virtual void stream_to(runtime& rt, const std::string& path) = 0;
   static bool install(trace_io* io);  // returns true; the last installation wins
   static trace_io* installed() noexcept;
 };

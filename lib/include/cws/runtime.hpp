@@ -124,6 +124,12 @@ class runtime {
   // Throw cws::error naming the file and the problem.
   void save_traces(const std::string& path) const;
   void load_traces(const std::string& path);
+  // Streams every phase completed from now on to `path` (a streaming trace
+  // file: a header, then one independently checksummed record per phase), so
+  // a program killed at any moment leaves every completed phase readable. An
+  // empty path stops streaming and closes the file. runtime_config::trace_path
+  // (CWS_TRACE) starts streaming when the runtime is created.
+  void trace_to(const std::string& path);
 
   // The live runtime, or nullptr.
   static runtime* current() noexcept;
