@@ -2,12 +2,17 @@
 // How a worker waits: spin, then yield, then sleep (runtime_config::idle).
 //
 // parker protocol (one sleeper, many wakers):
-//   sleeper: arm() (sleeping_ = true, then a full fence), re-check its wake-up
-//            condition, then either disarm() or sleep(timeout).
-//   waker:   make the condition true (an RMW or seq_cst store), then unpark().
-// Either the sleeper's re-check sees the condition, or the waker sees
-// sleeping_ == true and posts the semaphore: the fence pair rules out a lost
-// wake-up for conditions published with seq_cst. Wakers that publish work
+//   sleeper: arm() (sleeping_ = true, then a seq_cst fence), re-check its
+//            wake-up condition, then either disarm() or sleep(timeout).
+//   waker:   make the condition true (a seq_cst RMW or store), then unpark(),
+//            whose first read of sleeping_ is seq_cst too.
+// This is a store-buffering pair, so both sides need their seq_cst: with a
+// relaxed read the waker's check could be satisfied before its condition
+// write is visible (x86 lets a load pass an earlier store), the sleeper could
+// miss the condition, and both would go on. With the sleeper's fence before
+// its re-check and the waker's seq_cst write-then-read, the single total order
+// puts the fence either before the waker's read (which then sees sleeping_)
+// or after its write (then the re-check sees the condition). Wakers that publish work
 // with weaker orders (a deque push) may still miss a sleeper; the timeout
 // bounds that delay. A post that arrives after a timeout leaves one token,
 // which only causes one spurious (harmless) wake-up later.
@@ -46,7 +51,7 @@ class parker {
   }
   // True if the worker was asleep (or about to be) and has been woken.
   bool unpark() noexcept {
-    if (!sleeping_.load(std::memory_order_relaxed)) return false;
+    if (!sleeping_.load(std::memory_order_seq_cst)) return false;  // the waker's half of the pair (above)
     if (!sleeping_.exchange(false, std::memory_order_acq_rel)) return false;
     token_.release();
     return true;

@@ -6,6 +6,7 @@
 
 #include "cws/error.hpp"
 #include "scheduler.hpp"
+#include "stack_guard.hpp"
 
 namespace cws {
 
@@ -78,6 +79,11 @@ std::string runtime::describe() const {
   std::string out = fmt::format("topology: {} [{}]\n", topology().summary(), topology().source());
   out += fmt::format("workers:  {} (pin={}, idle={}, nesting={}, seed={:#x})\n", workers(), c.pin ? "on" : "off",
                      to_string(c.idle), c.max_nesting, c.seed);
+  const std::size_t caller_kib = detail::caller_stack_limit_kib();
+  out += fmt::format("phases:   blocktime {} us, caller pinning {}, history {} runs per schedule\n", c.blocktime_us,
+                     to_string(c.pin ? c.pin_caller : caller_pinning::off), c.history);
+  out += fmt::format("stacks:   helpers {} KiB (CWS_STACK_KIB); worker 0 is the calling thread: {}\n", c.stack_kib,
+                     caller_kib ? fmt::format("{} KiB (ulimit -s)", caller_kib) : std::string("unlimited (ulimit -s)"));
   out += fmt::format("pages:    {}\n", sched_->placement_state().description());
   for (const worker_placement& p : placement())
     out += fmt::format("  worker {:>3} -> core {:>3}, NUMA node {:>2}, PU {:>3}\n", p.worker, p.core, p.numa_node,
@@ -99,7 +105,12 @@ cws::schedule& runtime::schedule(std::string_view name, std::string_view policy)
 }
 
 const phase_stats& runtime::run_phase(cws::schedule& s, void (*fn)(void*), void* arg) {
-  phase_info info{s.name(), s.iterations_, std::string(s.policy_name()), workers(), s.follows_};
+  phase_info& info = s.info_;  // assignments below reuse its strings' capacity
+  if (info.schedule != s.name()) info.schedule = s.name();
+  if (info.policy != s.policy_name()) info.policy = s.policy_name();
+  if (info.follows != s.follows_) info.follows = s.follows_;
+  info.iteration = s.iterations_;
+  info.workers = workers();
   std::exception_ptr error = sched_->run(info, s.policy(), fn, arg, s.last_, s.touches_);
   ++s.iterations_;
   if (error) std::rethrow_exception(error);

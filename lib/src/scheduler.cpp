@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -29,7 +30,9 @@ scheduler::scheduler(const runtime_config& cfg)
     : config_(cfg),
       topology_(load_topology(cfg)),
       placement_(place(cfg, topology_)),
-      data_(cfg, topology_, placement_) {
+      data_(cfg, topology_, placement_),
+      overflow_(cfg.stack_kib, &current_nesting_depth),
+      caller_(cfg.pin_caller, cfg.pin, placement_.front().pin_pu) {
   const unsigned n = static_cast<unsigned>(placement_.size());
   config_.workers = n;
   workers_.reserve(n);
@@ -39,62 +42,96 @@ scheduler::scheduler(const runtime_config& cfg)
   // Start workers 1..n-1 and wait until each is pinned (or failed to be).
   std::vector<std::future<void>> ready;
   threads_.reserve(n);
-  for (unsigned i = 1; i < n; ++i) {
-    auto started = std::make_shared<std::promise<void>>();
-    ready.push_back(started->get_future());
-    threads_.emplace_back([this, i, started] {
-      try {
-        if (config_.pin) pin_current_thread(placement_[i].pin_pu);
-        started->set_value();
-      } catch (...) {
-        started->set_exception(std::current_exception());
-        return;
-      }
-      thread_main(i);
-    });
-  }
   try {
+    for (unsigned i = 1; i < n; ++i) {
+      auto started = std::make_shared<std::promise<void>>();
+      ready.push_back(started->get_future());
+      threads_.push_back(std::make_unique<os_thread>(config_.stack_kib * 1024, [this, i, started] {
+        try {
+          if (config_.pin) pin_current_thread(placement_[i].pin_pu);
+          watch_this_thread(i);
+          started->set_value();
+        } catch (...) {
+          started->set_exception(std::current_exception());
+          return;
+        }
+        thread_main(i);
+      }));
+    }
     for (auto& f : ready) f.get();
   } catch (...) {
     shutdown_.store(true);
     epoch_.fetch_add(1);
     epoch_.notify_all();
-    for (auto& t : threads_) t.join();
+    threads_.clear();  // joins
     throw;
   }
 }
 
 scheduler::~scheduler() {
-  shutdown_.store(true, std::memory_order_release);
-  epoch_.fetch_add(1, std::memory_order_release);
+  shutdown_.store(true, std::memory_order_seq_cst);
+  epoch_.fetch_add(1, std::memory_order_seq_cst);
   epoch_.notify_all();
-  for (auto& t : threads_) t.join();
+  threads_.clear();  // joins
 }
 
 void scheduler::thread_main(unsigned id) {
   worker& w = *workers_[id];
   tls_worker = &w;
   tls_pool = &w.pool();
-  std::uint64_t seen = 0;
-  for (;;) {
-    epoch_.wait(seen, std::memory_order_acquire);  // asleep between phases: no CPU
-    seen = epoch_.load(std::memory_order_acquire);
-    if (shutdown_.load(std::memory_order_acquire)) break;
+  std::uint32_t seen = 0;
+  while (await_phase(seen)) {
     w.work_until_phase_end();
-    if (running_.fetch_sub(1, std::memory_order_acq_rel) == 1) running_.notify_one();
+    // seq_cst: pairs with await_helpers' caller_parked_ announcement.
+    if (running_.fetch_sub(1, std::memory_order_seq_cst) == 1 && caller_parked_.load(std::memory_order_seq_cst))
+      running_.notify_one();
   }
   tls_worker = nullptr;
   tls_pool = nullptr;
 }
 
-// The calling thread is worker 0 only for the phase: it is pinned on entry
-// and gets its own affinity back on exit, so threads the program creates
-// later (a TBB arena, an OpenMP team) do not inherit a one-PU mask.
-std::optional<thread_binding> scheduler::pin_caller() {
-  if (!config_.pin) return std::nullopt;
-  std::optional<thread_binding> saved = thread_binding::save_current();
-  pin_current_thread(placement_[0].pin_pu);
-  return saved;
+// Waits for the next phase (epoch_ != seen): the block-time window of spinning
+// and yielding first, then parked on the epoch word (protocol in the header).
+bool scheduler::await_phase(std::uint32_t& seen) {
+  using clock = std::chrono::steady_clock;  // vDSO: reading it is no system call
+  auto next = [&] { return epoch_.load(std::memory_order_acquire) != seen; };
+  const auto window = std::chrono::microseconds(config_.blocktime_us);
+  if (window.count() > 0) {
+    const auto t0 = clock::now();
+    const auto spin_until = t0 + window / 2, yield_until = t0 + window;
+    for (unsigned round = 0; !next(); ++round) {
+      if (round % 64 != 63) {
+        cpu_relax();
+        continue;
+      }
+      const auto now = clock::now();
+      if (now >= yield_until) break;
+      if (now >= spin_until) std::this_thread::yield();
+    }
+  }
+  if (!next()) {
+    parked_.fetch_add(1, std::memory_order_seq_cst);
+    for (std::uint32_t e; (e = epoch_.load(std::memory_order_seq_cst)) == seen;) epoch_.wait(e, std::memory_order_seq_cst);
+    parked_.fetch_sub(1, std::memory_order_relaxed);
+  }
+  seen = epoch_.load(std::memory_order_acquire);
+  return !shutdown_.load(std::memory_order_acquire);
+}
+
+void scheduler::wake_helpers() {
+  epoch_.fetch_add(1, std::memory_order_seq_cst);
+  if (parked_.load(std::memory_order_seq_cst) != 0) epoch_.notify_all();
+}
+
+// Until every helper has left its work loop: spin, then yield, then sleep.
+void scheduler::await_helpers() {
+  for (unsigned round = 0; round < 4096; ++round) {
+    if (running_.load(std::memory_order_acquire) == 0) return;
+    if (round < 1024) cpu_relax(); else std::this_thread::yield();
+  }
+  caller_parked_.store(true, std::memory_order_seq_cst);
+  for (unsigned r; (r = running_.load(std::memory_order_seq_cst)) != 0;) running_.wait(r, std::memory_order_seq_cst);
+  caller_parked_.store(false, std::memory_order_relaxed);
 }
 
 std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& policy, void (*fn)(void*), void* arg,
@@ -104,9 +141,10 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   std::unique_lock lock(run_mutex_, std::try_to_lock);
   if (!lock.owns_lock()) throw error("cws::runtime::run called from two threads at once; phases run one at a time");
   policy.begin_phase(info);  // may refuse the phase (a template for another worker count): nothing changed yet
-  const std::optional<thread_binding> caller_affinity = pin_caller();
+  caller_.enter();           // sticky: a system call at the first phase only
+  watch_this_thread(0);
 
-  task_observers_.clear();
+  task_observers_.clear();  // capacity kept: no allocation in steady state
   for (observer* o : observers_)
     if (o->wants_task_events()) task_observers_.push_back(o);
   const phase_setup setup{&policy, policy.routes_spawns(), observers_, task_observers_};
@@ -121,8 +159,7 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   const auto t0 = std::chrono::steady_clock::now();
   running_.store(workers() - 1, std::memory_order_relaxed);
   active_.store(true, std::memory_order_release);
-  epoch_.fetch_add(1, std::memory_order_release);
-  epoch_.notify_all();
+  wake_helpers();
 
   tls_worker = &w0;
   tls_pool = &w0.pool();
@@ -130,21 +167,25 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   tls_worker = nullptr;
   tls_pool = nullptr;
 
-  // Every task has finished; send the helpers back to sleep.
+  // Every task has finished; send the helpers back to their window.
   active_.store(false, std::memory_order_seq_cst);
   for (auto& w : workers_) w->unpark();
-  for (unsigned r; (r = running_.load(std::memory_order_acquire)) != 0;) running_.wait(r, std::memory_order_acquire);
+  await_helpers();
   const auto t1 = std::chrono::steady_clock::now();
-  if (caller_affinity) caller_affinity->restore();
+  caller_.leave();
 
-  stats.phase = info;
+  stats.phase = info;  // assignments reuse the strings' and vectors' capacity
   stats.wall_s = std::chrono::duration<double>(t1 - t0).count();
-  stats.per_worker.clear();
-  for (auto& w : workers_) stats.per_worker.push_back(w->stats());
-  touches.per_worker.clear();
-  for (auto& w : workers_) touches.per_worker.push_back(w->take_touches());
+  stats.per_worker.resize(workers_.size());
+  for (std::size_t i = 0; i < workers_.size(); ++i) stats.per_worker[i] = workers_[i]->stats();
+  touches.per_worker.resize(workers_.size());
+  bool touched = false;
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    workers_[i]->take_touches(touches.per_worker[i]);
+    touched |= !touches.per_worker[i].empty();
+  }
   stats.locality.reset();
-  if (!touches.empty()) stats.locality = data_.measure(touches);
+  if (touched) stats.locality = data_.measure(touches);
   for (observer* o : observers_) o->on_phase_end(stats);
   policy.end_phase(stats);  // after the observers: a replaying policy reads the tree just recorded
   return error;

@@ -1,12 +1,27 @@
 #pragma once
-// The worker pool and the phase protocol.
+// The worker pool and the phase protocol (fork/join of one phase).
 //
-// Between phases the worker threads sleep in epoch_.wait(). run() publishes
-// the phase setup to every worker, raises active_, bumps epoch_ (release) and
-// wakes them; the calling thread becomes worker 0 and runs the root. When the
-// root returns, every task of the phase has finished (implicit syncs), so
-// run() lowers active_, wakes parked workers and waits on running_ until all
-// have left their work loop before it reads their statistics.
+// Start. run() publishes the phase setup to every worker, raises active_ and
+// bumps epoch_; the calling thread becomes worker 0 and runs the root.
+// Between phases a helper first spins (then yields) on epoch_ for the block
+// time (runtime_config::blocktime_us), then parks on it (futex). A phase that
+// starts inside the window costs no system call; only parked helpers are
+// woken, and only when parked_ says there are some.
+//
+//   helper (park):  parked_ += 1 (seq_cst);  while epoch_ == seen: wait(epoch_)
+//   run()  (wake):  epoch_ += 1 (seq_cst);   if parked_ != 0: notify_all(epoch_)
+// Both sides are seq_cst RMW/loads on the two words, so in the single total
+// order either the helper's re-check sees the new epoch or run() sees
+// parked_ != 0 (a store-buffering pair: the waker side needs its seq_cst as
+// much as the sleeper side). The futex re-checks epoch_ in the kernel.
+//
+// End. When the root returns every task of the phase has finished (implicit
+// syncs); run() lowers active_, unparks workers sleeping inside the phase and
+// waits until running_ (helpers still in their work loop) is 0: it spins,
+// then yields, and sleeps on running_ only past that, announced in
+// caller_parked_ with the same seq_cst pairing (the last helper notifies only
+// when the caller parked). Helpers that were spinning leave within
+// microseconds, so the end of a phase makes no system call either.
 
 #include <atomic>
 #include <cstdint>
@@ -14,7 +29,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include "cws/config.hpp"
@@ -23,8 +37,10 @@
 #include "cws/policy.hpp"
 #include "cws/stats.hpp"
 #include "cws/topology.hpp"
+#include "caller_binding.hpp"
 #include "data_placement.hpp"
-#include "pinning.hpp"
+#include "os_thread.hpp"
+#include "stack_guard.hpp"
 #include "worker.hpp"
 
 namespace cws::detail {
@@ -78,22 +94,28 @@ class scheduler {
 
  private:
   void thread_main(unsigned id);
-  std::optional<thread_binding> pin_caller();
+  bool await_phase(std::uint32_t& seen);  // false: shut down
+  void await_helpers();
+  void wake_helpers();
 
   runtime_config config_;
   cws::topology topology_;
   std::vector<worker_placement> placement_;
   std::vector<std::unique_ptr<worker>> workers_;
   data_placement data_;
-  std::vector<std::thread> threads_;
+  overflow_handler overflow_;
+  caller_binding caller_;
+  std::vector<std::unique_ptr<os_thread>> threads_;
   std::vector<observer*> observers_;
   std::vector<observer*> task_observers_;  // rebuilt per phase
 
   std::mutex run_mutex_;  // one phase at a time
-  alignas(64) std::atomic<std::uint64_t> epoch_{0};
+  alignas(64) std::atomic<std::uint32_t> epoch_{0};  // a 32-bit word: futex-waitable directly
+  std::atomic<unsigned> parked_{0};                  // helpers sleeping (or about to) on epoch_
   alignas(64) std::atomic<bool> active_{false};
   std::atomic<bool> shutdown_{false};
   alignas(64) std::atomic<unsigned> running_{0};
+  std::atomic<bool> caller_parked_{false};
   alignas(64) std::atomic<int> sleepers_{0};
   alignas(64) std::atomic<std::uint64_t> idle_{0};
   std::atomic<unsigned> wake_cursor_{0};

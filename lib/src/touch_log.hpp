@@ -42,13 +42,12 @@ class touch_log {
   bool empty() const noexcept { return ranges_.empty(); }
   std::size_t size() const noexcept { return ranges_.size(); }
 
-  // The phase's ranges, sorted and merged; the log is empty afterwards (its
-  // capacity is kept for the next phase).
-  std::vector<byte_range> take() {
-    std::vector<byte_range> out(ranges_.begin(), ranges_.end());
+  // Replaces `out` by the phase's ranges, sorted and merged; the log is empty
+  // afterwards. Both keep their capacity: no allocation in steady state.
+  void take(std::vector<byte_range>& out) {
+    out.assign(ranges_.begin(), ranges_.end());
     ranges_.clear();
     coalesce(out);
-    return out;
   }
 
  private:

@@ -96,6 +96,7 @@ void worker::push_frame(frame& f, std::uint32_t level) noexcept {
   f.level = level;
   f.outer = frame_;
   frame_ = &f;
+  ++open_frames_;
 }
 
 // Waits for f's children and closes it; `error` keeps the first failure:
@@ -103,6 +104,7 @@ void worker::push_frame(frame& f, std::uint32_t level) noexcept {
 void worker::pop_frame(frame& f, std::exception_ptr& error) {
   join(f);
   frame_ = f.outer;
+  --open_frames_;
   if (!error && f.failed.load(std::memory_order_relaxed)) error = std::move(f.error);
 }
 
@@ -257,6 +259,7 @@ std::exception_ptr worker::run_root(task* root) {
   ++phase.spawned;
   run_segment(root);  // returns once every task of the phase has finished
   frame_ = phase.outer;
+  --open_frames_;
   return phase.failed.load(std::memory_order_relaxed) ? std::move(phase.error) : nullptr;
 }
 
@@ -327,6 +330,8 @@ std::uint64_t worker::random() noexcept {
 
 constinit thread_local worker* tls_worker = nullptr;
 constinit thread_local task_pool* tls_pool = nullptr;
+
+unsigned current_nesting_depth() noexcept { return tls_worker ? tls_worker->open_frames() : 0; }
 
 void submit(worker& w, task* t) { w.submit(t); }
 void sync(worker& w) { w.sync(); }

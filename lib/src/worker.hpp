@@ -63,8 +63,11 @@ class worker final : public worker_view {
   bool has_mail() const noexcept { return !mailbox_.empty(); }
   void post(task* t) { mailbox_.post(t); }
   const worker_stats& stats() const noexcept { return stats_; }
-  // This phase's declared touches, sorted and merged (empties the log).
-  std::vector<byte_range> take_touches() { return touches_.take(); }
+  // This phase's declared touches, sorted and merged, into `out` (empties the log).
+  void take_touches(std::vector<byte_range>& out) { touches_.take(out); }
+  // Frames open on this worker (tasks and finish scopes): the nesting depth a
+  // stack overflow report names.
+  unsigned open_frames() const noexcept { return open_frames_; }
   task_pool& pool() noexcept { return pool_; }
   unsigned id() const noexcept { return id_; }
 
@@ -111,6 +114,7 @@ class worker final : public worker_view {
   parker parker_;
 
   frame* frame_ = nullptr;  // innermost open frame
+  unsigned open_frames_ = 0;
   segment_stack segments_;
   open_segment* segment_ = nullptr;  // == &segments_.top() while one is open
   bool blocked_ = false;             // inside wait_for_stolen of the innermost segment
@@ -130,5 +134,9 @@ class worker final : public worker_view {
   worker_stats stats_;
   touch_log touches_;
 };
+
+// The open frames of the worker running on the calling thread (0 outside a
+// phase). Async-signal-safe: the stack-overflow handler calls it.
+unsigned current_nesting_depth() noexcept;
 
 }  // namespace cws::detail

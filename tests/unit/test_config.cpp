@@ -226,3 +226,26 @@ TEST(Config, ReplayKnobs) {
   for (const char* bad : {"1001", "25%", "-1"}) expect_rejected("CWS_EVOLVE_SLOWDOWN", bad, "expected a percentage (1..1000), or 0 for never");
   for (const char* bad : {"0", "60001", "1s"}) expect_rejected("CWS_STALL_MS", bad, "expected milliseconds (1..60000)");
 }
+
+// Phase fork/join and long-run knobs.
+TEST(Config, PhaseKnobs) {
+  const cws::runtime_config d;
+  EXPECT_EQ(d.blocktime_us, 50u);
+  EXPECT_EQ(d.pin_caller, cws::caller_pinning::sticky);
+  EXPECT_EQ(d.stack_kib, 8192u);
+  EXPECT_EQ(d.history, 64u);
+  EXPECT_FALSE(d.trace_path.has_value());
+  EXPECT_EQ(parse({{"CWS_BLOCKTIME", "0"}}).blocktime_us, 0u);  // sleep at once
+  EXPECT_EQ(parse({{"CWS_BLOCKTIME", "1000"}}).blocktime_us, 1000u);
+  EXPECT_EQ(parse({{"CWS_PIN_CALLER", "Phase"}}).pin_caller, cws::caller_pinning::phase);
+  EXPECT_EQ(parse({{"CWS_PIN_CALLER", "off"}}).pin_caller, cws::caller_pinning::off);
+  EXPECT_EQ(parse({{"CWS_STACK_KIB", "65536"}}).stack_kib, 65536u);
+  EXPECT_EQ(parse({{"CWS_HISTORY", "1"}}).history, 1u);
+  EXPECT_EQ(parse({{"CWS_TRACE", "run.cwst"}}).trace_path, std::optional<std::string>("run.cwst"));
+  for (const char* bad : {"-1", "1000001", "50us", " 5"})
+    expect_rejected("CWS_BLOCKTIME", bad, "expected microseconds (0..1000000; 0 = sleep at once)");
+  for (const char* bad : {"yes", "stick", "1"}) expect_rejected("CWS_PIN_CALLER", bad, "expected sticky, phase or off");
+  for (const char* bad : {"63", "0", "8M"}) expect_rejected("CWS_STACK_KIB", bad, "expected KiB (64..4194304)");
+  for (const char* bad : {"0", "1000001", "all"})
+    expect_rejected("CWS_HISTORY", bad, "expected runs per schedule (1..1000000)");
+}

@@ -14,7 +14,7 @@
 //                 (tests and small runs only; default 0)
 // Phase fork/join and long runs:
 //   CWS_BLOCKTIME  microseconds a helper keeps spinning (then yielding) on the
-//                  phase epoch after a phase before it sleeps (default 200;
+//                  phase epoch after a phase before it sleeps (default 50;
 //                  0 = sleep at once; the longest accepted is 1000000)
 //   CWS_PIN_CALLER how the thread calling rt.run() is pinned as worker 0:
 //                  sticky (default: pinned at its first phase and kept until the
@@ -93,7 +93,7 @@ struct runtime_config {
   bool evolve_relocalize = true;
   page_backend pages = page_backend::automatic;
   numa::page_mover page_mover = numa::page_mover::automatic;
-  unsigned blocktime_us = 200;
+  unsigned blocktime_us = 50;
   caller_pinning pin_caller = caller_pinning::sticky;
   std::size_t stack_kib = 8192;
   unsigned history = 64;                   // runs kept per schedule (>= 1)

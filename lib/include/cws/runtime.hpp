@@ -61,6 +61,7 @@ class schedule {
   std::string name_;
   std::unique_ptr<scheduling_policy> policy_;
   std::uint64_t iterations_ = 0;
+  phase_info info_;  // reused by every run: no string copies per phase
   std::string follows_;
   phase_stats last_;
   touch_map touches_;
