@@ -121,8 +121,17 @@ F real(const char* name) noexcept {
 
 std::uint64_t caller_binding_syscalls() noexcept { return binding_syscalls.load(std::memory_order_relaxed); }
 
+bool interposers_in_effect() noexcept {
+  // Not the case when cws lives in a shared library loaded with RTLD_LOCAL
+  // (a Python extension, a plugin): the program's threads would then inherit
+  // a sticky pin unnoticed.
+  return ::dlsym(RTLD_DEFAULT, "pthread_create") == reinterpret_cast<void*>(&::pthread_create);
+}
+
 caller_binding::caller_binding(caller_pinning mode, bool pin, unsigned pu_os_index) noexcept
-    : mode_(pin ? mode : caller_pinning::off), pu_(pu_os_index) {}
+    : mode_(pin ? mode : caller_pinning::off), pu_(pu_os_index) {
+  if (mode_ == caller_pinning::sticky && !interposers_in_effect()) mode_ = caller_pinning::phase;
+}
 
 caller_binding::~caller_binding() {
   if (mode_ == caller_pinning::sticky) give_back_now();

@@ -16,6 +16,9 @@
 //               CPU set it had before cws touched it. The next phase pins again.
 //               (Inside a phase the thread is worker 0 and stays pinned: what it
 //               starts or reads there sees the one-PU binding.)
+//           When the interposers are not in effect (cws linked into a shared
+//           library loaded with RTLD_LOCAL), sticky falls back to phase, and
+//           describe() says so.
 //   phase   Pinned on entry, restored on exit of every phase (two system calls
 //           per phase).
 //   off     Never pinned; worker 0 runs wherever the kernel puts the thread.
@@ -44,6 +47,7 @@ class caller_binding {
   void enter();
   void leave();
 
+  // The mode in effect (sticky may have fallen back to phase).
   caller_pinning mode() const noexcept { return mode_; }
 
  private:
@@ -55,5 +59,8 @@ class caller_binding {
 // Binding system calls made for callers so far (pins and restores, every mode,
 // process-wide). Tests use it to check that steady-state phases make none.
 std::uint64_t caller_binding_syscalls() noexcept;
+
+// Whether this program's calls to pthread_create reach cws's interposer.
+bool interposers_in_effect() noexcept;
 
 }  // namespace cws::detail

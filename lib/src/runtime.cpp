@@ -80,8 +80,12 @@ std::string runtime::describe() const {
   out += fmt::format("workers:  {} (pin={}, idle={}, nesting={}, seed={:#x})\n", workers(), c.pin ? "on" : "off",
                      to_string(c.idle), c.max_nesting, c.seed);
   const std::size_t caller_kib = detail::caller_stack_limit_kib();
-  out += fmt::format("phases:   blocktime {} us, caller pinning {}, history {} runs per schedule\n", c.blocktime_us,
-                     to_string(c.pin ? c.pin_caller : caller_pinning::off), c.history);
+  const caller_pinning asked = c.pin ? c.pin_caller : caller_pinning::off;
+  const caller_pinning used = sched_->caller_pinning_in_effect();
+  out += fmt::format("phases:   blocktime {} us, caller pinning {}{}, history {} runs per schedule\n", c.blocktime_us,
+                     to_string(used),
+                     used == asked ? "" : " (sticky needs cws's pthread_create interposer, not in effect here)",
+                     c.history);
   out += fmt::format("stacks:   helpers {} KiB (CWS_STACK_KIB); worker 0 is the calling thread: {}\n", c.stack_kib,
                      caller_kib ? fmt::format("{} KiB (ulimit -s)", caller_kib) : std::string("unlimited (ulimit -s)"));
   out += fmt::format("pages:    {}\n", sched_->placement_state().description());

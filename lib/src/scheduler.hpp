@@ -64,6 +64,7 @@ class scheduler {
 
   const runtime_config& config() const noexcept { return config_; }
   const cws::topology& topology() const noexcept { return topology_; }
+  caller_pinning caller_pinning_in_effect() const noexcept { return caller_.mode(); }
   const std::vector<worker_placement>& placement() const noexcept { return placement_; }
   unsigned workers() const noexcept { return static_cast<unsigned>(workers_.size()); }
   worker& at(unsigned i) noexcept { return *workers_[i]; }
