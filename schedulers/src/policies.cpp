@@ -6,9 +6,11 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "cws/error.hpp"
 #include "cws/runtime.hpp"
@@ -51,25 +53,39 @@ class replay_policy final : public scheduling_policy {
   void relocalized(const relocalization_report& report) override;
 
  private:
-  struct chosen_template {
-    std::shared_ptr<const steal_tree::tree> tree;
-    std::string from;
-    std::string missing;  // why there is none
-  };
-  chosen_template choose_template(const phase_info& info, schedule_store& store,
-                                  const steal_tree::recorder& rec) const;
+  // The template this run replays (null: none), with template_from_ set, or
+  // missing_ saying why there is none.
+  std::shared_ptr<const steal_tree::tree> choose_template(const phase_info& info, schedule_store& store,
+                                                          schedule_state& s, const steal_tree::recorder& rec);
+  // A plan for `t` in the storage of a plan no longer in use.
+  std::shared_ptr<const detail::template_plan> compile_pooled(std::shared_ptr<const steal_tree::tree> t);
   void evolve_after(schedule_state& s, iteration_report& r, const runtime_config& cfg,
                     std::shared_ptr<const steal_tree::tree> fresh);
 
   std::string name_;
   detail::replay_engine engine_;
-  // This run, as decided by begin_phase.
+  // This run, as decided by begin_phase. Strings are rewritten in place every
+  // phase (keeping capacity), not rebuilt.
   std::string ran_as_;
   std::string template_from_;
+  std::string missing_;
   std::shared_ptr<const detail::template_plan> plan_;  // cached: recompiled only when the template changes
+  std::string inconsistency_;                 // consistency_error() of plan_'s tree
+  std::vector<std::uint32_t> check_scratch_;  // for the template checks
+  // Plans compiled so far, reused once neither plan_ nor the engine holds them
+  // (relws gets a new template every run).
+  std::vector<std::shared_ptr<detail::template_plan>> plans_;
   bool relocalize_ = false;  // evolve: move the pages to where the template runs (see end_phase)
   bool relocalizing_stows_ = false;  // ... after a stows run (settling), not a template-making one
 };
+
+// out = the formatted text, reusing out's storage (no allocation once it is
+// large enough), where fmt::format would build a new string.
+template <class... Args>
+void format_into(std::string& out, fmt::format_string<Args...> f, Args&&... args) {
+  out.clear();
+  fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
+}
 
 cws::runtime& current_runtime(std::string_view policy) {
   cws::runtime* rt = cws::runtime::current();
@@ -86,19 +102,52 @@ const steal_tree::recorder& recorder_for(cws::runtime& rt, std::string_view sche
   return *rec;
 }
 
-replay_policy::chosen_template replay_policy::choose_template(const phase_info& info, schedule_store& store,
-                                                              const steal_tree::recorder& rec) const {
+std::shared_ptr<const steal_tree::tree> replay_policy::choose_template(const phase_info& info,
+                                                                      schedule_store& store, schedule_state& s,
+                                                                      const steal_tree::recorder& rec) {
+  template_from_.clear();
+  missing_.clear();
   if (info.follows.empty()) {
-    const schedule_state& s = store.state(info.schedule);
-    if (s.templ) return {s.templ, s.template_from, {}};
-    return {nullptr, {}, "no template yet"};
+    if (s.templ) {
+      template_from_ = s.template_from;
+      return s.templ;
+    }
+    missing_ = "no template yet";
+    return nullptr;
   }
-  if (const schedule_state* other = store.find(info.follows); other != nullptr && other->templ)
-    return {other->templ, fmt::format("follows '{}': {}", info.follows, other->template_from), {}};
-  if (const steal_tree::phase_record* r = rec.latest(info.follows))
-    return {std::make_shared<const steal_tree::tree>(r->steals),
-            fmt::format("follows '{}': its run #{}", info.follows, r->iteration), {}};
-  return {nullptr, {}, fmt::format("'{}', which it follows, has not run yet", info.follows)};
+  if (const schedule_state* other = store.find(info.follows); other != nullptr && other->templ) {
+    format_into(template_from_, "follows '{}': {}", info.follows, other->template_from);
+    return other->templ;
+  }
+  // The followed schedule keeps no template (e.g. it runs under random): its
+  // latest recorded run, copied once per run of it. The copy stays usable when
+  // the recorder no longer has that run (clear(), or a window of runs that
+  // the followed schedule never reaches again does not matter: a schedule
+  // always keeps its latest run there).
+  const steal_tree::phase_record* r = rec.latest(info.follows);
+  if (r != nullptr && !(s.followed && s.followed_schedule == info.follows && s.followed_run == r->iteration)) {
+    s.followed = store.share(r->steals);
+    s.followed_schedule = info.follows;
+    s.followed_run = r->iteration;
+  }
+  if (s.followed && s.followed_schedule == info.follows) {
+    format_into(template_from_, "follows '{}': its run #{}", info.follows, s.followed_run);
+    return s.followed;
+  }
+  format_into(missing_, "'{}', which it follows, has not run yet", info.follows);
+  return nullptr;
+}
+
+std::shared_ptr<const detail::template_plan> replay_policy::compile_pooled(std::shared_ptr<const steal_tree::tree> t) {
+  for (const auto& p : plans_)
+    if (p.use_count() == 1) {
+      detail::compile_into(*p, std::move(t));
+      return p;
+    }
+  auto p = std::make_shared<detail::template_plan>();
+  detail::compile_into(*p, std::move(t));
+  if (plans_.size() < 3) plans_.push_back(p);  // in use at once: this one, the engine's, one spare
+  return p;
 }
 
 void replay_policy::begin_phase(const phase_info& info) {
@@ -108,34 +157,38 @@ void replay_policy::begin_phase(const phase_info& info) {
   schedule_state& state = store.state(info.schedule);
 
   replay_mode mode = replay_mode::user;
-  chosen_template chosen;
+  std::shared_ptr<const steal_tree::tree> chosen;
+  template_from_.clear();
   if (name_ != policy::user) {
-    chosen = choose_template(info, store, rec);
+    chosen = choose_template(info, store, state, rec);
     if (name_ == policy::evolve)
       mode = state.mode == evolve_mode::stows ? replay_mode::stows : replay_mode::relws;
     else
       mode = name_ == policy::stows ? replay_mode::stows : name_ == policy::stuws ? replay_mode::stuws : replay_mode::relws;
-    if (!chosen.tree) mode = replay_mode::random;
+    if (!chosen) mode = replay_mode::random;
   }
 
   std::string unusable;  // a template that runs as an immediate divergence
-  if (chosen.tree) {
-    if (std::string why = detail::worker_count_error(*chosen.tree, info.workers); !why.empty())
+  if (chosen) {
+    if (std::string why = detail::worker_count_error(*chosen, info.workers); !why.empty())
       throw error(fmt::format("schedule '{}' (policy {}): refusing to replay its template ({}): {}", info.schedule,
-                              name_, chosen.from, why));
-    if (std::string why = detail::structural_error(*chosen.tree); !why.empty()) {
-      unusable = "the template is malformed: " + why;
+                              name_, template_from_, why));
+    // A template is checked and compiled once, when it changes: replaying the
+    // same one again (stows after convergence, a follower) costs nothing here.
+    if (!plan_ || plan_->tree != chosen) {
       plan_.reset();
-    } else {
-      if (!plan_ || plan_->tree != chosen.tree) plan_ = detail::compile(chosen.tree);
-      if (std::string bad = detail::consistency_error(*chosen.tree); !bad.empty())
-        unusable = "the template is inconsistent: " + bad;
+      if (std::string why = detail::structural_error(*chosen, check_scratch_); !why.empty()) {
+        unusable = "the template is malformed: " + why;
+      } else {
+        plan_ = compile_pooled(chosen);
+        inconsistency_ = detail::consistency_error(*chosen, check_scratch_);
+      }
     }
+    if (plan_ && !inconsistency_.empty()) unusable = "the template is inconsistent: " + inconsistency_;
   } else {
     plan_.reset();
   }
 
-  template_from_ = chosen.from;
   if (!unusable.empty()) {
     ran_as_ = detail::to_string(mode);
     engine_.prepare(replay_mode::random, nullptr, info.workers, rt.config().stall_ms);
@@ -144,7 +197,7 @@ void replay_policy::begin_phase(const phase_info& info) {
   }
   engine_.prepare(mode, mode == replay_mode::random ? nullptr : plan_, info.workers, rt.config().stall_ms);
   if (mode == replay_mode::random) {
-    ran_as_ = fmt::format("random ({})", chosen.missing);
+    format_into(ran_as_, "random ({})", missing_);
   } else {
     ran_as_ = detail::to_string(mode);
   }
@@ -153,21 +206,30 @@ void replay_policy::begin_phase(const phase_info& info) {
 void replay_policy::end_phase(const phase_stats& stats) {
   cws::runtime& rt = current_runtime(name_);
   const std::string& schedule = stats.phase.schedule;
-  schedule_state& s = store_of(rt).state(schedule);
+  schedule_store& store = store_of(rt);
+  schedule_state& s = store.state(schedule);
   const steal_tree::recorder* rec = steal_tree::recorder_of(rt);
   const steal_tree::phase_record* record = rec ? rec->latest(schedule) : nullptr;
-  std::shared_ptr<const steal_tree::tree> fresh;
-  if (record != nullptr && record->iteration == stats.phase.iteration)
-    fresh = std::make_shared<const steal_tree::tree>(record->steals);
+  if (record != nullptr && record->iteration != stats.phase.iteration) record = nullptr;
+  // Plans nobody replays any more let go of their trees, so that the pool can
+  // rewrite those for the fresh tree below.
+  for (const auto& p : plans_)
+    if (p.use_count() == 1) p->tree.reset();
 
-  iteration_report r = report_of(stats);
+  // The report goes into the storage of the oldest one kept once the window is
+  // full; fill_report overwrites every field.
+  iteration_report& r = s.history.next();
+  fill_report(r, stats);
+  // Room for evolve's longest note from the start, so that a decision taken
+  // long after the window filled does not allocate.
+  if (r.note.capacity() < 96) r.note.reserve(96);
   r.policy = name_;
   r.ran_as = ran_as_;
   r.template_from = template_from_;
   r.diverged = engine_.diverged();
   if (r.diverged) {
     r.divergence = engine_.divergence();
-    r.ran_as = fmt::format("random (diverged from {})", ran_as_);
+    format_into(r.ran_as, "random (diverged from {})", ran_as_);
     s.diverged = true;
     if (!s.warned) {
       s.warned = true;
@@ -177,7 +239,7 @@ void replay_policy::end_phase(const phase_stats& stats) {
                    schedule.c_str(), template_from_.c_str(), r.divergence.c_str());
     }
   }
-  if (fresh && s.previous) r.distance_to_previous = moved_share(rt, *s.previous, *fresh);
+  if (record != nullptr && s.previous) r.distance_to_previous = store.moved_share(*s.previous, record->steals);
   // evolve moves pages after every run that becomes the template (relws, or a
   // random first or diverged run), and after the stows runs of a converged
   // template until one finds every page in place: a phase that alternates
@@ -185,16 +247,17 @@ void replay_policy::end_phase(const phase_stats& stats) {
   // buffer in both roles only over two runs, so the run that converged cannot
   // place the pages its successor writes.
   relocalizing_stows_ = !r.diverged && engine_.mode() == replay_mode::stows;
-  relocalize_ = name_ == policy::evolve && rt.config().evolve_relocalize && fresh &&
+  relocalize_ = name_ == policy::evolve && rt.config().evolve_relocalize && record != nullptr &&
                 (!relocalizing_stows_ || !s.pages_settled);
 
-  // The next template.
-  const std::string recorded = fmt::format("recorded run #{}", r.iteration);
-  if (fresh) {
+  // The next template. The recorded tree is copied once (into a pooled tree:
+  // no allocation in steady state) and shared by the template and `previous`.
+  if (record != nullptr) {
+    std::shared_ptr<const steal_tree::tree> fresh = store.share(record->steals);
     const replay_mode mode = engine_.mode();
     if (r.diverged || mode == replay_mode::random) {
       s.templ = fresh;
-      s.template_from = r.diverged ? recorded + " (after divergence)" : recorded;
+      format_into(s.template_from, "recorded run #{}{}", r.iteration, r.diverged ? " (after divergence)" : "");
       s.mode = evolve_mode::relws;
       s.relws_runs = 0;
       s.converged = false;
@@ -204,14 +267,13 @@ void replay_policy::end_phase(const phase_stats& stats) {
       evolve_after(s, r, rt.config(), fresh);
     } else if (mode == replay_mode::relws) {
       s.templ = fresh;
-      s.template_from = recorded + " (relws)";
+      format_into(s.template_from, "recorded run #{} (relws)", r.iteration);
     } else if (mode == replay_mode::user) {
       s.templ = fresh;
-      s.template_from = fmt::format("designations of run #{}", r.iteration);
+      format_into(s.template_from, "designations of run #{}", r.iteration);
     }
-    s.previous = fresh;
+    s.previous = std::move(fresh);
   }
-  s.history.push_back(std::move(r));
 }
 
 // evolve: relws until an iteration adds no steal and takes nothing back (the
@@ -221,7 +283,7 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
                                  std::shared_ptr<const steal_tree::tree> fresh) {
   if (engine_.mode() == replay_mode::relws) {
     s.templ = std::move(fresh);
-    s.template_from = fmt::format("recorded run #{} (relws)", r.iteration);
+    format_into(s.template_from, "recorded run #{} (relws)", r.iteration);
     ++s.relws_runs;
     const bool settled = r.extra_steals == 0 && r.taken_back == 0;
     if (settled || s.relws_runs >= cfg.evolve_bound) {
@@ -233,8 +295,8 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
       s.pages_settled = false;
       s.settling_runs = 0;
       r.converged = true;
-      r.note = settled ? fmt::format("converged after {} relws runs: switching to stows", s.relws_runs)
-                       : fmt::format("bound of {} relws runs reached: switching to stows", cfg.evolve_bound);
+      if (settled) format_into(r.note, "converged after {} relws runs: switching to stows", s.relws_runs);
+      else format_into(r.note, "bound of {} relws runs reached: switching to stows", cfg.evolve_bound);
       s.relws_runs = 0;
     }
     return;
@@ -250,7 +312,7 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
     s.mode = evolve_mode::relws;
     s.converged = false;
     s.slow_stows_runs = 0;
-    r.note = fmt::format("two stows runs in a row over {}% slower than the best one: back to relws",
+    format_into(r.note, "two stows runs in a row over {}% slower than the best one: back to relws",
                          cfg.evolve_slowdown_pct);
   }
 }
@@ -267,9 +329,11 @@ void replay_policy::relocalized(const relocalization_report& report) {
     if (s.history.empty()) return;
     std::string& note = s.history.back().note;
     note += note.empty() ? "" : "; ";
-    note += report.pages_moved == 0
-                ? std::string("pages in place: no more relocalization")
-                : fmt::format("pages still moving after {} stows runs: no more relocalization", s.settling_runs);
+    // Appended in place (the report's storage is reused from run to run).
+    if (report.pages_moved == 0) note += "pages in place: no more relocalization";
+    else
+      fmt::format_to(std::back_inserter(note), "pages still moving after {} stows runs: no more relocalization",
+                     s.settling_runs);
   }
 }
 

@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cws/error.hpp"
 #include "cws/steal_tree/analysis.hpp"
 #include "cws/steal_tree/recorder.hpp"
+#include "cws/steal_tree/tree_storage.hpp"
 #include "template_plan.hpp"
 
 namespace cws::schedulers {
@@ -29,6 +32,7 @@ schedule_state& schedule_store::state(std::string_view name) {
   if (it == states_.end()) {
     it = states_.emplace(std::string(name), schedule_state{}).first;
     it->second.name = std::string(name);
+    it->second.history.set_capacity(rt_.config().history);
   }
   return it->second;
 }
@@ -68,9 +72,15 @@ steal_tree::coarsen_summary schedule_store::coarsen(std::string_view name,
 
 iteration_report report_of(const phase_stats& stats) {
   iteration_report r;
+  fill_report(r, stats);
+  return r;
+}
+
+void fill_report(iteration_report& r, const phase_stats& stats) {
   r.iteration = stats.phase.iteration;
   r.policy = stats.phase.policy;
   r.ran_as = stats.phase.policy;
+  r.template_from.clear();
   r.wall_s = stats.wall_s;
   r.tasks = stats.tasks();
   r.segments = stats.segments();
@@ -78,7 +88,48 @@ iteration_report report_of(const phase_stats& stats) {
   r.extra_steals = stats.extra_steals();
   r.taken_back = stats.taken_back();
   r.waiting_s = stats.idle_s();
-  return r;
+  r.distance_to_previous.reset();
+  r.diverged = false;
+  r.divergence.clear();
+  r.converged = false;
+  r.note.clear();
+  r.pages_moved.reset();
+}
+
+std::shared_ptr<const steal_tree::tree> schedule_store::share(const steal_tree::tree& t) {
+  // Each schedule holds a few trees at once (template, previous, followed,
+  // the plan being replayed); past that, callers keep trees themselves.
+  return pool_.share(t, 4 + 4 * states_.size());
+}
+
+std::optional<double> schedule_store::moved_share(const steal_tree::tree& a, const steal_tree::tree& b) {
+  if (node_of_worker_.empty())
+    for (const worker_placement& p : rt_.placement()) node_of_worker_.push_back(p.numa_node);
+  try {
+    return steal_tree::schedule_distance(a, b, node_of_worker_, distance_scratch_).moved_worker;
+  } catch (const error&) {
+    return std::nullopt;  // trees of another shape
+  }
+}
+
+std::size_t schedule_store::bytes() const {
+  std::size_t n = pool_.bytes() + distance_scratch_.bytes() + node_of_worker_.capacity() * sizeof(std::uint32_t);
+  std::vector<const steal_tree::tree*> counted;  // a tree is often shared by several fields
+  auto tree_once = [&](const std::shared_ptr<const steal_tree::tree>& t) {
+    if (!t || pool_.holds(t.get()) || std::find(counted.begin(), counted.end(), t.get()) != counted.end()) return;
+    counted.push_back(t.get());
+    n += sizeof(steal_tree::tree) + steal_tree::tree_bytes(*t);
+  };
+  auto text = [](const std::string& x) { return x.capacity() > std::string().capacity() ? x.capacity() + 1 : 0; };
+  for (const auto& [name, s] : states_) {
+    n += sizeof(s) + text(name) + text(s.name) + text(s.template_from) + text(s.followed_schedule) + s.history.bytes();
+    for (const iteration_report& r : s.history)
+      n += text(r.policy) + text(r.ran_as) + text(r.template_from) + text(r.divergence) + text(r.note);
+    tree_once(s.templ);
+    tree_once(s.previous);
+    tree_once(s.followed);
+  }
+  return n;
 }
 
 std::optional<double> moved_share(const cws::runtime& rt, const steal_tree::tree& a, const steal_tree::tree& b) {

@@ -15,12 +15,12 @@ std::string worker_count_error(const steal_tree::tree& t, unsigned workers) {
                      workers, t.workers);
 }
 
-std::string structural_error(const steal_tree::tree& t) {
+std::string structural_error(const steal_tree::tree& t, std::vector<std::uint32_t>& claimed) {
   const unsigned workers = t.workers;
   const auto n = t.segments.size();
   if (n == 0) return "it has no segments";
   if (t.segments[0].parent != no_parent) return "segment #0 is not a root";
-  std::vector<std::uint32_t> claimed(n, 0);
+  claimed.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const steal_tree::segment& s = t.segments[i];
     if (s.worker >= workers) return fmt::format("segment #{} names worker {}", i, s.worker);
@@ -46,7 +46,7 @@ std::string structural_error(const steal_tree::tree& t) {
   return {};
 }
 
-std::string consistency_error(const steal_tree::tree& t) {
+std::string consistency_error(const steal_tree::tree& t, std::vector<std::uint32_t>& seen) {
   if (t.segments[0].worker != 0) return fmt::format("the root segment is on worker {}, phases start on worker 0",
                                                     t.segments[0].worker);
   for (std::size_t i = 0; i < t.segments.size(); ++i)
@@ -57,7 +57,7 @@ std::string consistency_error(const steal_tree::tree& t) {
       if (p.thief == t.segments[i].worker)
         return fmt::format("worker {} takes ({},{}) from its own segment #{}", p.thief, p.level, p.step, i);
     }
-  std::vector<std::uint32_t> seen(t.segments.size(), 0);
+  seen.assign(t.segments.size(), 0);
   for (std::size_t w = 0; w < t.worker_segments.size(); ++w)
     for (std::uint32_t s : t.worker_segments[w]) {
       if (t.segments[s].worker != w)
@@ -75,12 +75,19 @@ std::string consistency_error(const steal_tree::tree& t) {
 
 std::shared_ptr<const template_plan> compile(std::shared_ptr<const steal_tree::tree> t) {
   auto plan = std::make_shared<template_plan>();
+  compile_into(*plan, std::move(t));
+  return plan;
+}
+
+void compile_into(template_plan& plan, std::shared_ptr<const steal_tree::tree> t) {
   const steal_tree::tree& tree = *t;
-  plan->level_begin.resize(tree.segments.size());
+  // Only grows: shrinking would free the per-segment vectors a later, larger
+  // template needs again.
+  if (plan.level_begin.size() < tree.segments.size()) plan.level_begin.resize(tree.segments.size());
   for (std::size_t i = 0; i < tree.segments.size(); ++i) {
     const auto& steals = tree.segments[i].steals;
     const std::uint32_t levels = steals.empty() ? 0 : steals.back().level + 1;
-    auto& begin = plan->level_begin[i];
+    auto& begin = plan.level_begin[i];
     begin.assign(levels + 1, 0);
     // begin[l] = first steal with level >= l (steals are sorted by level).
     std::uint32_t k = 0;
@@ -90,13 +97,15 @@ std::shared_ptr<const template_plan> compile(std::shared_ptr<const steal_tree::t
     }
   }
   if (!tree.worker_segments.empty()) {
-    plan->order = tree.worker_segments;
+    plan.order.resize(tree.worker_segments.size());
+    for (std::size_t w = 0; w < tree.worker_segments.size(); ++w)
+      plan.order[w].assign(tree.worker_segments[w].begin(), tree.worker_segments[w].end());
   } else {  // hand-built trees may omit the lists: segment index order per worker
-    plan->order.resize(tree.workers);
-    for (std::uint32_t i = 0; i < tree.segments.size(); ++i) plan->order[tree.segments[i].worker].push_back(i);
+    plan.order.resize(tree.workers);
+    for (auto& o : plan.order) o.clear();
+    for (std::uint32_t i = 0; i < tree.segments.size(); ++i) plan.order[tree.segments[i].worker].push_back(i);
   }
-  plan->tree = std::move(t);
-  return plan;
+  plan.tree = std::move(t);
 }
 
 }  // namespace cws::schedulers::detail

@@ -36,15 +36,22 @@ std::string worker_count_error(const steal_tree::tree& t, unsigned workers);
 // Structural errors (a tree no replay can follow): indices out of range,
 // unsorted steal lists, segments unreachable from the root. Empty when fine.
 // Requires worker_count_error() to be empty.
-std::string structural_error(const steal_tree::tree& t);
+// `scratch` is reused storage (its contents mean nothing): a policy checking
+// a new template every run (relws) then allocates nothing when it is fine.
+std::string structural_error(const steal_tree::tree& t, std::vector<std::uint32_t>& scratch);
 
 // Soft errors: a well-formed tree that this program's replay cannot follow as
 // written (a thief that does not own the segment it took, a worker "stealing"
 // from itself, the root off worker 0, per-worker orders that disagree with
 // the segments). Replay treats these as a divergence. Empty when fine.
-std::string consistency_error(const steal_tree::tree& t);
+std::string consistency_error(const steal_tree::tree& t, std::vector<std::uint32_t>& scratch);
 
 // Requires structural_error(*t) to be empty.
 std::shared_ptr<const template_plan> compile(std::shared_ptr<const steal_tree::tree> t);
+// Same, written over `plan` (a plan no longer in use): its vectors keep their
+// capacity, so a policy whose template changes every run (relws) compiles
+// without allocating in steady state. level_begin may keep entries past the
+// tree's segments (never read).
+void compile_into(template_plan& plan, std::shared_ptr<const steal_tree::tree> t);
 
 }  // namespace cws::schedulers::detail

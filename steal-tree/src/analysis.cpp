@@ -15,16 +15,17 @@ namespace {
 
 // Depth of every segment (root = 1), validating the parent links: segments[0]
 // is the root, every other segment's parent chain reaches it without a cycle.
-std::vector<std::uint32_t> depths(const tree& t) {
+// Into `d`, with `chain` as scratch (both keep their capacity).
+void depths_into(const tree& t, std::vector<std::uint32_t>& d, std::vector<std::uint32_t>& chain) {
   const std::size_t n = t.segments.size();
-  std::vector<std::uint32_t> d(n, 0);
-  if (n == 0) return d;
+  d.assign(n, 0);
+  if (n == 0) return;
   if (n > no_segment_index) throw cws::error("steal tree: too many segments");
   if (t.segments[0].parent != no_parent)
     throw cws::error(fmt::format("steal tree: segments[0] must be the root segment (it has parent {})",
                                  t.segments[0].parent));
   d[0] = 1;
-  std::vector<std::uint32_t> chain;
+  chain.clear();
   for (std::uint32_t i = 1; i < n; ++i) {
     std::uint32_t v = i;
     chain.clear();
@@ -40,6 +41,11 @@ std::vector<std::uint32_t> depths(const tree& t) {
     }
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) d[*it] = d[t.segments[*it].parent] + 1;
   }
+}
+
+std::vector<std::uint32_t> depths(const tree& t) {
+  std::vector<std::uint32_t> d, chain;
+  depths_into(t, d, chain);
   return d;
 }
 
@@ -73,21 +79,6 @@ class path_table {
   }
   std::uint32_t size() const noexcept { return next_; }
 
-  // Path id of every segment of `t`.
-  std::vector<std::uint32_t> ids(const tree& t) {
-    const std::vector<std::uint32_t> d = depths(t);
-    std::vector<std::uint32_t> order(t.segments.size());
-    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return d[x] < d[y]; });
-    std::vector<std::uint32_t> id(t.segments.size(), 0);
-    for (std::uint32_t i : order) {
-      if (i == 0) continue;
-      const segment& s = t.segments[i];
-      id[i] = intern(id[s.parent], s.level, s.step);
-    }
-    return id;
-  }
-
  private:
   std::unordered_map<step_key, std::uint32_t, step_key_hash> ids_;
   std::uint32_t next_ = 1;
@@ -111,15 +102,69 @@ struct one_way {
   double moved_node = 0;
 };
 
+// Segment mode: path ids in the workspace's open-addressing table (the same
+// ids in both trees), without allocating once the table and arrays are large
+// enough.
+class segment_paths {
+ public:
+  // Room for `bound` paths besides the root's.
+  segment_paths(distance_workspace& ws, std::size_t bound) : ws_(ws) {
+    std::size_t cap = 16;
+    while (cap < 2 * bound + 2) cap *= 2;
+    ws_.table.assign(cap, {none, 0, 0, 0});
+    mask_ = cap - 1;
+  }
+  std::uint32_t size() const noexcept { return next_; }
+
+  // Path id of every segment of `t` into `id`, parents before children
+  // (segments ordered by depth, a stable counting sort).
+  void ids(const tree& t, std::vector<std::uint32_t>& id) {
+    depths_into(t, ws_.depth, ws_.chain);
+    const std::size_t n = t.segments.size();
+    std::uint32_t deepest = 0;
+    for (std::uint32_t x : ws_.depth) deepest = std::max(deepest, x);
+    ws_.count.assign(deepest + 2, 0);
+    for (std::uint32_t x : ws_.depth) ++ws_.count[x + 1];
+    for (std::size_t k = 1; k < ws_.count.size(); ++k) ws_.count[k] += ws_.count[k - 1];
+    ws_.order.resize(n);
+    for (std::uint32_t i = 0; i < n; ++i) ws_.order[ws_.count[ws_.depth[i]]++] = i;
+    id.assign(n, 0);
+    for (std::uint32_t i : ws_.order) {
+      if (i == 0) continue;
+      const segment& s = t.segments[i];
+      id[i] = intern(id[s.parent], s.level, s.step);
+    }
+  }
+
+ private:
+  std::uint32_t intern(std::uint32_t parent, std::uint32_t level, std::uint32_t step) {
+    std::size_t h = step_key_hash{}(step_key{parent, level, step}) & mask_;
+    for (;; h = (h + 1) & mask_) {
+      std::array<std::uint32_t, 4>& e = ws_.table[h];
+      if (e[0] == none) {
+        e = {parent, level, step, next_};
+        return next_++;
+      }
+      if (e[0] == parent && e[1] == level && e[2] == step) return e[3];
+    }
+  }
+
+  distance_workspace& ws_;
+  std::size_t mask_ = 0;
+  std::uint32_t next_ = 1;
+};
+
 // Segment mode, a -> b.
 one_way segment_direction(const tree& a, const std::vector<std::uint32_t>& ids_a, const tree& b,
                           const std::vector<std::uint32_t>& ids_b, std::uint32_t paths,
-                          const std::vector<std::uint32_t>& node) {
+                          const std::vector<std::uint32_t>& node, distance_workspace& ws) {
   if (a.segments.empty()) return b.segments.empty() ? one_way{} : one_way{1, 1};
-  std::vector<std::uint32_t> worker_in_b(paths, none);
+  std::vector<std::uint32_t>& worker_in_b = ws.worker_in_b;
+  worker_in_b.assign(paths, none);
   for (std::size_t i = 0; i < b.segments.size(); ++i)
     if (worker_in_b[ids_b[i]] == none) worker_in_b[ids_b[i]] = b.segments[i].worker;
-  std::vector<std::uint32_t> seen(paths, 0);  // first occurrence in a counts
+  std::vector<std::uint32_t>& seen = ws.seen;  // first occurrence in a counts
+  seen.assign(paths, 0);
   double total = 0;
   for (const segment& s : a.segments) total += static_cast<double>(s.tasks);
   const bool unit = total == 0;
@@ -346,6 +391,19 @@ std::vector<std::uint32_t> spawn_path(const tree& t, std::uint32_t index) {
 }
 
 distance schedule_distance(const tree& a, const tree& b, const std::vector<std::uint32_t>& node_of_worker) {
+  distance_workspace ws;
+  return schedule_distance(a, b, node_of_worker, ws);
+}
+
+std::size_t distance_workspace::bytes() const noexcept {
+  std::size_t n = table.capacity() * sizeof(table[0]);
+  for (const auto* v : {&depth, &chain, &order, &count, &ids_a, &ids_b, &worker_in_b, &seen})
+    n += v->capacity() * sizeof(std::uint32_t);
+  return n;
+}
+
+distance schedule_distance(const tree& a, const tree& b, const std::vector<std::uint32_t>& node_of_worker,
+                           distance_workspace& ws) {
   check_workers(a, node_of_worker, "a");
   check_workers(b, node_of_worker, "b");
   distance d;
@@ -361,12 +419,12 @@ distance schedule_distance(const tree& a, const tree& b, const std::vector<std::
     ab = exact_direction(a, ids_a, b, ids_b, names.size(), node_of_worker);
     ba = exact_direction(b, ids_b, a, ids_a, names.size(), node_of_worker);
   } else {
-    path_table paths;
-    const std::vector<std::uint32_t> ids_a = paths.ids(a);
-    const std::vector<std::uint32_t> ids_b = paths.ids(b);
+    segment_paths paths(ws, a.segments.size() + b.segments.size());
+    paths.ids(a, ws.ids_a);
+    paths.ids(b, ws.ids_b);
     for (const segment& s : a.segments) d.work += s.tasks;
-    ab = segment_direction(a, ids_a, b, ids_b, paths.size(), node_of_worker);
-    ba = segment_direction(b, ids_b, a, ids_a, paths.size(), node_of_worker);
+    ab = segment_direction(a, ws.ids_a, b, ws.ids_b, paths.size(), node_of_worker, ws);
+    ba = segment_direction(b, ws.ids_b, a, ws.ids_a, paths.size(), node_of_worker, ws);
   }
   d.moved_worker = (ab.moved_worker + ba.moved_worker) / 2;
   d.moved_node = (ab.moved_node + ba.moved_node) / 2;

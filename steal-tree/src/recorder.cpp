@@ -28,27 +28,12 @@ std::size_t vector_bytes(const std::vector<T>& v) noexcept {
   return v.capacity() * sizeof(T);
 }
 
-std::size_t tree_bytes(const tree& t) noexcept {
-  std::size_t n = vector_bytes(t.segments) + vector_bytes(t.worker_segments) + vector_bytes(t.audit);
-  for (const segment& s : t.segments) n += vector_bytes(s.steals);
-  for (const auto& ws : t.worker_segments) n += vector_bytes(ws);
-  return n;
-}
-
-// The locality report's per-node vector and the relocalization reports with
-// their strings: O(nodes + relocalizations) per record.
-std::size_t locality_bytes(const phase_record& r) noexcept {
-  std::size_t n = vector_bytes(r.relocalizations);
-  if (r.locality) n += vector_bytes(r.locality->per_node);
-  for (const cws::relocalization_report& x : r.relocalizations) n += x.schedule.capacity() + x.backend.capacity();
-  return n;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------- life cycle
 
-recorder::recorder(cws::runtime& rt) : rt_(rt), audit_(rt.config().audit), buffers_(rt.workers()) {
+recorder::recorder(cws::runtime& rt)
+    : rt_(rt), audit_(rt.config().audit), buffers_(rt.workers()), window_(rt.config().history) {
   for (buffer& b : buffers_) b.segments.reserve(initial_segments);
   rt_.add_observer(*this);
 }
@@ -69,24 +54,21 @@ recorder* recorder_of(const cws::runtime& rt) noexcept {
   return dynamic_cast<recorder*>(rt.extension(extension_name));
 }
 
-void recorder::clear() noexcept { history_.clear(); }
+void recorder::clear() noexcept { window_.clear(); }
 
-const phase_record* recorder::latest(std::string_view schedule) const noexcept {
-  for (auto it = history_.rbegin(); it != history_.rend(); ++it)
-    if (it->schedule == schedule) return &*it;
-  return nullptr;
-}
+const phase_record* recorder::latest(std::string_view schedule) const noexcept { return window_.latest(schedule); }
 
-std::size_t recorder::history_bytes() const noexcept {
-  std::size_t n = vector_bytes(history_);
-  for (const phase_record& r : history_)
-    n += r.schedule.capacity() + r.policy.capacity() + vector_bytes(r.stats) + tree_bytes(r.steals) + locality_bytes(r);
-  return n;
+std::size_t recorder::history_bytes() const noexcept { return window_.bytes(); }
+
+std::size_t recorder::merge_scratch::bytes() const noexcept {
+  return vector_bytes(base) + vector_bytes(worker_of) + vector_bytes(parent) + vector_bytes(first) +
+         vector_bytes(kids) + vector_bytes(fill) + vector_bytes(final_of) + vector_bytes(order) +
+         vector_bytes(stack) + vector_bytes(raw);
 }
 
 std::size_t recorder::buffer_bytes() const noexcept {
-  std::size_t n = vector_bytes(buffers_);
-  for (const buffer& b : buffers_) n += vector_bytes(b.segments) + vector_bytes(b.tasks);
+  std::size_t n = vector_bytes(buffers_) + scratch_.bytes() + spare_bytes(spare_steals_);
+  for (const buffer& b : buffers_) n += vector_bytes(b.segments) + vector_bytes(b.tasks) + vector_bytes(b.spawns);
   return n;
 }
 
@@ -172,41 +154,43 @@ void recorder::on_spawn(unsigned worker, const cws::task_tag& tag) {
 void recorder::on_phase_end(const cws::phase_stats& stats) {
   if (!in_phase_) return;
   in_phase_ = false;
-  phase_record r;
+  // Every field is overwritten: `r` may be the evicted oldest run of this
+  // schedule, whose strings and vectors are reused (assignment keeps capacity).
+  phase_record& r = window_.next(stats.phase.schedule);
   r.schedule = stats.phase.schedule;
   r.iteration = stats.phase.iteration;
   r.policy = stats.phase.policy;
   r.wall_s = stats.wall_s;
   r.stats = stats.per_worker;
-  r.locality = stats.locality;
+  if (stats.locality) r.locality = *stats.locality;  // assigns into an engaged one
+  else r.locality.reset();
+  r.relocalizations.clear();
   const unsigned workers = static_cast<unsigned>(std::max<std::size_t>(stats.per_worker.size(), stats.phase.workers));
-  r.steals = merge(std::min<unsigned>(workers, static_cast<unsigned>(buffers_.size())));
+  merge(std::min<unsigned>(workers, static_cast<unsigned>(buffers_.size())), r.steals);
   r.steals.workers = workers;
   if (r.steals.worker_segments.size() < workers) r.steals.worker_segments.resize(workers);
-  history_.push_back(std::move(r));
 }
 
 // Between phases, on the calling thread. Relocalize works on a schedule's
-// latest run, normally the newest record of that schedule; searching from the
-// back by (schedule, iteration) also copes with a history that lost that run
+// latest run, normally the newest record of that schedule; searching by
+// (schedule, iteration) also copes with a history that lost that run
 // (clear(), or recording attached later): then the report is dropped.
 void recorder::on_relocalize(const cws::relocalization_report& report) {
-  for (auto it = history_.rbegin(); it != history_.rend(); ++it)
-    if (it->schedule == report.schedule && it->iteration == report.iteration) {
-      it->relocalizations.push_back(report);
-      return;
-    }
+  if (phase_record* r = window_.find(report.schedule, report.iteration)) r->relocalizations.push_back(report);
 }
 
 // ---------------------------------------------------------------- merge
 
-// Turns the per-worker buffers into a tree. Temporary index of a segment:
-// base[worker] + seq; final index: its position in the pre-order of the tree.
-tree recorder::merge(unsigned workers) {
-  std::vector<std::uint32_t> base(workers + 1, 0);
+// Turns the per-worker buffers into a tree, written over `t`. Temporary index
+// of a segment: base[worker] + seq; final index: its position in the
+// pre-order of the tree. Every array is scratch_ storage or t's own, reused
+// from the previous phase (assign / resize / clear keep capacity).
+void recorder::merge(unsigned workers, tree& t) {
+  merge_scratch& m = scratch_;
+  m.base.assign(workers + 1, 0);
   for (unsigned w = 0; w < workers; ++w)
-    base[w + 1] = base[w] + static_cast<std::uint32_t>(buffers_[w].segments.size());
-  const std::uint32_t n = base[workers];
+    m.base[w + 1] = m.base[w] + static_cast<std::uint32_t>(buffers_[w].segments.size());
+  const std::uint32_t n = m.base[workers];
 
   bool damaged = false;
   for (unsigned w = 0; w < workers; ++w) damaged |= buffers_[w].overflow;
@@ -216,61 +200,61 @@ tree recorder::merge(unsigned workers) {
     const unsigned w = cws::segment_worker(id);
     const std::uint64_t seq = cws::segment_seq(id);
     if (w >= workers || seq >= buffers_[w].segments.size()) return no_parent;
-    return base[w] + static_cast<std::uint32_t>(seq);
+    return m.base[w] + static_cast<std::uint32_t>(seq);
   };
 
   // Flat views of the temporary segments.
-  std::vector<const raw_segment*> raw(n);
-  std::vector<std::uint32_t> worker_of(n), parent(n);
+  m.raw.resize(n);
+  m.worker_of.resize(n);
+  m.parent.resize(n);
   for (unsigned w = 0; w < workers; ++w)
     for (std::size_t s = 0; s < buffers_[w].segments.size(); ++s) {
-      const std::uint32_t i = base[w] + static_cast<std::uint32_t>(s);
-      raw[i] = &buffers_[w].segments[s];
-      worker_of[i] = w;
-      parent[i] = temp_of(raw[i]->root.segment);
-      if (parent[i] == no_parent && raw[i]->root.segment != cws::no_segment) damaged = true;
-      if (!raw[i]->ended) damaged = true;
+      const std::uint32_t i = m.base[w] + static_cast<std::uint32_t>(s);
+      m.raw[i] = &buffers_[w].segments[s];
+      m.worker_of[i] = w;
+      m.parent[i] = temp_of(m.raw[i]->root.segment);
+      if (m.parent[i] == no_parent && m.raw[i]->root.segment != cws::no_segment) damaged = true;
+      if (!m.raw[i]->ended) damaged = true;
     }
 
   // Children per parent (CSR), sorted by (level, step).
-  std::vector<std::uint32_t> first(n + 1, 0), kids(n);
+  m.first.assign(n + 1, 0);
+  m.kids.resize(n);
   std::uint32_t roots = 0;
   for (std::uint32_t i = 0; i < n; ++i)
-    if (parent[i] != no_parent) ++first[parent[i] + 1];
+    if (m.parent[i] != no_parent) ++m.first[m.parent[i] + 1];
     else ++roots;
-  for (std::uint32_t i = 0; i < n; ++i) first[i + 1] += first[i];
-  {
-    std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
-    for (std::uint32_t i = 0; i < n; ++i)
-      if (parent[i] != no_parent) kids[fill[parent[i]]++] = i;
-  }
-  auto key = [&](std::uint32_t i) { return std::pair{raw[i]->root.level, raw[i]->root.step}; };
+  for (std::uint32_t i = 0; i < n; ++i) m.first[i + 1] += m.first[i];
+  m.fill.assign(m.first.begin(), m.first.end() - 1);
   for (std::uint32_t i = 0; i < n; ++i)
-    std::sort(kids.begin() + first[i], kids.begin() + first[i + 1],
+    if (m.parent[i] != no_parent) m.kids[m.fill[m.parent[i]]++] = i;
+  auto key = [&](std::uint32_t i) { return std::pair{m.raw[i]->root.level, m.raw[i]->root.step}; };
+  for (std::uint32_t i = 0; i < n; ++i)
+    std::sort(m.kids.begin() + m.first[i], m.kids.begin() + m.first[i + 1],
               [&](std::uint32_t x, std::uint32_t y) { return key(x) < key(y); });
   if (roots > 1) damaged = true;
 
   // Pre-order numbering, starting at the phase root (worker 0's first segment).
-  std::vector<std::uint32_t> final_of(n, no_parent), order;
-  order.reserve(n);
-  std::vector<std::uint32_t> stack;
+  m.final_of.assign(n, no_parent);
+  m.order.clear();
+  m.stack.clear();
   auto visit_from = [&](std::uint32_t start) {
-    stack.push_back(start);
-    while (!stack.empty()) {
-      const std::uint32_t v = stack.back();
-      stack.pop_back();
-      if (final_of[v] != no_parent) continue;
-      final_of[v] = static_cast<std::uint32_t>(order.size());
-      order.push_back(v);
-      for (std::uint32_t k = first[v + 1]; k-- > first[v];) stack.push_back(kids[k]);
+    m.stack.push_back(start);
+    while (!m.stack.empty()) {
+      const std::uint32_t v = m.stack.back();
+      m.stack.pop_back();
+      if (m.final_of[v] != no_parent) continue;
+      m.final_of[v] = static_cast<std::uint32_t>(m.order.size());
+      m.order.push_back(v);
+      for (std::uint32_t k = m.first[v + 1]; k-- > m.first[v];) m.stack.push_back(m.kids[k]);
     }
   };
   if (n > 0) {
     std::uint32_t root = 0;
-    if (parent[0] != no_parent) {  // worker 0's first segment should be the phase root
+    if (m.parent[0] != no_parent) {  // worker 0's first segment should be the phase root
       damaged = true;
       for (std::uint32_t i = 0; i < n; ++i)
-        if (parent[i] == no_parent) {
+        if (m.parent[i] == no_parent) {
           root = i;
           break;
         }
@@ -278,46 +262,46 @@ tree recorder::merge(unsigned workers) {
     visit_from(root);
     // Segments unreachable from the root (only with damaged input): kept, as roots of their own.
     for (std::uint32_t i = 0; i < n; ++i)
-      if (final_of[i] == no_parent && parent[i] == no_parent) visit_from(i);
+      if (m.final_of[i] == no_parent && m.parent[i] == no_parent) visit_from(i);
     for (std::uint32_t i = 0; i < n; ++i)
-      if (final_of[i] == no_parent) {
-        parent[i] = no_parent;
+      if (m.final_of[i] == no_parent) {
+        m.parent[i] = no_parent;
         visit_from(i);
       }
   }
 
-  tree t;
   t.workers = workers;
-  t.segments.resize(n);
+  resize_segments(t, n, spare_steals_);
   for (std::uint32_t f = 0; f < n; ++f) {
-    const std::uint32_t v = order[f];
-    const raw_segment& r = *raw[v];
+    const std::uint32_t v = m.order[f];
+    const raw_segment& r = *m.raw[v];
     segment& s = t.segments[f];
-    s.worker = worker_of[v];
-    s.parent = parent[v] == no_parent ? no_parent : final_of[parent[v]];
+    s.worker = m.worker_of[v];
+    s.parent = m.parent[v] == no_parent ? no_parent : m.final_of[m.parent[v]];
     s.level = r.root.level;
     s.step = r.root.step;
     s.start_ns = r.start_ns > phase_start_ns_ ? r.start_ns - phase_start_ns_ : 0;
     s.end_ns = r.end_ns > phase_start_ns_ ? r.end_ns - phase_start_ns_ : 0;
     if (s.end_ns < s.start_ns) s.end_ns = s.start_ns;
     s.tasks = r.tasks;
-    s.steals.reserve(first[v + 1] - first[v]);
-    for (std::uint32_t k = first[v]; k < first[v + 1]; ++k) {
-      const std::uint32_t c = kids[k];
-      s.steals.push_back(steal_point{raw[c]->root.level, raw[c]->root.step, worker_of[c], final_of[c]});
+    prepare_steals(s, m.first[v + 1] - m.first[v], spare_steals_);
+    for (std::uint32_t k = m.first[v]; k < m.first[v + 1]; ++k) {
+      const std::uint32_t c = m.kids[k];
+      s.steals.push_back(steal_point{m.raw[c]->root.level, m.raw[c]->root.step, m.worker_of[c], m.final_of[c]});
     }
   }
 
   t.worker_segments.resize(workers);
   for (unsigned w = 0; w < workers; ++w) {
     auto& ws = t.worker_segments[w];
-    ws.reserve(base[w + 1] - base[w]);
-    for (std::uint32_t i = base[w]; i < base[w + 1]; ++i) ws.push_back(final_of[i]);
+    ws.clear();
+    for (std::uint32_t i = m.base[w]; i < m.base[w + 1]; ++i) ws.push_back(m.final_of[i]);
   }
 
+  t.audit.clear();
   if (audit_) damaged |= merge_audit(t, workers, [&](cws::segment_id id) {
     const std::uint32_t i = temp_of(id);
-    return i == no_parent ? no_parent : final_of[i];
+    return i == no_parent ? no_parent : m.final_of[i];
   });
 
   if (damaged && !warned_) {
@@ -327,7 +311,6 @@ tree recorder::merge(unsigned workers) {
                "tree may be incomplete (warning shown once)\n",
                current_schedule_);
   }
-  return t;
 }
 
 // The audit records of every worker (grouped by worker, in start order),

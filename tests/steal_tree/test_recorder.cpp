@@ -122,9 +122,14 @@ TEST(steal_tree_recorder, size_is_proportional_to_segments_not_tasks) {
     cws::test::check_tree(r, s, "size");
     EXPECT_TRUE(r.steals.audit.empty());
     const std::size_t segs = r.steals.segments.size();
-    // Per segment: the segment (64 bytes), one steal point (16) in its parent, one index (4).
-    const std::size_t per_segment = sizeof(st::segment) + sizeof(st::steal_point) + sizeof(std::uint32_t);
-    const std::size_t fixed = sizeof(st::phase_record) + 2 * 64 + s.per_worker.size() * (sizeof(cws::worker_stats) + 24);
+    // Per segment: the segment (64 bytes), one index (4) and its steal list's
+    // share: lists are rounded up to a power of two, at least 4 points, so
+    // that reused records rarely grow them (tree_storage.hpp): at most
+    // 4 + 2 x (its steals) points, and the steals number segments - 1.
+    const std::size_t per_segment = sizeof(st::segment) + 6 * sizeof(st::steal_point) + sizeof(std::uint32_t);
+    // Fixed: the record, its strings and per-worker vectors, and the window's
+    // bookkeeping (one schedule's entry, its ring and the order).
+    const std::size_t fixed = sizeof(st::phase_record) + 2 * 64 + s.per_worker.size() * (sizeof(cws::worker_stats) + 24) + 256;
     EXPECT_LE(rec->history_bytes(), fixed + segs * per_segment) << segs << " segments";
     // The workers' buffers: a fixed reserve plus at most twice the segments they held.
     EXPECT_LE(rec->buffer_bytes(), 2 * 64 * 1024 + 2 * segs * 64);

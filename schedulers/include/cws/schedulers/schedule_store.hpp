@@ -13,6 +13,15 @@
 // with its latest run), or are set directly (seed(), e.g. a coarsened tree).
 // All of it is read and written between phases only, on the thread that runs
 // them.
+//
+// Bounded history: a schedule keeps the reports of its last
+// runtime_config::history runs (CWS_HISTORY, default 64); older ones are
+// dropped. What a replay needs never depends on that window: the template,
+// the previous tree and evolve's state are kept as such, and a schedule that
+// follows another keeps its own copy of the followed run it replays. Trees
+// recorded per run (relws, evolve) and iteration reports reuse the storage
+// of the ones they replace (tree_pool.hpp, bounded_history.hpp), so a phase
+// allocates nothing here in steady state.
 
 #include <cstdint>
 #include <map>
@@ -24,6 +33,9 @@
 
 #include "cws/extension.hpp"
 #include "cws/runtime.hpp"
+#include "cws/schedulers/bounded_history.hpp"
+#include "cws/schedulers/tree_pool.hpp"
+#include "cws/steal_tree/analysis.hpp"
 #include "cws/steal_tree/coarsen.hpp"
 #include "cws/steal_tree/tree.hpp"
 
@@ -62,7 +74,15 @@ struct schedule_state {
   std::shared_ptr<const steal_tree::tree> templ;
   std::string template_from;             // "recorded run #3", "file h.cwst, run #7", "coarsened ...", ...
   std::shared_ptr<const steal_tree::tree> previous;  // the latest recorded tree (for distances)
-  std::vector<iteration_report> history;
+  // The reports of the last runtime_config::history runs, oldest first.
+  bounded_history<iteration_report> history;
+  // schedule::follow of a schedule without a template of its own (the core's
+  // random policy keeps none): a copy of the followed schedule's run that this
+  // one replays, `followed_run` of `followed_schedule`. Made once per run of
+  // the followed schedule, not per phase; it outlives the recorder's window.
+  std::shared_ptr<const steal_tree::tree> followed;
+  std::string followed_schedule;
+  std::uint64_t followed_run = 0;
   bool diverged = false;                 // some run diverged (sticky; see history for which)
   bool warned = false;                   // the divergence warning was printed
   // evolve
@@ -104,11 +124,27 @@ class schedule_store final : public cws::runtime_extension {
   // Every schedule known, by name.
   const std::map<std::string, schedule_state, std::less<>>& schedules() const noexcept { return states_; }
 
+  // A shared copy of `t` (a recorded run becoming a template or the previous
+  // tree), in the storage of a pooled tree nobody holds any more: no
+  // allocation in steady state.
+  std::shared_ptr<const steal_tree::tree> share(const steal_tree::tree& t);
+
+  // moved_share(runtime(), a, b) with the store's own scratch (the policies
+  // compare every run with the previous one): no allocation in steady state.
+  std::optional<double> moved_share(const steal_tree::tree& a, const steal_tree::tree& b);
+
+  // Bytes held: every schedule's reports and trees, and the tree pool, for the
+  // flat-memory checks.
+  std::size_t bytes() const;
+
   cws::runtime& runtime() noexcept { return rt_; }
 
  private:
   cws::runtime& rt_;
   std::map<std::string, schedule_state, std::less<>> states_;
+  tree_pool pool_;
+  steal_tree::distance_workspace distance_scratch_;
+  std::vector<std::uint32_t> node_of_worker_;  // from rt_.placement(), filled on first use
 };
 
 // The store of `rt` (created with the runtime when cws::schedulers is linked).
@@ -121,6 +157,9 @@ const schedule_store& store_of(const cws::runtime& rt);
 // policies start their reports from it; programs can report runs of the
 // core's random policy, which keeps none, the same way.
 iteration_report report_of(const phase_stats& stats);
+// The same figures written over `r` (every field: r may be a reused report,
+// its strings keep their capacity).
+void fill_report(iteration_report& r, const phase_stats& stats);
 
 // Share of the work that ran on another worker in `b` than in `a`
 // (steal_tree::schedule_distance with rt's worker -> node map); empty when the

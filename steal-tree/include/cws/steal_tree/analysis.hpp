@@ -40,7 +40,9 @@
 // parent's spawns. Only audit mode records what it takes (audit_record::parent);
 // see spawn_path() and the exact mode of schedule_distance().
 
+#include <array>
 #include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -185,6 +187,22 @@ struct distance {
   bool exact = false;
 };
 distance schedule_distance(const tree& a, const tree& b, const std::vector<std::uint32_t>& node_of_worker);
+
+// Scratch arrays of schedule_distance, kept by a caller that compares trees
+// again and again (the replaying policies compare every run with the previous
+// one): in segment mode, trees no larger than ones compared before then cost
+// no allocation. Exact mode (audit data) still allocates. The contents mean
+// nothing between calls.
+struct distance_workspace {
+  std::vector<std::uint32_t> depth, chain, order, count, ids_a, ids_b, worker_in_b, seen;
+  // Open-addressing path table: {parent path id, level, step, id}, a free
+  // slot has parent == ~0.
+  std::vector<std::array<std::uint32_t, 4>> table;
+  std::size_t bytes() const noexcept;
+};
+// Same result, using (and growing) `ws`.
+distance schedule_distance(const tree& a, const tree& b, const std::vector<std::uint32_t>& node_of_worker,
+                           distance_workspace& ws);
 
 // ---------------------------------------------------------------- rendering
 

@@ -38,6 +38,15 @@
 // locality, present when its tasks declared touches) and every relocalization
 // report runtime::relocalize produced from that run's touches.
 //
+// Bounded history: the recorder keeps the last runtime_config::history runs
+// (CWS_HISTORY, default 64) of every schedule, and always each schedule's
+// latest run (record_window.hpp). Memory stays flat however many phases run;
+// older runs are dropped (runtime::trace_to streams every run to a file).
+// Once the window is full, a new run reuses the storage of the run it evicts
+// and the per-worker buffers and merge scratch persist, so recording a phase
+// allocates nothing in steady state (audit mode excepted: its merge builds a
+// hash map per phase).
+//
 // Threading: phases(), latest() and clear() may be called between phases
 // only (from the thread that runs them), like everything else on the runtime.
 
@@ -53,7 +62,9 @@
 #include "cws/observer.hpp"
 #include "cws/runtime.hpp"
 #include "cws/stats.hpp"
+#include "cws/steal_tree/record_window.hpp"
 #include "cws/steal_tree/tree.hpp"
+#include "cws/steal_tree/tree_storage.hpp"
 
 namespace cws::steal_tree {
 
@@ -73,16 +84,22 @@ class recorder final : public cws::observer, public cws::runtime_extension {
   // rt.config().record is false.
   static std::unique_ptr<cws::runtime_extension> make(cws::runtime& rt);
 
-  // Every phase recorded so far, oldest first.
-  const std::vector<phase_record>& phases() const noexcept { return history_; }
+  // Every kept run (the last history() runs of each schedule), oldest first
+  // across schedules: a random-access range of phase_record, convertible to
+  // std::vector<phase_record> (a copy).
+  const record_window& phases() const noexcept { return window_; }
+  // Runs kept per schedule (runtime_config::history).
+  std::size_t history() const noexcept { return window_.per_schedule(); }
   // Forgets the history (the next phase is recorded as usual).
   void clear() noexcept;
-  // The most recent record of schedule `name`, or nullptr.
+  // The most recent record of schedule `name`, or nullptr. Every schedule
+  // that ran keeps its latest record (until clear()).
   const phase_record* latest(std::string_view schedule) const noexcept;
   bool audit() const noexcept { return audit_; }
 
-  // Bytes held by the history (every record's vectors and strings) and by the
-  // per-worker buffers, for the O(segments + steals) size checks.
+  // Bytes held by the history (every record's vectors and strings, including
+  // storage kept for reuse) and by the per-worker buffers and merge scratch,
+  // for the O(segments + steals) and flat-memory size checks.
   std::size_t history_bytes() const noexcept;
   std::size_t buffer_bytes() const noexcept;
 
@@ -127,7 +144,16 @@ class recorder final : public cws::observer, public cws::runtime_extension {
     std::vector<std::vector<std::uint32_t>> running;
   };
 
-  tree merge(unsigned workers);
+  // Index arrays of merge(), kept between phases so that merging reuses them.
+  struct merge_scratch {
+    std::vector<std::uint32_t> base, worker_of, parent, first, kids, fill, final_of, order, stack;
+    std::vector<const raw_segment*> raw;
+    std::size_t bytes() const noexcept;
+  };
+
+  // Builds the phase's tree into `t`, overwriting it in place (t is usually an
+  // evicted record's tree: its vectors keep their capacity).
+  void merge(unsigned workers, tree& t);
   bool merge_audit(tree& t, unsigned workers,
                    const std::function<std::uint32_t(cws::segment_id)>& segment_index) const;
 
@@ -138,7 +164,9 @@ class recorder final : public cws::observer, public cws::runtime_extension {
   bool in_phase_ = false;
   bool warned_ = false;
   std::string current_schedule_;
-  std::vector<phase_record> history_;
+  merge_scratch scratch_;
+  steal_spares spare_steals_;  // steal lists of dropped segments, for larger trees (tree_storage.hpp)
+  record_window window_;
 };
 
 // The recorder attached to `rt`, or nullptr (recording off, or this library

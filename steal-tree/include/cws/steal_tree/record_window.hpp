@@ -1,0 +1,135 @@
+#pragma once
+// The recorder's bounded history: the last K runs of every schedule
+// (runtime_config::history, CWS_HISTORY, default 64), in recording order
+// across schedules — what recorder::phases() returns.
+//
+//   for (const phase_record& r : rec->phases()) ...   // every kept run, oldest first
+//   rec->phases()[i], rec->phases().size()            // random access in the same order
+//   std::vector<phase_record> copy = rec->phases();   // a copy of the window
+//
+// Why per schedule: a schedule's latest run must outlive any number of runs
+// of other schedules, since a replay may need it (schedule::follow names a
+// schedule, not a run). So every schedule keeps between 1 and K runs, and the
+// window holds at most K x (number of schedules) records however long the
+// program runs. A run older than its schedule's K latest is dropped (a
+// streaming trace file, runtime::trace_to, keeps every run).
+//
+// Storage is reused: the record that leaves a full window is handed back by
+// next() for the new run, its vectors and strings keeping their capacity, so
+// recording allocates nothing once the window is full and the buffers have
+// grown to the phase's size. A kept record stays at the same address until it
+// is evicted (or clear()); the order is a vector of indices, so dropping the
+// oldest run of a schedule costs one move of at most K x schedules indices.
+//
+// Between phases only, on the thread that runs them (like the recorder).
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cws/steal_tree/tree.hpp"
+
+namespace cws::steal_tree {
+
+class record_window {
+ public:
+  // Keeps `per_schedule` runs per schedule (at least 1).
+  explicit record_window(std::size_t per_schedule);
+
+  std::size_t per_schedule() const noexcept { return per_schedule_; }
+
+  // Storage for the next run of `schedule`, which becomes that schedule's
+  // latest record. While the schedule has fewer than K runs kept it is new
+  // (or left over by clear()); otherwise it is the schedule's oldest run,
+  // evicted, with its contents still in place: the caller overwrites every
+  // field, reusing capacity.
+  phase_record& next(std::string_view schedule);
+
+  // The latest kept run of `schedule`, or nullptr.
+  const phase_record* latest(std::string_view schedule) const noexcept;
+  // The kept run `iteration` of `schedule`, or nullptr (searched newest first).
+  phase_record* find(std::string_view schedule, std::uint64_t iteration) noexcept;
+
+  // Forgets every record (their storage stays for reuse).
+  void clear() noexcept;
+
+  // Runs dropped so far because their schedule's window was full.
+  std::uint64_t evicted() const noexcept { return evicted_; }
+  // Bytes held: every record's vectors and strings (kept or spare) and the
+  // window's own indices.
+  std::size_t bytes() const noexcept;
+
+  // ---- the kept records, oldest first, across schedules
+  class const_iterator {
+   public:
+    using iterator_category = std::random_access_iterator_tag;
+    using value_type = phase_record;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const phase_record*;
+    using reference = const phase_record&;
+
+    const_iterator() = default;
+    reference operator*() const { return w_->slots_[w_->order_[static_cast<std::size_t>(i_)]]; }
+    pointer operator->() const { return &**this; }
+    reference operator[](difference_type n) const { return *(*this + n); }
+    const_iterator& operator++() { ++i_; return *this; }
+    const_iterator operator++(int) { auto c = *this; ++i_; return c; }
+    const_iterator& operator--() { --i_; return *this; }
+    const_iterator operator--(int) { auto c = *this; --i_; return c; }
+    const_iterator& operator+=(difference_type n) { i_ += n; return *this; }
+    const_iterator& operator-=(difference_type n) { i_ -= n; return *this; }
+    friend const_iterator operator+(const_iterator a, difference_type n) { return a += n; }
+    friend const_iterator operator+(difference_type n, const_iterator a) { return a += n; }
+    friend const_iterator operator-(const_iterator a, difference_type n) { return a -= n; }
+    friend difference_type operator-(const const_iterator& a, const const_iterator& b) { return a.i_ - b.i_; }
+    friend bool operator==(const const_iterator& a, const const_iterator& b) { return a.i_ == b.i_; }
+    friend auto operator<=>(const const_iterator& a, const const_iterator& b) { return a.i_ <=> b.i_; }
+
+   private:
+    friend class record_window;
+    const_iterator(const record_window* w, difference_type i) : w_(w), i_(i) {}
+    const record_window* w_ = nullptr;
+    difference_type i_ = 0;
+  };
+  using iterator = const_iterator;
+  using value_type = phase_record;
+  using size_type = std::size_t;
+
+  const_iterator begin() const noexcept { return {this, 0}; }
+  const_iterator end() const noexcept { return {this, static_cast<std::ptrdiff_t>(order_.size())}; }
+  std::size_t size() const noexcept { return order_.size(); }
+  bool empty() const noexcept { return order_.empty(); }
+  const phase_record& operator[](std::size_t i) const { return slots_[order_[i]]; }
+  const phase_record& front() const { return (*this)[0]; }
+  const phase_record& back() const { return (*this)[size() - 1]; }
+  // A copy of the kept records, oldest first (code that held the whole
+  // history as a vector keeps working).
+  operator std::vector<phase_record>() const { return std::vector<phase_record>(begin(), end()); }
+
+ private:
+  // One schedule's kept runs: slot indices, a ring once it holds K of them
+  // (the oldest at `head`), in run order before that (head 0).
+  struct lane {
+    std::vector<std::uint32_t> ring;
+    std::size_t head = 0;
+    std::uint32_t newest() const noexcept { return ring[(head + ring.size() - 1) % ring.size()]; }
+  };
+
+  std::size_t per_schedule_;
+  std::deque<phase_record> slots_;             // record storage: stable addresses, reused
+  std::vector<std::uint32_t> order_;           // kept slots in recording order
+  std::vector<std::uint32_t> spare_;           // slots holding no kept record (after clear())
+  std::map<std::string, lane, std::less<>> lanes_;
+  std::uint64_t evicted_ = 0;
+};
+
+// Bytes a record's vectors and strings hold (capacity, not size).
+std::size_t record_bytes(const phase_record& r) noexcept;
+
+}  // namespace cws::steal_tree

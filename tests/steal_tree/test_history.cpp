@@ -1,0 +1,136 @@
+// The recorder's bounded history (record_window.hpp): the last K runs of
+// every schedule (runtime_config::history), in recording order across
+// schedules; each schedule's latest run kept however many runs of others
+// follow; evicted records' storage reused; history = 1.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "record_checks.hpp"
+
+namespace {
+
+namespace st = cws::steal_tree;
+
+cws::runtime_config with_history(unsigned k) {
+  cws::runtime_config c = cws::test::config(2);
+  c.history = k;
+  return c;
+}
+
+// The kept records of `schedule`, oldest first.
+std::vector<std::uint64_t> kept_iterations(const st::recorder& rec, const std::string& schedule) {
+  std::vector<std::uint64_t> out;
+  for (const st::phase_record& r : rec.phases())
+    if (r.schedule == schedule) out.push_back(r.iteration);
+  return out;
+}
+
+TEST(recorder_history, keeps_the_last_k_runs_of_every_schedule_in_recording_order) {
+  cws::runtime rt(with_history(3));
+  st::recorder* rec = st::recorder_of(rt);
+  ASSERT_NE(rec, nullptr);
+  EXPECT_EQ(rec->history(), 3u);
+  auto& a = rt.schedule("a");
+  auto& b = rt.schedule("b");
+  auto& c = rt.schedule("c");
+  rt.run(c, [] { cws::test::fib(10); });  // once, long before the rest
+  // a runs twice as often as b: 20 runs of a, 10 of b.
+  for (int i = 0; i < 10; ++i) {
+    rt.run(a, [] { cws::test::fib(12); });
+    rt.run(b, [] { cws::test::fib(11); });
+    const auto& sa = rt.run(a, [] { cws::test::fib(12); });
+    cws::test::check_tree(*rec->latest("a"), sa, "a");
+  }
+  EXPECT_EQ(kept_iterations(*rec, "a"), (std::vector<std::uint64_t>{17, 18, 19}));
+  EXPECT_EQ(kept_iterations(*rec, "b"), (std::vector<std::uint64_t>{7, 8, 9}));
+  EXPECT_EQ(kept_iterations(*rec, "c"), (std::vector<std::uint64_t>{0}));
+  ASSERT_EQ(rec->phases().size(), 7u);
+  // Recording order across schedules: c#0, then the kept runs as they ran
+  // (each round runs a, b, a: round 8 is a#16 b#8 a#17, round 9 a#18 b#9 a#19).
+  std::vector<std::string> order;
+  for (const st::phase_record& r : rec->phases()) order.push_back(r.schedule + "#" + std::to_string(r.iteration));
+  EXPECT_EQ(order, (std::vector<std::string>{"c#0", "b#7", "b#8", "a#17", "a#18", "b#9", "a#19"}));
+  EXPECT_EQ(rec->latest("a")->iteration, 19u);
+  EXPECT_EQ(rec->latest("c")->iteration, 0u);
+  EXPECT_EQ(&rec->phases().back(), rec->latest("a"));
+  EXPECT_EQ(&rec->phases()[5], rec->latest("b"));
+  // Random access and iteration agree, and the copy keeps the order.
+  const std::vector<st::phase_record> copy = rec->phases();
+  ASSERT_EQ(copy.size(), rec->phases().size());
+  for (std::size_t i = 0; i < copy.size(); ++i) EXPECT_EQ(copy[i].iteration, rec->phases()[i].iteration);
+  EXPECT_EQ(rec->phases().evicted(), 20u + 10u + 1u - 7u);
+}
+
+TEST(recorder_history, history_one_keeps_each_schedules_latest_run) {
+  cws::runtime rt(with_history(1));
+  st::recorder* rec = st::recorder_of(rt);
+  ASSERT_NE(rec, nullptr);
+  auto& a = rt.schedule("a");
+  auto& b = rt.schedule("b");
+  for (int i = 0; i < 5; ++i) {
+    const auto& sa = rt.run(a, [] { cws::test::fib(14); });
+    ASSERT_EQ(kept_iterations(*rec, "a"), (std::vector<std::uint64_t>{static_cast<std::uint64_t>(i)}));
+    cws::test::check_tree(*rec->latest("a"), sa, "a");
+  }
+  rt.run(b, [] { cws::test::fib(10); });
+  ASSERT_EQ(rec->phases().size(), 2u);
+  EXPECT_EQ(rec->phases()[0].schedule, "a");
+  EXPECT_EQ(rec->phases()[1].schedule, "b");
+  rt.run(a, [] { cws::test::fib(14); });  // a's run moves behind b's
+  EXPECT_EQ(rec->phases()[0].schedule, "b");
+  EXPECT_EQ(rec->phases()[1].iteration, 5u);
+}
+
+TEST(recorder_history, relocalization_reports_and_clear_follow_the_window) {
+  cws::runtime rt(with_history(2));
+  st::recorder* rec = st::recorder_of(rt);
+  ASSERT_NE(rec, nullptr);
+  auto& a = rt.schedule("a");
+  for (int i = 0; i < 4; ++i) rt.run(a, [] { cws::test::fib(10); });
+  rec->clear();
+  EXPECT_TRUE(rec->phases().empty());
+  EXPECT_EQ(rec->latest("a"), nullptr);
+  for (int i = 0; i < 3; ++i) rt.run(a, [] { cws::test::fib(10); });
+  EXPECT_EQ(kept_iterations(*rec, "a"), (std::vector<std::uint64_t>{5, 6}));
+  // The storage of cleared and evicted records is reused: nothing new is held.
+  const std::size_t held = rec->history_bytes();
+  for (int i = 0; i < 50; ++i) rt.run(a, [] {});
+  EXPECT_LE(rec->history_bytes(), held);
+  EXPECT_EQ(rec->phases().size(), 2u);
+}
+
+// Reused storage never leaks one run's contents into another's record: each
+// kept record matches its own phase's statistics, whatever the record it
+// overwrote held (alternating big and small trees through a window of 2).
+TEST(recorder_history, a_reused_record_holds_only_its_own_run) {
+  cws::runtime rt(with_history(2));
+  st::recorder* rec = st::recorder_of(rt);
+  ASSERT_NE(rec, nullptr);
+  auto& s = rt.schedule("s");
+  for (int i = 0; i < 40; ++i) {
+    const unsigned n = i % 3 == 0 ? 18 : i % 3 == 1 ? 2 : 12;
+    const auto& stats = rt.run(s, [n] { cws::test::fib(n); });
+    cws::test::check_tree(*rec->latest("s"), stats, "reused record");
+  }
+}
+
+TEST(recorder_history, a_reused_record_holds_only_its_own_audit) {
+  cws::runtime_config c = with_history(2);
+  c.audit = true;
+  cws::runtime rt(c);
+  st::recorder* rec = st::recorder_of(rt);
+  ASSERT_NE(rec, nullptr);
+  auto& s = rt.schedule("s");
+  for (int i = 0; i < 12; ++i) {
+    const unsigned n = i % 2 == 0 ? 15 : 5;
+    const auto& stats = rt.run(s, [n] { cws::test::fib(n); });
+    cws::test::check_tree(*rec->latest("s"), stats, "reused record");
+    cws::test::check_audit(*rec->latest("s"), stats, "reused record");
+  }
+}
+
+}  // namespace
