@@ -7,6 +7,8 @@
 #include <map>
 #include <string>
 
+#include "cws/traces/stream.hpp"
+
 namespace cws_apps {
 
 void add_common_options(CLI::App& app, common_options& o) {
@@ -25,7 +27,9 @@ void add_common_options(CLI::App& app, common_options& o) {
       ->check(CLI::Range(0u, 1000000u))
       ->capture_default_str();
   app.add_flag("--json", o.json, "Print one JSON object on stdout instead of the table");
-  app.add_option("--trace-out", o.trace_out, "Save the steal trees of every cws phase to this trace file (cws-trace)");
+  app.add_option("--trace-out", o.trace_out,
+                 "Stream the steal tree of every cws phase to this trace file as the phase completes (cws-trace; "
+                 "a killed run keeps every completed phase)");
   app.add_option("--trace-in", o.trace_in,
                  "Before anything runs, seed the schedules of the cws variants with the templates saved in this "
                  "trace file (its latest run of each schedule name), so replaying policies start from them instead "
@@ -67,6 +71,9 @@ bench_env::bench_env(const common_options& o, const std::function<void(cws::runt
   if (o.workers != 0) cfg.workers = o.workers;
   if (adjust) adjust(cfg);
   rt_ = std::make_unique<cws::runtime>(cfg);
+  // Streamed as the phases complete, so a killed run keeps them; without
+  // recording (an app with its own recorders) save_trace(file) writes it.
+  if (!trace_out_.empty() && cfg.record) rt_->trace_to(trace_out_);
   if (!o.trace_in.empty()) {
     rt_->load_traces(o.trace_in);  // cws::error naming the file and the problem
     std::size_t seeded = 0;
@@ -105,6 +112,12 @@ int report_error(const std::string& app_name, const char* message, int code) {
 
 void bench_env::save_trace() const {
   if (trace_out_.empty()) return;
+  if (const auto s = cws::traces::streaming(*rt_)) {
+    rt_->trace_to("");  // closes the stream (its end record)
+    std::fprintf(stderr, "trace: %llu phase runs written to %s%s\n", static_cast<unsigned long long>(s->phases),
+                 trace_out_.c_str(), s->stopped ? " (the stream stopped early, see the warning above)" : "");
+    return;
+  }
   rt_->save_traces(trace_out_);
   const auto* rec = cws::steal_tree::recorder_of(*rt_);
   std::fprintf(stderr, "trace: %zu phase runs written to %s\n", rec ? rec->phases().size() : std::size_t{0},

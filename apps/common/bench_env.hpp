@@ -40,7 +40,7 @@ struct common_options {
   unsigned iters = 1;             // kernel repetitions per measured run
   run_plan plan;
   bool json = false;
-  std::string trace_out;          // --trace-out: save the recorded steal trees here
+  std::string trace_out;          // --trace-out: stream the recorded steal trees here
   std::string trace_in;           // --trace-in: seed the schedules' templates from this trace file
 };
 
@@ -90,8 +90,10 @@ class bench_env {
     return arena_->execute(std::forward<F>(f));
   }
 
-  // Writes the recorded phases to --trace-out, if given (a note on stderr).
-  // Throws cws::error when the file cannot be written.
+  // Finishes --trace-out, if given (a note on stderr): the constructor started
+  // streaming every phase there, this closes the stream; with recording off
+  // it saves the recorded phases instead. Throws cws::error when the file
+  // cannot be written.
   void save_trace() const;
   // Writes `file` to --trace-out instead, if given (an app whose runtime
   // records no phases itself, e.g. cws-recording with its own recorders).

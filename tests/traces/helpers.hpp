@@ -1,5 +1,5 @@
 #pragma once
-// Helpers of the trace-file suites: envelope surgery and scratch files.
+// Helpers of the trace-file suites: envelope and record-frame surgery, scratch files.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -8,10 +8,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cws/traces/trace_file.hpp"
+#include "payload_io.hpp"  // traces/src: the archive of a whole trace (versions 1 to 3)
 #include "support/error_of.hpp"
 #include "support/scratch_files.hpp"
 
@@ -31,12 +34,28 @@ inline void put_le(std::string& b, std::size_t at, std::uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) b[at + static_cast<std::size_t>(i)] = static_cast<char>((v >> (8 * i)) & 0xFF);
 }
 
+// What follows the envelope: the payload of a version 1 to 3 file (for a
+// version-4 file, its header archive and records).
 inline std::string payload_of(std::string_view file) { return std::string(file.substr(cws::traces::envelope::size)); }
+
+// The last format version whose payload is one archive of the whole trace
+// (from version 4 on, a file is a header and records).
+inline constexpr std::uint32_t whole_payload_version = 3;
+
+// The payload of a version 1 to 3 file holding `f`: the archive of the whole
+// trace_file (written with the fields of version 3), for surgery behind valid
+// checksums with wrap().
+inline std::string whole_payload(const cws::traces::trace_file& f,
+                                 cws::traces::archive_kind kind = cws::traces::default_archive) {
+  std::ostringstream os;
+  cws::traces::detail::save_payload(os, f, "trace", kind);
+  return std::move(os).str();
+}
 
 // A complete file around `payload` with correct checksums: what a buggy or
 // malicious writer could produce, so it gets past the envelope checks.
 inline std::string wrap(std::string_view payload, std::uint32_t kind = 1,
-                        std::uint32_t version = cws::traces::format_version) {
+                        std::uint32_t version = whole_payload_version) {
   std::string b(cws::traces::envelope::magic, sizeof cws::traces::envelope::magic);
   b.resize(cws::traces::envelope::size);
   put_le(b, 8, version, 4);
@@ -48,7 +67,30 @@ inline std::string wrap(std::string_view payload, std::uint32_t kind = 1,
   return b;
 }
 
+// Format version 4: where each record of a record stream starts (its frame),
+// in file order, walking the frames from the end of the header; stops at the
+// first frame that does not fit.
+inline std::vector<std::size_t> record_offsets(std::string_view file) {
+  std::vector<std::size_t> at;
+  std::size_t pos = cws::traces::envelope::size + get_le(file, 16, 8);
+  while (pos + cws::traces::record_frame::size <= file.size()) {
+    at.push_back(pos);
+    pos += cws::traces::record_frame::size + get_le(file, pos + 8, 8);
+  }
+  return at;
+}
 
+// A record frame around `payload` with correct checksums (see wrap()).
+inline std::string frame(std::uint32_t kind, std::string_view payload) {
+  std::string b(cws::traces::record_frame::magic, sizeof cws::traces::record_frame::magic);
+  b.resize(cws::traces::record_frame::size);
+  put_le(b, 4, kind, 4);
+  put_le(b, 8, payload.size(), 8);
+  put_le(b, 16, cws::traces::crc32(payload), 4);
+  put_le(b, 20, cws::traces::crc32(std::string_view(b).substr(0, 20)), 4);
+  b += payload;
+  return b;
+}
 
 // A golden trace file of traces/golden (the suites that read them define the directory).
 #ifdef CWS_TRACES_GOLDEN_DIR

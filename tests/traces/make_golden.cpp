@@ -10,6 +10,11 @@
 //                                     the synthetic topology "pack:2 numa:1 core:1 pu:1"
 //                                     (from version 3 on: with touches, relocalized after run #0)
 //                                     (host and creation time replaced by fixed values)
+//   v<N>-fib12-2w.stream.cwst         from version 4 on: the same run as streamed while it
+//                                     ran (runtime::trace_to): its relocalization is a
+//                                     record of its own (header patched the same way)
+//   v<N>-synthetic-4w-audit.torn.cwst from version 4 on: the text file cut inside its last
+//                                     phase record, as a writer killed mid-record leaves it
 // and prints what the golden test should expect of the fib file.
 //
 // From version 2 on, the fib run uses the policy "golden-designate" defined
@@ -29,7 +34,10 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -38,6 +46,7 @@
 #include "cws/steal_tree/analysis.hpp"
 #include "cws/steal_tree/recorder.hpp"
 #include "cws/traces/trace_file.hpp"
+#include "le_bytes.hpp"  // traces/src
 #include "support/runtime_fixture.hpp"
 #include "synthetic.hpp"
 
@@ -82,6 +91,18 @@ std::uint64_t designated_fib(unsigned n, unsigned depth, std::uint64_t* data, st
   return a + b;
 }
 
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw std::runtime_error(path + ": cannot write");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -96,23 +117,39 @@ int main(int argc, char** argv) {
     cws::traces::write(dir + "/" + v + "-synthetic-4w-audit.cwst", syn, cws::traces::archive_kind::text);
     cws::traces::write(dir + "/" + v + "-synthetic-4w-audit.xml.cwst", syn, cws::traces::archive_kind::xml);
     cws::traces::write(dir + "/" + v + "-synthetic-4w-audit.bin.cwst", syn, cws::traces::archive_kind::binary);
+    {
+      // A record stream torn inside its last phase record (version 4).
+      const std::string bytes = cws::traces::encode(syn, cws::traces::archive_kind::text);
+      std::size_t pos = cws::traces::envelope::size + cws::traces::detail::get_u64(bytes, 16);
+      std::size_t last = pos;
+      for (std::size_t k = 0; k < syn.phases.size(); ++k) {
+        last = pos;
+        pos += cws::traces::record_frame::size + cws::traces::detail::get_u64(bytes, pos + 8);
+      }
+      write_bytes(dir + "/" + v + "-synthetic-4w-audit.torn.cwst", bytes.substr(0, last + (pos - last) / 2));
+    }
     cws::policy_registry::add("golden-designate", [] { return std::make_unique<designate_policy>(); });
+    const std::string streaming = dir + "/" + v + "-fib12-2w.stream.cwst.part";
 
     // A run with a few steals (the first iteration may see none while the
     // workers wake up; retry a few times), some designated and some taken
     // back.
     for (int attempt = 0; attempt < 500; ++attempt) {
-      cws::runtime rt(cws::test::config(2, "pack:2 numa:1 core:1 pu:1"));
-      auto& s = rt.schedule("fib", "golden-designate");
-      constexpr std::size_t elements = 16 * 4096 / sizeof(std::uint64_t);
-      auto data = cws::numa::allocate<std::uint64_t>(elements, cws::numa::interleaved);
-      for (int it = 0; it < 3; ++it) {
-        rt.run(s, [&data] {
-          if (designated_fib(12, 0, data.data(), 0, data.size()) != 144) throw std::runtime_error("fib(12) != 144");
-        });
-        if (it == 0) rt.relocalize(s);
+      cws::traces::trace_file f;
+      {  // the runtime (and its stream) ends before the file is looked at
+        cws::runtime rt(cws::test::config(2, "pack:2 numa:1 core:1 pu:1"));
+        rt.trace_to(streaming);
+        auto& s = rt.schedule("fib", "golden-designate");
+        constexpr std::size_t elements = 16 * 4096 / sizeof(std::uint64_t);
+        auto data = cws::numa::allocate<std::uint64_t>(elements, cws::numa::interleaved);
+        for (int it = 0; it < 3; ++it) {
+          rt.run(s, [&data] {
+            if (designated_fib(12, 0, data.data(), 0, data.size()) != 144) throw std::runtime_error("fib(12) != 144");
+          });
+          if (it == 0) rt.relocalize(s);
+        }
+        f = cws::traces::capture(rt);
       }
-      cws::traces::trace_file f = cws::traces::capture(rt);
       std::uint64_t steals = 0, runs_with_steals = 0, designated = 0, taken_back = 0, extra = 0, moved = 0;
       bool measured = true;
       for (const auto& r : f.phases) {
@@ -134,6 +171,15 @@ int main(int argc, char** argv) {
       const std::string path = dir + "/" + v + "-fib12-2w.cwst";
       cws::traces::write(path, f, cws::traces::archive_kind::text);
       std::printf("%s: %zu runs\n", path.c_str(), f.phases.size());
+      // The stream's header with the same fixed host and creation time; its records as streamed.
+      const std::string stream_bytes = read_bytes(streaming);
+      cws::traces::trace_file header_only;
+      header_only.header = f.header;
+      const std::string head = cws::traces::encode(header_only, cws::traces::archive_kind::text);
+      const std::size_t old_head = cws::traces::envelope::size + cws::traces::detail::get_u64(stream_bytes, 16);
+      const std::size_t new_head = cws::traces::envelope::size + cws::traces::detail::get_u64(head, 16);
+      write_bytes(dir + "/" + v + "-fib12-2w.stream.cwst", head.substr(0, new_head) + stream_bytes.substr(old_head));
+      std::remove(streaming.c_str());
       for (const auto& r : f.phases) {
         const auto t = cws::steal_tree::summarize(r.steals);
         std::printf("  %s #%llu: tasks %llu, steals %llu, segments %llu, depth %u, wall_s %.17g\n", r.schedule.c_str(),

@@ -194,4 +194,20 @@ inline cws::traces::trace_file synthetic_trace(std::uint32_t version = cws::trac
   return f;
 }
 
+// `n` runs of "stencil" (iterations 0..n-1), alternating the two runs of
+// synthetic_trace() (the even ones with their two relocalizations): a longer
+// file for the record-stream tests (format version 4).
+inline cws::traces::trace_file synthetic_runs(std::size_t n) {
+  const cws::traces::trace_file base = synthetic_trace();
+  cws::traces::trace_file f;
+  f.header = base.header;
+  for (std::size_t i = 0; i < n; ++i) {
+    cws::steal_tree::phase_record r = base.phases[i % 2];
+    r.iteration = i;
+    for (cws::relocalization_report& x : r.relocalizations) x.iteration = i;
+    f.phases.push_back(r);
+  }
+  return f;
+}
+
 }  // namespace cws::test

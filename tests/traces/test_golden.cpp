@@ -348,6 +348,88 @@ TEST(Golden, V3FibRunHasTheKnownContents) {
   EXPECT_EQ(f.phases[1].stats[0], (cws::worker_stats{233, 1, 0, 0, 0, 0.0, 0, 5}));
 }
 
+// ---------------------------------------------------------------- version 4
+
+// Version 4 changed the layout (header, then one record per run, then an end
+// record), not the contents: the synthetic files hold what version 3 held.
+TEST(Golden, V4SyntheticFilesAreRecordStreamsOfTheV3Contents) {
+  const tr::trace_file v3 = tr::read(golden("v3-synthetic-4w-audit.cwst"));
+  const std::pair<const char*, tr::archive_kind> files[] = {{"v4-synthetic-4w-audit.cwst", tr::archive_kind::text},
+                                                           {"v4-synthetic-4w-audit.xml.cwst", tr::archive_kind::xml},
+                                                           {"v4-synthetic-4w-audit.bin.cwst", tr::archive_kind::binary}};
+  for (const auto& [name, kind] : files) {
+    SCOPED_TRACE(name);
+    const tr::read_report rep = tr::read_with_report(golden(name));
+    EXPECT_TRUE(rep.complete()) << rep.summary();
+    EXPECT_EQ(rep.records, 3u);  // two runs (their relocalizations inside), the end record
+    EXPECT_EQ(rep.file.header.format_version, 4u);
+    EXPECT_EQ(rep.file.header.archive, kind);
+    EXPECT_TRUE(tr::identical(rep.file, cws::test::synthetic_trace(4)));
+    EXPECT_TRUE(tr::identical(rep.file, v3));  // identical() ignores the envelope's version and kind
+  }
+  const std::string bytes = cws::test::slurp(golden("v4-synthetic-4w-audit.cwst"));
+  const std::vector<std::size_t> at = cws::test::record_offsets(bytes);
+  ASSERT_EQ(at.size(), 3u);
+  EXPECT_EQ(bytes.substr(at[0] + 24, 29), "22 serialization::archive 18 ");  // a whole Boost archive per record
+}
+
+// A record stream whose writer was killed inside its last phase record: the
+// complete record reads, the report (and read()'s refusal) say where it ends.
+TEST(Golden, V4TornStreamReadsItsCompleteRecords) {
+  const std::string path = golden("v4-synthetic-4w-audit.torn.cwst");
+  const tr::read_report rep = tr::read_with_report(path);
+  EXPECT_FALSE(rep.complete());
+  ASSERT_TRUE(rep.torn_record.has_value());
+  EXPECT_EQ(*rep.torn_record, 2u);
+  EXPECT_EQ(rep.records, 1u);
+  EXPECT_EQ(rep.summary(), "file ends inside record 2; 1 complete record");
+  ASSERT_EQ(rep.file.phases.size(), 1u);
+  EXPECT_TRUE(tr::identical(rep.file.phases[0], cws::test::synthetic_trace(4).phases[0]));
+  EXPECT_EQ(cws::test::error_of([&] { tr::read(path); }), path + ": file ends inside record 2; 1 complete record");
+}
+
+// make_golden's fib(12) run of version 3 again (golden-designate, touches,
+// relocalized after run #0), saved and, the same run, streamed while it ran.
+TEST(Golden, V4FibRunSavedAndStreamedHaveTheKnownContents) {
+  const tr::trace_file f = tr::read(golden("v4-fib12-2w.cwst"));
+  EXPECT_EQ(f.header.format_version, 4u);
+  EXPECT_EQ(f.header.host, "golden");
+  EXPECT_EQ(f.header.created, "2024-01-01T00:00:00Z");
+  EXPECT_EQ(f.header.topology.source, "synthetic \"pack:2 numa:1 core:1 pu:1\" (CWS_TOPOLOGY)");
+  EXPECT_EQ(f.header.options.workers, 2u);
+  ASSERT_EQ(f.phases.size(), 3u);
+  const st::totals expect[] = {{233, 2, 3, 3}, {233, 0, 1, 1}, {233, 3, 4, 3}};
+  const double wall[] = {3.9990000000000002e-05, 0.003210184, 1.2148e-05};
+  const std::uint64_t local[] = {36864, 61440, 49152};
+  for (std::size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    const st::phase_record& r = f.phases[i];
+    EXPECT_EQ(r.schedule, "fib");
+    EXPECT_EQ(r.iteration, i);
+    EXPECT_EQ(r.policy, "golden-designate");
+    EXPECT_EQ(r.wall_s, wall[i]);
+    EXPECT_EQ(st::summarize(r.steals), expect[i]);
+    ASSERT_TRUE(r.locality.has_value());
+    EXPECT_EQ(r.locality->touched_bytes, 65536u);
+    EXPECT_EQ(r.locality->local_bytes, local[i]);
+    EXPECT_EQ(r.relocalizations.size(), i == 0 ? 1u : 0u);
+  }
+  EXPECT_EQ(f.phases[0].stats[0], (cws::worker_stats{212, 2, 1, 12, 1, 1.0105000000000001e-05, 1, 4}));
+  EXPECT_EQ(f.phases[2].stats[1], (cws::worker_stats{76, 2, 2, 4, 0, 4.6360000000000002e-06, 1, 2}));
+  const cws::relocalization_report& x = f.phases[0].relocalizations.at(0);
+  EXPECT_EQ(x.backend, "simulated");
+  EXPECT_EQ(x.pages_examined, 16u);
+  EXPECT_EQ(x.pages_moved, 7u);
+  EXPECT_EQ(x.bytes_moved, 7u * 4096u);
+  EXPECT_EQ(x.seconds, 1.2219999999999999e-06);
+  // Streamed: the relocalization came after run #0 as a record of its own.
+  const tr::read_report s = tr::read_with_report(golden("v4-fib12-2w.stream.cwst"));
+  EXPECT_TRUE(s.complete()) << s.summary();
+  EXPECT_EQ(s.records, 5u);  // three runs, one relocalization, the end record
+  EXPECT_EQ(tr::read_with_report(golden("v4-fib12-2w.cwst")).records, 4u);
+  EXPECT_TRUE(tr::identical(s.file, f));
+}
+
 // ---------------------------------------------------------------- rewriting
 
 const char* const v1_files[] = {"v1-synthetic-4w-audit.cwst", "v1-synthetic-4w-audit.xml.cwst", "v1-fib12-2w.cwst"};
@@ -356,15 +438,21 @@ const char* const v2_files[] = {"v2-synthetic-4w-audit.cwst", "v2-synthetic-4w-a
 const char* const v3_files[] = {"v3-synthetic-4w-audit.cwst", "v3-synthetic-4w-audit.xml.cwst",
                                 "v3-synthetic-4w-audit.bin.cwst", "v3-fib12-2w.cwst"};
 
+const char* const v4_files[] = {"v4-synthetic-4w-audit.cwst", "v4-synthetic-4w-audit.xml.cwst",
+                                "v4-synthetic-4w-audit.bin.cwst", "v4-fib12-2w.cwst"};
+
 // Reading a golden file of the current version and writing it again gives the
-// same bytes: the writer still produces that version exactly.
+// same bytes: the writer still produces that version exactly. (The streamed
+// fib file rewrites as the saved one: relocalizations go inside their run's
+// record.)
 TEST(Golden, RewritingCurrentVersionFilesIsByteIdentical) {
-  if (tr::format_version != 3) GTEST_SKIP() << "format version moved on; v3 files are only read";
-  for (const char* name : v3_files) {
+  if (tr::format_version != 4) GTEST_SKIP() << "format version moved on; v4 files are only read";
+  for (const char* name : v4_files) {
     const std::string bytes = cws::test::slurp(golden(name));
     const tr::trace_file f = tr::decode(bytes, name);
     EXPECT_EQ(tr::encode(f, f.header.archive), bytes) << name;
   }
+  EXPECT_EQ(tr::encode(tr::read(golden("v4-fib12-2w.stream.cwst"))), cws::test::slurp(golden("v4-fib12-2w.cwst")));
 }
 
 // Older files are read, and written again as the current version with the
@@ -383,6 +471,14 @@ TEST(Golden, OlderVersionsRewriteAsTheCurrentOne) {
     const std::string bytes = tr::encode(f, f.header.archive);
     EXPECT_EQ(cws::test::get_le(bytes, 8, 4), tr::format_version) << name;
     const tr::trace_file back = tr::decode(bytes, name);
+    EXPECT_EQ(back.header.format_version, tr::format_version) << name;
+    EXPECT_TRUE(tr::identical(back, f)) << name;
+  }
+  // Version 3 files keep their reports through the rewrite.
+  for (const char* name : v3_files) {
+    const tr::trace_file f = tr::read(golden(name));
+    EXPECT_EQ(f.header.format_version, 3u) << name;
+    const tr::trace_file back = tr::decode(tr::encode(f, f.header.archive), name);
     EXPECT_EQ(back.header.format_version, tr::format_version) << name;
     EXPECT_TRUE(tr::identical(back, f)) << name;
   }

@@ -17,6 +17,7 @@ namespace tr = cws::traces;
 namespace st = cws::steal_tree;
 using cws::test::error_of;
 using cws::test::payload_of;
+using cws::test::whole_payload;
 using cws::test::synthetic_trace;
 using cws::test::wrap;
 
@@ -106,9 +107,9 @@ TEST(TraceLocality, VersionDecidesWhetherReportsAreRead) {
   EXPECT_EQ(as_v3.rfind("x.cwst: ", 0), 0u) << as_v3;
   for (tr::archive_kind kind : all_kinds) {
     SCOPED_TRACE(std::string(tr::to_string(kind)));
-    const std::string bytes = tr::encode(synthetic_trace(), kind);
+    const std::string payload = whole_payload(synthetic_trace(), kind);
     const std::string msg =
-        error_of([&] { tr::decode(wrap(payload_of(bytes), static_cast<std::uint32_t>(kind), 2), "y.cwst"); });
+        error_of([&] { tr::decode(wrap(payload, static_cast<std::uint32_t>(kind), 2), "y.cwst"); });
     EXPECT_EQ(msg.rfind("y.cwst: ", 0), 0u) << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   }
@@ -196,7 +197,7 @@ TEST(TraceLocality, InconsistentReportsAreRefusedOnWrite) {
 // The same checks on reading, and the counts bounded before allocating:
 // splice damage into a text payload behind valid checksums.
 TEST(TraceLocality, InconsistentOrAbsurdReportsAreRefusedOnRead) {
-  const std::string text = payload_of(tr::encode(synthetic_trace()));
+  const std::string text = whole_payload(synthetic_trace());
   // Run #0's locality report (flag, pages, touched, local, unknown, nodes,
   // per node), its relocalization count, and its first relocalization.
   const std::string report =

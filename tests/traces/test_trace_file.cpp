@@ -18,6 +18,7 @@ namespace tr = cws::traces;
 namespace st = cws::steal_tree;
 using cws::test::error_of;
 using cws::test::payload_of;
+using cws::test::whole_payload;
 using cws::test::synthetic_trace;
 using cws::test::wrap;
 
@@ -130,11 +131,27 @@ TEST(TraceFile, EnvelopeLayoutIsAsDocumented) {
   EXPECT_EQ(b.substr(0, 8), std::string("\x89" "CWST\r\n\x1a", 8));
   EXPECT_EQ(cws::test::get_le(b, 8, 4), tr::format_version);
   EXPECT_EQ(cws::test::get_le(b, 12, 4), 2u);  // xml
-  EXPECT_EQ(cws::test::get_le(b, 16, 8), b.size() - 32);
-  EXPECT_EQ(cws::test::get_le(b, 24, 4), tr::crc32(payload_of(b)));
+  // Version 4: the envelope's payload is the header; the records follow it.
+  const std::size_t header = cws::test::get_le(b, 16, 8);
+  const std::string_view head = std::string_view(b).substr(32, header);
+  EXPECT_EQ(cws::test::get_le(b, 24, 4), tr::crc32(head));
   EXPECT_EQ(cws::test::get_le(b, 28, 4), tr::crc32(std::string_view(b).substr(0, 28)));
-  // The payload is a Boost XML archive.
-  EXPECT_NE(payload_of(b).find("<boost_serialization"), std::string::npos);
+  // The header is a Boost XML archive, and so is each phase record.
+  EXPECT_NE(head.find("<boost_serialization"), std::string::npos);
+  EXPECT_NE(head.find("<cws_version>0.1.0</cws_version>"), std::string::npos);
+  const std::vector<std::size_t> at = cws::test::record_offsets(b);
+  ASSERT_EQ(at.size(), 3u);  // two runs, the end record
+  EXPECT_EQ(at[0], 32 + header);
+  EXPECT_EQ(b.substr(at[0], 4), std::string("\x89" "REC", 4));
+  EXPECT_EQ(cws::test::get_le(b, at[0] + 4, 4), 1u);  // a phase run
+  const std::size_t length = cws::test::get_le(b, at[0] + 8, 8);
+  const std::string_view record = std::string_view(b).substr(at[0] + 24, length);
+  EXPECT_EQ(cws::test::get_le(b, at[0] + 16, 4), tr::crc32(record));
+  EXPECT_EQ(cws::test::get_le(b, at[0] + 20, 4), tr::crc32(std::string_view(b).substr(at[0], 20)));
+  EXPECT_NE(record.find("<schedule>stencil</schedule>"), std::string::npos);
+  EXPECT_EQ(cws::test::get_le(b, at[2] + 4, 4), 3u);   // the end record
+  EXPECT_EQ(cws::test::get_le(b, at[2] + 24, 8), 2u);  // counts the two records before it
+  EXPECT_EQ(at[2] + 32, b.size());
   // CRC-32 check value (zlib's crc32 of "123456789").
   EXPECT_EQ(tr::crc32("123456789"), 0xCBF43926u);
 }
@@ -172,7 +189,7 @@ TEST(TraceFile, VersionDecidesWhichStatsFieldsAreRead) {
     // The same payload labelled version 1: the extra fields are read as
     // what follows the statistics in version 1 (or, in XML, are not the tags
     // version 1 expects): refused in one line, not misread.
-    const std::string as_v1 = wrap(payload_of(bytes), static_cast<std::uint32_t>(kind), 1);
+    const std::string as_v1 = wrap(whole_payload(v2, kind), static_cast<std::uint32_t>(kind), 1);
     const std::string msg = error_of([&] { tr::decode(as_v1, "v1.cwst"); });
     EXPECT_EQ(msg.rfind("v1.cwst: ", 0), 0u) << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
@@ -202,8 +219,10 @@ TEST(TraceFile, ForeignAndTruncatedFilesAreRefused) {
             "x.cwst: not a cws trace file");
   EXPECT_EQ(error_of([] { tr::decode("\x89PNG\r\n\x1a\n0000000000000000000000000000000", "p.cwst"); }),
             "p.cwst: not a cws trace file");
-  // A Boost archive without our envelope is foreign too.
-  const std::string good = tr::encode(synthetic_trace());
+  // A Boost archive without our envelope is foreign too. (A whole-payload
+  // file of version 3: the truncation and trailing-data messages of a record
+  // stream are StreamRecords' business.)
+  const std::string good = wrap(whole_payload(synthetic_trace()));
   EXPECT_EQ(error_of([&] { tr::decode(payload_of(good), "raw.txt"); }), "raw.txt: not a cws trace file");
   EXPECT_EQ(error_of([&] { tr::decode(good.substr(0, 5), "t.cwst"); }),
             "t.cwst: truncated (5 bytes; a trace file has at least 32)");
@@ -213,7 +232,7 @@ TEST(TraceFile, ForeignAndTruncatedFilesAreRefused) {
 }
 
 TEST(TraceFile, DamageIsReportedInOneLine) {
-  const std::string good = tr::encode(synthetic_trace());
+  const std::string good = wrap(whole_payload(synthetic_trace()));  // version 3
   std::string bad = good;
   bad[good.size() / 2] ^= 0x10;
   EXPECT_EQ(error_of([&] { tr::decode(bad, "trace.cwst"); }), "trace.cwst: checksum mismatch (file damaged)");
@@ -245,13 +264,13 @@ TEST(TraceFile, MissingAndUnreadableFiles) {
 // before anything is allocated for them.
 TEST(TraceFile, ArchivesOfAnotherBoostOrMachineAreNamedAsSuch) {
   // Boost's archive header: library version 18 (Boost 1.74) -> 99.
-  std::string text = payload_of(tr::encode(synthetic_trace()));
+  std::string text = whole_payload(synthetic_trace());
   ASSERT_EQ(text.rfind("22 serialization::archive 18 ", 0), 0u);
   text.replace(26, 2, "99");
   EXPECT_EQ(error_of([&] { tr::decode(wrap(text), "n.cwst"); }),
             "n.cwst: payload written by a newer Boost.Serialization than this cws was built with");
   // Binary archive header: sizeof(int), sizeof(long), ... as written; change sizeof(long).
-  std::string bin = payload_of(tr::encode(synthetic_trace(), tr::archive_kind::binary));
+  std::string bin = whole_payload(synthetic_trace(), tr::archive_kind::binary);
   const std::string sig = "serialization::archive";
   const std::size_t sizes = bin.find(sig) + sig.size() + 2;  // after the library version (2 bytes)
   ASSERT_EQ(static_cast<int>(bin[sizes + 1]), static_cast<int>(sizeof(long)));
@@ -261,7 +280,7 @@ TEST(TraceFile, ArchivesOfAnotherBoostOrMachineAreNamedAsSuch) {
 }
 
 TEST(TraceFile, AbsurdCountsAreRefusedBeforeAllocating) {
-  const std::string text = payload_of(tr::encode(synthetic_trace()));
+  const std::string text = whole_payload(synthetic_trace());
   auto with = [&](const std::string& from, const std::string& to) {
     std::string p = text;
     const auto at = p.find(from);
@@ -281,7 +300,7 @@ TEST(TraceFile, AbsurdCountsAreRefusedBeforeAllocating) {
   EXPECT_EQ(error_of([&] { tr::decode(with("core:2 pu:1 2 7 stencil", "core:2 pu:1 1000000 7 stencil"), "p.cwst"); }),
             "p.cwst: phase runs 1000000 cannot fit in a payload of " + std::to_string(text.size() + 6) + " bytes");
   // Binary archive: a huge length in Boost's header.
-  std::string bin = payload_of(tr::encode(synthetic_trace(), tr::archive_kind::binary));
+  std::string bin = whole_payload(synthetic_trace(), tr::archive_kind::binary);
   cws::test::put_le(bin, 0, 0x7f00000000000000ull, 8);
   EXPECT_EQ(error_of([&] { tr::decode(wrap(bin, 3), "b.cwst"); }),
             "b.cwst: string of 9151314442816847872 bytes exceeds the limit of 4096");
@@ -325,7 +344,7 @@ TEST(TraceFile, InconsistentTreesAreRefusedOnReadAndWrite) {
        }},
   };
   const tr::trace_file good = synthetic_trace();
-  const std::string good_text = payload_of(tr::encode(good));
+  const std::string good_text = whole_payload(good);
   for (const breakage& b : cases) {
     tr::trace_file f = good;
     b.apply(f);

@@ -48,13 +48,21 @@ struct failure {
 // subcommand and main()'s error handler must honour it.
 inline bool g_json_output = false;
 
-// Reads a trace file; any read error is an input error (exit 2).
+// Reads a trace file; any read error is an input error (exit 2). A record
+// stream (format version 4) that is torn, unfinished or has damaged records
+// gives its intact records, with one warning line on stderr (validate is the
+// subcommand that fails on it).
 inline tr::trace_file load(const std::string& path) {
+  tr::read_report rep;
   try {
-    return tr::read(path);
+    rep = tr::read_with_report(path);
   } catch (const cws::error& e) {
     fail(exit_bad_input, e.what());
   }
+  if (!rep.complete())
+    std::cerr << fmt::format("cws-trace: warning: {}: {}; using the {} intact {}\n", path, rep.summary(),
+                             rep.file.phases.size(), rep.file.phases.size() == 1 ? "phase run" : "phase runs");
+  return std::move(rep.file);
 }
 
 // Writes `f` to `output` as `kind` and reads it back: an output that does not

@@ -1,7 +1,9 @@
-// Encoding and decoding of trace files: the envelope, the Boost archive of the
-// payload, file I/O, and the error messages that name the file.
+// Encoding and decoding of trace files: the envelope, the whole-file payload
+// of versions 1 to 3 (version 4 records: records.cpp), file I/O, read reports,
+// and the error messages that name the file.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cerrno>
@@ -9,15 +11,15 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <istream>
 #include <new>
-#include <sstream>
-#include <streambuf>
+#include <string>
 #include <system_error>
+#include <vector>
 
-#include "archives.hpp"
 #include "cws/traces/trace_file.hpp"
-#include "serialize.hpp"
+#include "le_bytes.hpp"
+#include "payload_io.hpp"
+#include "records.hpp"
 
 namespace cws::traces {
 
@@ -149,122 +151,64 @@ void check_string_length(std::size_t size) {
 
 // ---------------------------------------------------------------- envelope
 
+namespace detail {
+
+std::string describe_current_exception() {
+  try {
+    throw;
+  } catch (const format_error& e) {
+    return e.what();
+  } catch (const boost::archive::archive_exception& e) {
+    using boost::archive::archive_exception;
+    if (e.code == archive_exception::incompatible_native_format)
+      return fmt::format("binary archive written on an incompatible machine ({}); binary archives are not "
+                         "portable, convert the file to text where it was written",
+                         e.what());
+    if (e.code == archive_exception::unsupported_version)
+      return "payload written by a newer Boost.Serialization than this cws was built with";
+    return fmt::format("malformed payload ({})", e.what());
+  } catch (const std::bad_alloc&) {
+    return "out of memory while reading";
+  } catch (const error& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return fmt::format("malformed payload ({})", e.what());
+  }
+}
+
+}  // namespace detail
+
 namespace {
 
 using detail::format_error;
-
-void put_u32(std::string& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
-void put_u64(std::string& out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
-std::uint32_t get_u32(std::string_view b, std::size_t at) {
-  std::uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(b[at + static_cast<std::size_t>(i)]);
-  return v;
-}
-std::uint64_t get_u64(std::string_view b, std::size_t at) {
-  std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(b[at + static_cast<std::size_t>(i)]);
-  return v;
-}
-
-// A read-only streambuf over bytes in memory (no copy).
-class view_buf : public std::streambuf {
- public:
-  explicit view_buf(std::string_view bytes) {
-    char* b = const_cast<char*>(bytes.data());
-    setg(b, b, b + bytes.size());
-  }
-  std::string_view rest() const { return {gptr(), static_cast<std::size_t>(egptr() - gptr())}; }
-};
-
-std::string serialize_payload(const trace_file& f, archive_kind kind) {
-  std::ostringstream os;
-  {
-    using boost::serialization::make_nvp;
-    switch (kind) {
-      case archive_kind::text: {
-        boost::archive::text_oarchive ar(os);
-        ar << make_nvp("trace", f);
-        break;
-      }
-      case archive_kind::xml: {
-        boost::archive::xml_oarchive ar(os);
-        ar << make_nvp("trace", f);
-        break;
-      }
-      case archive_kind::binary: {
-        boost::archive::binary_oarchive ar(os);
-        ar << make_nvp("trace", f);
-        break;
-      }
-    }
-  }  // the archive's destructor finishes the output (XML closing tag)
-  if (!os) throw error("cannot encode trace: output stream failed");
-  return std::move(os).str();
-}
-
-bool only_whitespace(std::string_view s) {
-  for (char c : s)
-    if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return false;
-  return true;
-}
-
-void check_xml_tail(std::string_view rest) {
-  constexpr std::string_view close = "</boost_serialization>";
-  std::size_t i = 0;
-  while (i < rest.size() && only_whitespace(rest.substr(i, 1))) ++i;
-  if (rest.substr(i, close.size()) != close || !only_whitespace(rest.substr(std::min(rest.size(), i + close.size()))))
-    throw format_error("malformed payload (XML archive not properly closed)");
-}
-
-trace_file deserialize_payload(std::string_view payload, archive_kind kind, std::uint32_t version) {
-  detail::payload_context ctx;
-  ctx.version = version;
-  ctx.payload_bytes = payload.size();
-  ctx.loading = true;
-  detail::payload_context::scope in(ctx);
-
-  trace_file f;
-  view_buf buf(payload);
-  std::istream is(&buf);
-  using boost::serialization::make_nvp;
-  switch (kind) {
-    case archive_kind::text: {
-      detail::bounded_text_iarchive ar(is);
-      ar >> make_nvp("trace", f);
-      break;
-    }
-    case archive_kind::xml: {
-      detail::bounded_xml_iarchive ar(is);
-      ar >> make_nvp("trace", f);
-      // The archive's destructor parses the closing tag and throws from the
-      // destructor (std::terminate) if it cannot. Check it while the archive
-      // is alive: an exception thrown here makes the destructor skip it.
-      check_xml_tail(buf.rest());
-      break;
-    }
-    case archive_kind::binary: {
-      detail::bounded_binary_iarchive ar(is);
-      ar >> make_nvp("trace", f);
-      break;
-    }
-  }
-  const std::string_view rest = buf.rest();
-  if (kind == archive_kind::binary ? !rest.empty() : !only_whitespace(rest))
-    throw format_error(fmt::format("malformed payload ({} unread bytes at its end)", rest.size()));
-  f.header.format_version = version;
-  f.header.archive = kind;
-  return f;
-}
+using detail::get_u32;
+using detail::get_u64;
 
 bool prefix_of_magic(std::string_view bytes) {
   return std::memcmp(bytes.data(), envelope::magic, std::min(bytes.size(), sizeof envelope::magic)) == 0;
 }
 
-trace_file decode_checked(std::string_view bytes) {
+// Versions 1 to 3: one payload after the envelope, all or nothing.
+trace_file decode_whole(std::string_view bytes, archive_kind kind, std::uint32_t version, std::uint64_t length) {
+  const std::uint64_t have = bytes.size() - envelope::size;
+  if (have < length) throw format_error(fmt::format("truncated ({} of {} bytes)", bytes.size(), length + envelope::size));
+  if (have > length)
+    throw format_error(fmt::format("{} bytes of unexpected data after the payload", have - length));
+  const std::string_view payload = bytes.substr(envelope::size);
+  if (crc32(payload) != get_u32(bytes, 24)) throw format_error("checksum mismatch (file damaged)");
+  trace_file f;
+  detail::load_payload(payload, kind, version, "trace", f);
+  f.header.format_version = version;
+  f.header.archive = kind;
+  try {
+    validate(f);
+  } catch (const error& e) {
+    throw format_error(fmt::format("inconsistent data: {}", e.what()));
+  }
+  return f;
+}
+
+read_report decode_checked(std::string_view bytes) {
   if (bytes.empty()) throw format_error("empty file (not a cws trace file)");
   if (!prefix_of_magic(bytes)) throw format_error("not a cws trace file");
   if (bytes.size() < envelope::size)
@@ -282,22 +226,47 @@ trace_file decode_checked(std::string_view bytes) {
   const std::uint64_t length = get_u64(bytes, 16);
   if (length > limits::file_bytes - envelope::size)
     throw format_error(fmt::format("payload length {} exceeds the limit of {} bytes", length, limits::file_bytes));
-  const std::uint64_t have = bytes.size() - envelope::size;
-  if (have < length) throw format_error(fmt::format("truncated ({} of {} bytes)", bytes.size(), length + envelope::size));
-  if (have > length)
-    throw format_error(fmt::format("{} bytes of unexpected data after the payload", have - length));
-  const std::string_view payload = bytes.substr(envelope::size);
-  if (crc32(payload) != get_u32(bytes, 24)) throw format_error("checksum mismatch (file damaged)");
-  trace_file f = deserialize_payload(payload, static_cast<archive_kind>(kind), version);
-  try {
-    validate(f);
-  } catch (const error& e) {
-    throw format_error(fmt::format("inconsistent data: {}", e.what()));
-  }
-  return f;
+  if (version >= 4) return detail::decode_records(bytes, static_cast<archive_kind>(kind), version, length);
+  read_report rep;
+  rep.file = decode_whole(bytes, static_cast<archive_kind>(kind), version, length);
+  return rep;
 }
 
 }  // namespace
+
+bool read_report::complete() const noexcept {
+  return closed && !torn_record && damaged.empty() && !unreadable && trailing_bytes == 0;
+}
+
+std::string read_report::summary() const {
+  const auto complete_records = [](std::uint64_t n) {
+    return fmt::format("{} complete record{}", n, n == 1 ? "" : "s");
+  };
+  std::vector<std::string> parts;
+  if (damaged.size() == 1) {
+    parts.push_back(fmt::format("record {} damaged ({})", damaged[0].record, damaged[0].problem));
+  } else if (!damaged.empty()) {
+    std::string list;
+    const std::size_t shown = std::min<std::size_t>(damaged.size(), 5);
+    for (std::size_t i = 0; i < shown; ++i) list += fmt::format("{}{}", i ? ", " : "", damaged[i].record);
+    if (damaged.size() > shown) list += fmt::format(" and {} more", damaged.size() - shown);
+    parts.push_back(fmt::format("records {} damaged (record {}: {})", list, damaged[0].record, damaged[0].problem));
+  }
+  if (unreadable) {
+    parts.push_back(fmt::format("record {}: {}; {}", unreadable->record, unreadable->problem, complete_records(records)));
+  } else if (torn_record) {
+    parts.push_back(fmt::format("file ends inside record {}; {}", *torn_record, complete_records(*torn_record - 1)));
+  } else if (!closed) {
+    parts.push_back(fmt::format("file ends after record {} without the end record (the writer did not finish: "
+                                "killed, or still running); {}",
+                                records, complete_records(records)));
+  }
+  if (trailing_bytes > 0) parts.push_back(fmt::format("{} bytes of unexpected data after the end record", trailing_bytes));
+  if (!damaged.empty()) parts.push_back(fmt::format("{} of {} records read", intact, records));
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
 
 std::string encode(const trace_file& f, archive_kind kind) {
   if (kind != archive_kind::text && kind != archive_kind::xml && kind != archive_kind::binary)
@@ -307,51 +276,40 @@ std::string encode(const trace_file& f, archive_kind kind) {
   } catch (const error& e) {
     throw error(fmt::format("refusing to write an inconsistent trace: {}", e.what()));
   }
-  const std::string payload = serialize_payload(f, kind);
-  if (payload.size() > limits::file_bytes - envelope::size)
-    throw error(fmt::format("trace payload of {} bytes exceeds the limit of {}", payload.size(), limits::file_bytes));
-  std::string out;
-  out.reserve(envelope::size + payload.size());
-  out.append(envelope::magic, sizeof envelope::magic);
-  put_u32(out, format_version);
-  put_u32(out, static_cast<std::uint32_t>(kind));
-  put_u64(out, payload.size());
-  put_u32(out, crc32(payload));
-  put_u32(out, crc32(out));
-  out += payload;
+  // The same records a stream gets (records.hpp); a phase run carries its
+  // relocalizations inside its own record.
+  detail::record_encoder enc(kind);
+  std::string out(enc.header(f.header));
+  for (const steal_tree::phase_record& r : f.phases) {
+    out += enc.phase(r);
+    if (out.size() > limits::file_bytes)
+      throw error(fmt::format("trace of more than {} bytes exceeds the limit", limits::file_bytes));
+  }
+  out += enc.end(f.phases.size());
   return out;
 }
 
-trace_file decode(std::string_view bytes, std::string_view name) {
+read_report decode_with_report(std::string_view bytes, std::string_view name) {
   try {
     return decode_checked(bytes);
-  } catch (const format_error& e) {
-    throw error(fmt::format("{}: {}", name, e.what()));
-  } catch (const boost::archive::archive_exception& e) {
-    using boost::archive::archive_exception;
-    if (e.code == archive_exception::incompatible_native_format)
-      throw error(fmt::format("{}: binary archive written on an incompatible machine ({}); binary archives are not "
-                              "portable, convert the file to text where it was written",
-                              name, e.what()));
-    if (e.code == archive_exception::unsupported_version)
-      throw error(fmt::format("{}: payload written by a newer Boost.Serialization than this cws was built with", name));
-    throw error(fmt::format("{}: malformed payload ({})", name, e.what()));
-  } catch (const std::bad_alloc&) {
-    throw error(fmt::format("{}: out of memory while reading", name));
-  } catch (const error& e) {
-    throw error(fmt::format("{}: {}", name, e.what()));
-  } catch (const std::exception& e) {
-    throw error(fmt::format("{}: malformed payload ({})", name, e.what()));
+  } catch (...) {
+    throw error(fmt::format("{}: {}", name, detail::describe_current_exception()));
   }
+}
+
+trace_file decode(std::string_view bytes, std::string_view name) {
+  read_report rep = decode_with_report(bytes, name);
+  if (!rep.complete()) throw error(fmt::format("{}: {}", name, rep.summary()));
+  return std::move(rep.file);
 }
 
 // ---------------------------------------------------------------- files
 
 namespace {
 std::string errno_text(int e) { return std::generic_category().message(e); }
-}  // namespace
 
-trace_file read(const std::string& path) {
+// The whole file, refusing what is not a regular file or exceeds the limit.
+std::string slurp_trace(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw error(fmt::format("{}: cannot open ({})", path, errno_text(errno)));
   std::error_code ec;
@@ -373,8 +331,13 @@ trace_file read(const std::string& path) {
       throw error(fmt::format("{}: file exceeds the limit of {} bytes", path, limits::file_bytes));
   }
   if (in.bad()) throw error(fmt::format("{}: read error ({})", path, errno_text(errno)));
-  return decode(bytes, path);
+  return bytes;
 }
+}  // namespace
+
+trace_file read(const std::string& path) { return decode(slurp_trace(path), path); }
+
+read_report read_with_report(const std::string& path) { return decode_with_report(slurp_trace(path), path); }
 
 void write(const std::string& path, const trace_file& f, archive_kind kind) {
   std::string bytes;

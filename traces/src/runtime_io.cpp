@@ -14,6 +14,7 @@
 #include "cws/runtime.hpp"
 #include "cws/schedulers/schedule_store.hpp"
 #include "cws/steal_tree/recorder.hpp"
+#include "cws/traces/stream.hpp"
 #include "cws/traces/trace_file.hpp"
 
 #ifndef CWS_VERSION_STRING
@@ -54,6 +55,8 @@ class runtime_trace_io final : public trace_io {
     write(path, capture(rt));
   }
 
+  void stream_to(runtime& rt, const std::string& path) override { traces::stream_to(rt, path); }
+
   void load(runtime& rt, const std::string& path) override {
     trace_file f = read(path);
     if (f.header.options.workers != rt.workers())
@@ -88,9 +91,8 @@ class runtime_trace_io final : public trace_io {
 
 }  // namespace
 
-trace_file capture(const runtime& rt) {
-  trace_file f;
-  trace_header& h = f.header;
+trace_header capture_header(const runtime& rt) {
+  trace_header h;
   h.cws_version = CWS_VERSION_STRING;
   h.host = host_name();
   h.created = utc_now();
@@ -113,6 +115,13 @@ trace_file capture(const runtime& rt) {
   h.options.record = c.record;
   h.options.audit = c.audit;
   h.options.topology_request = c.topology.value_or("");
+  return h;
+}
+
+trace_file capture(const runtime& rt) {
+  trace_file f;
+  f.header = capture_header(rt);
+  const trace_header& h = f.header;
   if (const steal_tree::recorder* rec = steal_tree::recorder_of(rt)) {
     // A tree the recorder could only reconstruct from damaged events (it
     // warned then) would make the whole file unwritable: leave it out, loudly.

@@ -240,8 +240,7 @@ void validate(const cws::relocalization_report& r) {
   check_time(r.seconds, "relocalization time");
 }
 
-void validate(const trace_file& f) {
-  const trace_header& h = f.header;
+void validate(const trace_header& h) {
   check_string(h.cws_version, "producer version");
   check_string(h.host, "host name");
   check_string(h.created, "creation time");
@@ -260,53 +259,58 @@ void validate(const trace_file& f) {
     if (h.topology.numa_nodes > 0 && p.numa_node >= h.topology.numa_nodes)
       fail(fmt::format("header: worker {} on NUMA node {} of {}", w, p.numa_node, h.topology.numa_nodes));
   }
+}
+
+void validate(const st::phase_record& r, const trace_header& h) {
+  const std::uint32_t workers = h.options.workers;
+  const std::string where = fmt::format("phase '{}' #{}", r.schedule.substr(0, 64), r.iteration);
+  try {
+    check_string(r.schedule, "schedule name");
+    check_string(r.policy, "policy name");
+    check_time(r.wall_s, "wall time");
+    if (r.stats.size() != workers)
+      fail(fmt::format("statistics for {} workers, the trace has {}", r.stats.size(), workers));
+    for (std::size_t w = 0; w < r.stats.size(); ++w) {
+      const worker_stats& s = r.stats[w];
+      check_time(s.idle_s, "idle time");
+      // Designated steals are a kind of steal (taken_back counts tasks run
+      // locally: no relation to the other counters).
+      if (s.designated > s.steals)
+        fail(fmt::format("worker {}: {} designated steals but only {} steals", w, s.designated, s.steals));
+    }
+    if (r.steals.workers != workers)
+      fail(fmt::format("steal tree of {} workers, the trace has {}", r.steals.workers, workers));
+    validate(r.steals);
+    if (r.locality) {
+      try {
+        validate(*r.locality, h.topology.numa_nodes);
+      } catch (const error& e) {
+        fail(fmt::format("locality: {}", e.what()));
+      }
+    }
+    if (r.relocalizations.size() > limits::relocalizations)
+      fail(fmt::format("{} relocalizations exceed the limit of {}", r.relocalizations.size(), limits::relocalizations));
+    for (std::size_t k = 0; k < r.relocalizations.size(); ++k) {
+      const cws::relocalization_report& x = r.relocalizations[k];
+      try {
+        validate(x);
+        // The recorder files a report under the run whose touches it used.
+        if (x.schedule != r.schedule || x.iteration != r.iteration)
+          fail(fmt::format("made from the run '{}' #{}, filed under this one", x.schedule.substr(0, 64), x.iteration));
+      } catch (const error& e) {
+        fail(fmt::format("relocalization {}: {}", k, e.what()));
+      }
+    }
+  } catch (const error& e) {
+    throw error(fmt::format("{}: {}", where, e.what()));
+  }
+}
+
+void validate(const trace_file& f) {
+  validate(f.header);
   if (f.phases.size() > limits::phases)
     fail(fmt::format("{} phase runs exceed the limit of {}", f.phases.size(), limits::phases));
-  for (const st::phase_record& r : f.phases) {
-    const std::string where = fmt::format("phase '{}' #{}", r.schedule.substr(0, 64), r.iteration);
-    try {
-      check_string(r.schedule, "schedule name");
-      check_string(r.policy, "policy name");
-      check_time(r.wall_s, "wall time");
-      if (r.stats.size() != workers)
-        fail(fmt::format("statistics for {} workers, the trace has {}", r.stats.size(), workers));
-      for (std::size_t w = 0; w < r.stats.size(); ++w) {
-        const worker_stats& s = r.stats[w];
-        check_time(s.idle_s, "idle time");
-        // Designated steals are a kind of steal (taken_back counts tasks run
-        // locally: no relation to the other counters).
-        if (s.designated > s.steals)
-          fail(fmt::format("worker {}: {} designated steals but only {} steals", w, s.designated, s.steals));
-      }
-      if (r.steals.workers != workers)
-        fail(fmt::format("steal tree of {} workers, the trace has {}", r.steals.workers, workers));
-      validate(r.steals);
-      if (r.locality) {
-        try {
-          validate(*r.locality, h.topology.numa_nodes);
-        } catch (const error& e) {
-          fail(fmt::format("locality: {}", e.what()));
-        }
-      }
-      if (r.relocalizations.size() > limits::relocalizations)
-        fail(fmt::format("{} relocalizations exceed the limit of {}", r.relocalizations.size(),
-                         limits::relocalizations));
-      for (std::size_t k = 0; k < r.relocalizations.size(); ++k) {
-        const cws::relocalization_report& x = r.relocalizations[k];
-        try {
-          validate(x);
-          // The recorder files a report under the run whose touches it used.
-          if (x.schedule != r.schedule || x.iteration != r.iteration)
-            fail(
-                fmt::format("made from the run '{}' #{}, filed under this one", x.schedule.substr(0, 64), x.iteration));
-        } catch (const error& e) {
-          fail(fmt::format("relocalization {}: {}", k, e.what()));
-        }
-      }
-    } catch (const error& e) {
-      throw error(fmt::format("{}: {}", where, e.what()));
-    }
-  }
+  for (const st::phase_record& r : f.phases) validate(r, f.header);
 }
 
 }  // namespace cws::traces

@@ -4,7 +4,8 @@
 // Including it also attaches the steal-tree recorder to every runtime
 // (CWS_RECORD=0 turns recording off), registers the replay policies (stows,
 // stuws, relws, evolve, user) and the schedule store, and enables
-// rt.save_traces / load_traces (which seeds the store's templates).
+// rt.save_traces / load_traces (which seeds the store's templates) and
+// rt.trace_to / CWS_TRACE (streaming every phase to a trace file).
 //
 // Reminder (see spawn.hpp): a function whose spawned children use its locals
 // must cws::sync() (or use cws::finish / cws::scope) before it returns.

@@ -27,10 +27,29 @@
 //       28     4  CRC-32 of bytes 0..27 (the envelope itself)
 //
 // The envelope layout is the same in every format version; a format that
-// needs another envelope gets another magic. The payload is a
+// needs another envelope gets another magic. Up to version 3 the payload is a
 // Boost.Serialization archive of {header, phases} (see traces/README.md for
 // the field order of each version). Boost's own archive header is kept, so a
 // later Boost still knows which of its library versions wrote it.
+//
+// From version 4 on, a file is a record stream, so that it can be written
+// while the program runs and survive the program being killed at any moment:
+// the envelope's payload is the archive of the trace_header alone, and after
+// it come records, each a 24-byte frame and its own payload:
+//
+//   offset  size  field (relative to the record)
+//        0     4  record magic "\x89REC"
+//        4     4  record kind: 1 phase run, 2 relocalization, 3 end
+//        8     8  payload length in bytes
+//       16     4  CRC-32 of the payload
+//       20     4  CRC-32 of bytes 0..19 (the frame itself)
+//
+// A phase record's payload is an archive of one phase_record (the file's
+// archive kind); a relocalization record's, one relocalization_report,
+// attached on reading to the nearest earlier phase record of its (schedule,
+// iteration); the end record's, the number of records before it (u64 LE). A
+// writer that finished writes the end record; without it the file is a torn
+// or unfinished stream whose complete records still read (read_with_report).
 //
 // Reading never trusts the file: the envelope is checked first (magic, its
 // CRC, version, kind, length, payload CRC), every count read from the payload
@@ -41,10 +60,12 @@
 // what is wrong, e.g.
 //   trace.cwst: checksum mismatch (file damaged)
 //   x.cwst: not a cws trace file
-//   y.cwst: format version 7 is newer than this cws (reads up to 3)
+//   y.cwst: format version 7 is newer than this cws (reads up to 4)
+//   z.cwst: file ends inside record 1234; 1233 complete records
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,7 +85,10 @@ namespace cws::traces {
 //   1  the first released format
 //   2  worker_stats gains `designated` and `taken_back` (0 when reading a version-1 file)
 //   3  phase_record gains `locality` and `relocalizations` (none when reading an older file)
-inline constexpr std::uint32_t format_version = 3;
+//   4  the file is a record stream (header, then one checksummed record per phase run or
+//      relocalization, then an end record): written by save_traces and by streaming
+//      (runtime::trace_to, CWS_TRACE); the archive of each record is that of version 3
+inline constexpr std::uint32_t format_version = 4;
 // The oldest format version this library still reads.
 inline constexpr std::uint32_t oldest_readable_version = 1;
 
@@ -155,7 +179,9 @@ struct trace_file {
 // failed write never leaves a half-written trace under `path`). Validates `f`
 // first: nothing is written that read() would refuse. Throws cws::error.
 void write(const std::string& path, const trace_file& f, archive_kind kind = default_archive);
-// Reads and validates a trace file. Throws cws::error "PATH: problem".
+// Reads and validates a trace file. Throws cws::error "PATH: problem"; a
+// record stream (version 4) must be complete: a torn tail, a damaged record
+// or a missing end record is refused (read_with_report reads what is there).
 trace_file read(const std::string& path);
 
 // The same on bytes in memory: encode() returns the complete file contents;
@@ -163,12 +189,49 @@ trace_file read(const std::string& path);
 std::string encode(const trace_file& f, archive_kind kind = default_archive);
 trace_file decode(std::string_view bytes, std::string_view name);
 
+// A record of a version-4 file that could not be used.
+struct record_problem {
+  std::uint64_t record = 0;  // 1-based position among the file's records
+  std::uint64_t offset = 0;  // byte offset of its frame in the file
+  std::string problem;       // "payload checksum mismatch", "malformed payload (...)", ...
+};
+
+// What reading a possibly incomplete file found. For files of versions 1 to 3
+// (one checksummed payload, all or nothing) it is always complete.
+struct read_report {
+  trace_file file;               // the header and every intact phase run (with its relocalizations)
+  std::uint64_t records = 0;     // records whose bytes are all in the file (intact or damaged; the end record too)
+  std::uint64_t intact = 0;      // of those, the ones read
+  bool closed = true;            // the end record was found (the writer finished)
+  std::optional<std::uint64_t> torn_record;  // the file ends inside this record (1-based): a killed writer
+  std::vector<record_problem> damaged;       // complete records skipped (checksum, malformed, inconsistent)
+  std::optional<record_problem> unreadable;  // a damaged frame: its length cannot be trusted, nothing after it was read
+  std::uint64_t trailing_bytes = 0;          // bytes after the end record
+
+  // Nothing torn, damaged, unreadable or trailing, and the end record present.
+  bool complete() const noexcept;
+  // One line (no file name) saying what is wrong, e.g. "file ends inside record
+  // 1234; 1233 complete records"; empty when complete().
+  std::string summary() const;
+};
+
+// Reads every intact record of a file, and reports what is missing or damaged
+// instead of refusing the file. Throws cws::error "PATH: problem" only when
+// nothing can be read: not a trace file, envelope or header damaged or torn,
+// a file of version 1 to 3 that read() refuses.
+read_report read_with_report(const std::string& path);
+read_report decode_with_report(std::string_view bytes, std::string_view name);
+
 // Throws cws::error (no file name, e.g. "phase 'fib' #0: segment 3: parent 9
 // out of range (4 segments)") when `f` is not self-consistent: counts within
 // limits, one placement entry per worker, every tree matching the worker
 // count and valid (see validate(tree)), per-worker statistics sized to match,
 // locality reports and relocalizations consistent (see validate(locality_report)).
 void validate(const trace_file& f);
+// The parts of validate(f): the header alone, and one phase run against the
+// header (worker count, NUMA nodes) including its relocalizations.
+void validate(const trace_header& h);
+void validate(const steal_tree::phase_record& r, const trace_header& h);
 // Locality checks: at most limits::numa_nodes per-node entries (and no more
 // than `numa_nodes` when that is not 0); per node and in total local_bytes <=
 // touched_bytes; the totals are the per-node sums; unknown_bytes <=
@@ -203,6 +266,9 @@ bool identical(const trace_file& a, const trace_file& b) noexcept;
 // left out with a warning on stderr, so one bad phase cannot make the whole
 // trace unwritable.
 trace_file capture(const cws::runtime& rt);
+// The header part of capture(): producer, host, creation time, topology,
+// placement and options of `rt`.
+trace_header capture_header(const cws::runtime& rt);
 
 // The trace files rt.load_traces() accepted, oldest first (empty if none).
 // Kept for the schedulers to seed templates from.
@@ -214,6 +280,12 @@ namespace envelope {
 inline constexpr std::size_t size = 32;
 inline constexpr char magic[8] = {'\x89', 'C', 'W', 'S', 'T', '\r', '\n', '\x1a'};
 }  // namespace envelope
+// The frame of a record in a version-4 file (layout above).
+namespace record_frame {
+inline constexpr std::size_t size = 24;
+inline constexpr char magic[4] = {'\x89', 'R', 'E', 'C'};
+enum class kind : std::uint32_t { phase = 1, relocalization = 2, end = 3 };
+}  // namespace record_frame
 // CRC-32 (IEEE 802.3, reflected, as zlib's crc32()).
 std::uint32_t crc32(std::string_view bytes, std::uint32_t crc = 0) noexcept;
 
