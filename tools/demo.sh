@@ -2,8 +2,12 @@
 # The demo: installs what is missing, builds (Release), runs the fib and
 # memcopy comparisons against TBB and OpenMP static, inspects the trace
 # recorded during memcopy with cws-trace, runs a short heat stencil under
-# the random, stows and evolve policies, and shows data placement (locality
-# share, pages relocalized) for heat on a synthetic 4-node topology.
+# the random, stows and evolve policies, measures what one parallel phase
+# costs (and what the runtimes burn between phases), and shows data placement
+# (locality share, pages relocalized) for heat on a synthetic 4-node topology.
+# Every app times every variant by the wall clock around the user's call.
+# No output is piped into head or tail: under pipefail their early exit
+# would fail the demo; cws-trace cuts its own listings (--first / --last).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/scripts/setup.sh
@@ -22,9 +26,12 @@ echo
 echo "== heat (SC14 Jacobi stencil, 1024 x 1024): 10 step phases per run; iteration lines of the first run =="
 "$bin/cws-heat" --size 1024 --iters 10 --runs 3 --policies random,stows,evolve
 echo
+echo "== phase cost: one parallel loop of 2 leaves, empty to 4 MiB per array; CPU burnt in serial gaps between phases =="
+"$bin/cws-phases" --sizes 0,1,64,4096 --runs 3 --iters 100
+echo
 echo "== data placement: heat on a synthetic 4-node topology (simulated page homes): local % and pages moved =="
 CWS_TOPOLOGY="pack:4 numa:1 core:1 pu:1" "$bin/cws-heat" --size 1024 --iters 10 --runs 3 --policies random,stows,evolve \
   -q --trace-out build/heat-4nodes.cwst
 echo
-echo "== cws-trace locality: evolve's step phases, relocalized until its template converged =="
-build/release/tools/cws-trace/cws-trace locality build/heat-4nodes.cwst --phase heat-step/evolve | head -12
+echo "== cws-trace locality: evolve's first step phases, relocalized until its template converged =="
+build/release/tools/cws-trace/cws-trace locality build/heat-4nodes.cwst --phase heat-step/evolve --first 6

@@ -1,7 +1,7 @@
 #pragma once
 // The parallel loops of one benchmark variant: body(lo, hi) over [0, n) in
 // leaves of `grain` elements, with one loop flavour (serial, cws, TBB,
-// OpenMP static), returning the seconds that count for one run of a loop.
+// OpenMP static), returning the wall-clock seconds of one run of a loop.
 //
 //   cws_apps::block_loops loops(env, cws_apps::loop_flavour::tbb_affinity, n, grain, {init_s, copy_s});
 //   double s = loops.run(1, [&](std::size_t lo, std::size_t hi) { ... });   // loop 1: the copy
@@ -11,9 +11,10 @@
 // keep state per phase across runs:
 //   * cws: each phase runs in its own schedule, whose recorded steal trees the
 //     replaying policies follow from one run to the next. Its time is the
-//     phase's wall_s: the locality report and any relocalization are computed
-//     after the workers stopped and stay out of it; cws_phase_clock keeps
-//     that remainder apart (JSON after_phase_s).
+//     wall clock around rt.run, as the baselines' is around their call; the
+//     phase's own wall_s (which leaves out waking the workers, the join, the
+//     locality report and any relocalization) is kept per phase as a
+//     breakdown by a cws_phase_clock (JSON phase_wall_s, outside_wall_s).
 //   * tbb_affinity: one tbb::affinity_partitioner per phase, reused across
 //     runs, so that TBB replays the block -> thread mapping of the same loop's
 //     previous run (its whole point); a partitioner shared by two loops would
@@ -41,6 +42,8 @@ enum class loop_flavour {
   cws,           // cws::parallel_for_range (recursive bisection) in the phase's schedule
   cws_owned,     // cws::parallel_for_range_owned: block i on worker floor(i P / blocks) (policy `user`)
   tbb_auto,      // tbb::parallel_for, auto_partitioner
+  tbb_simple,    // tbb::parallel_for, simple_partitioner (splits down to `grain`)
+  tbb_static,    // tbb::parallel_for, static_partitioner (one even share per thread)
   tbb_affinity,  // tbb::parallel_for, the phase's affinity_partitioner
   omp_static,    // #pragma omp parallel for schedule(static) over the blocks
 };
@@ -60,14 +63,16 @@ class block_loops {
         n_(n),
         grain_(std::max<std::size_t>(grain, 1)),
         schedules_(std::move(schedules)),
-        affinity_(std::make_unique<tbb::affinity_partitioner[]>(schedules_.size())) {
+        affinity_(std::make_unique<tbb::affinity_partitioner[]>(schedules_.size())),
+        clocks_(schedules_.size()) {
     if (cws_apps::runs_cws_phases(flavour_))
       for (const cws::schedule* s : schedules_)
         if (s == nullptr) throw std::logic_error("block_loops: a cws loop flavour needs a schedule per phase");
   }
 
-  // Runs loop `phase` once over [0, n); returns its seconds: wall_s for a
-  // cws phase, the wall-clock time of the loop for the other flavours.
+  // Runs loop `phase` once over [0, n); returns the wall-clock seconds of
+  // the call that starts it (rt.run, tbb::parallel_for in the arena, the
+  // OpenMP region, the serial call).
   template <class Body>
   double run(std::size_t phase, const Body& body) {
     const tbb::blocked_range<std::size_t> all(0, n_, grain_);
@@ -77,7 +82,7 @@ class block_loops {
         return seconds_of([&] { body(0, n_); });
       case loop_flavour::cws:
       case loop_flavour::cws_owned:
-        return clock_.run([&] {
+        return clocks_.at(phase).run([&] {
           return env_.rt()
               .run(*schedules_.at(phase),
                    [&] {
@@ -90,6 +95,10 @@ class block_loops {
         });
       case loop_flavour::tbb_auto:
         return seconds_of([&] { env_.in_tbb([&] { tbb::parallel_for(all, tbb_body, tbb::auto_partitioner()); }); });
+      case loop_flavour::tbb_simple:
+        return seconds_of([&] { env_.in_tbb([&] { tbb::parallel_for(all, tbb_body, tbb::simple_partitioner()); }); });
+      case loop_flavour::tbb_static:
+        return seconds_of([&] { env_.in_tbb([&] { tbb::parallel_for(all, tbb_body, tbb::static_partitioner()); }); });
       case loop_flavour::tbb_affinity: {
         tbb::affinity_partitioner& affinity = affinity_[phase];
         return seconds_of([&] { env_.in_tbb([&] { tbb::parallel_for(all, tbb_body, affinity); }); });
@@ -105,15 +114,18 @@ class block_loops {
     return 0;
   }
 
-  // Call at the start of every run: the clock counts from the first run that
-  // `t` records, so after_phase_s() covers the measured runs only. (A run
-  // made outside the timer, e.g. a verification, still adds to it: read it
-  // first.)
+  // Call at the start of every run: the clocks count from the first run that
+  // `t` records, so they cover the measured runs only. (A run made outside
+  // the timer, e.g. a verification, still adds to them: read them first.)
   void begin_run(const phase_timer& t) {
-    if (t.recording() && !measuring_) clock_.reset(), measuring_ = true;
+    if (t.recording() && !measuring_) {
+      for (cws_phase_clock& c : clocks_) c.reset();
+      measuring_ = true;
+    }
   }
-  // Mean seconds per cws phase that rt.run spent outside wall_s (cws_phase_clock).
-  double after_phase_s() const noexcept { return clock_.after_phase_s(); }
+  // The breakdown of the cws phases of loop `phase`: mean wall_s, and mean
+  // time rt.run spent outside it (cws_phase_clock). Zero for other flavours.
+  const cws_phase_clock& clock(std::size_t phase) const { return clocks_.at(phase); }
 
   loop_flavour flavour() const noexcept { return flavour_; }
   bool runs_cws_phases() const noexcept { return cws_apps::runs_cws_phases(flavour_); }
@@ -125,7 +137,7 @@ class block_loops {
   std::size_t n_, grain_;
   std::vector<cws::schedule*> schedules_;
   std::unique_ptr<tbb::affinity_partitioner[]> affinity_;  // one per phase; not movable, hence the array
-  cws_phase_clock clock_;
+  std::vector<cws_phase_clock> clocks_;  // one per phase
   bool measuring_ = false;
 };
 

@@ -13,6 +13,11 @@ void put_timing(json& entry, const samples& s, const std::string& prefix) {
   entry["runs"] = s.size();
 }
 
+void put_phase_breakdown(json& entry, const cws_phase_clock& clock, const std::string& prefix) {
+  entry[prefix + "phase_wall_s"] = clock.wall_s();
+  entry[prefix + "outside_wall_s"] = clock.outside_wall_s();
+}
+
 report::report(std::string app, const bench_env& env, json params) : topology_line_(env.topology_line()) {
   doc_["app"] = std::move(app);
   doc_["params"] = std::move(params);
@@ -52,16 +57,8 @@ std::string cell(const json& entry, const column& c) {
   return fmt::format("{:.{}f}", v.get<double>() * c.scale, c.precision);
 }
 
-}  // namespace
-
-void report::print(bool as_json, const std::string& caption, const std::vector<column>& columns,
-                   const std::vector<std::string>& notes) const {
-  if (as_json) {
-    fmt::print("{}\n", doc_.dump(2));
-    std::fflush(stdout);
-    return;
-  }
-  const json& results = doc_["results"];
+// The rows of `results` under the column titles.
+void print_table(const json& results, const std::vector<column>& columns) {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::size_t> width;
   for (const column& c : columns) width.push_back(c.title.size());
@@ -79,12 +76,41 @@ void report::print(bool as_json, const std::string& caption, const std::vector<c
       line += i == 0 ? fmt::format("{:<{}}", r[i], width[i]) : fmt::format("  {:>{}}", r[i], width[i]);
     fmt::print("{}\n", line);
   };
-  fmt::print("{}\n{}\n\n", caption, topology_line_);
   std::vector<std::string> titles;
   for (const column& c : columns) titles.push_back(c.title);
   print_row(titles);
   for (const auto& r : rows) print_row(r);
+}
+
+}  // namespace
+
+void report::print(bool as_json, const std::string& caption, const std::vector<column>& columns,
+                   const std::vector<std::string>& notes) const {
+  if (as_json) {
+    fmt::print("{}\n", doc_.dump(2));
+    std::fflush(stdout);
+    return;
+  }
+  fmt::print("{}\n{}\n\n", caption, topology_line_);
+  print_table(doc_["results"], columns);
   if (!notes.empty()) fmt::print("\n");
+  for (const std::string& n : notes) fmt::print("{}\n", n);
+  std::fflush(stdout);
+}
+
+void report::print(bool as_json, const std::string& caption, const std::vector<table>& tables,
+                   const std::vector<std::string>& notes) const {
+  if (as_json) {
+    fmt::print("{}\n", doc_.dump(2));
+    std::fflush(stdout);
+    return;
+  }
+  fmt::print("{}\n{}\n\n", caption, topology_line_);
+  for (const table& t : tables) {
+    if (!t.title.empty()) fmt::print("{}\n", t.title);
+    print_table(t.rows, t.columns);
+    fmt::print("\n");
+  }
   for (const std::string& n : notes) fmt::print("{}\n", n);
   std::fflush(stdout);
 }

@@ -24,8 +24,22 @@ struct column {
   int precision = 3;
 };
 
+// A table of its own (report::print with tables): a title line (none when
+// empty), then one row per JSON object of `rows`.
+struct table {
+  std::string title;
+  json rows = json::array();
+  std::vector<column> columns;
+};
+
 // Sets <prefix>median_s, <prefix>min_s and (without prefix) runs from s.
 void put_timing(json& entry, const samples& s, const std::string& prefix = "");
+
+// The breakdown of a cws variant's headline time (the wall clock around
+// rt.run): <prefix>phase_wall_s, the phases' own mean wall_s, and
+// <prefix>outside_wall_s, the mean rest of rt.run (fork, join, locality
+// report, relocalization).
+void put_phase_breakdown(json& entry, const cws_phase_clock& clock, const std::string& prefix = "");
 
 class report {
  public:
@@ -41,6 +55,11 @@ class report {
   // --json: the JSON object on stdout. Otherwise `caption`, the topology line,
   // the table and `notes` (one footnote per element) on stdout.
   void print(bool as_json, const std::string& caption, const std::vector<column>& columns,
+             const std::vector<std::string>& notes) const;
+  // The same with tables of the app's own making instead of the results
+  // table (e.g. a figure per variant and size as a matrix), each followed by
+  // an empty line; --json still prints the document.
+  void print(bool as_json, const std::string& caption, const std::vector<table>& tables,
              const std::vector<std::string>& notes) const;
 
  private:

@@ -118,7 +118,7 @@ void print_run(const std::string& title, const std::vector<iteration_line>& line
     if (l.run == run) ran_width = std::max(ran_width, l.report.ran_as.size());
   fmt::print("{}\n", title);
   fmt::print("  {:>4}  {:<{}}  {:>8}  {:>6}  {:>6}  {:>5}  {:>8}  {:>6}  {:>4}  {:>6}  {:>6}  {}\n", "it", "ran as",
-             ran_width, "ms", "desig", "extra", "back", "wait ms", "dist", "div", "local", "moved", "template");
+             ran_width, "wall ms", "desig", "extra", "back", "wait ms", "dist", "div", "local", "moved", "template");
   bool was_converged = false;
   for (const iteration_line& l : lines) {
     if (l.run != run) continue;

@@ -223,7 +223,7 @@ int main(int argc, char** argv) {
       t.time_reported("copy", opt.iters, [&] { return run_loop(v, copy_phase); });
     };
     // The figures only cws variants have: schedules, locality, pages moved.
-    const auto report_cws = [&](variant& v, cws_apps::json& e, double after_phase_s) {
+    const auto report_cws = [&](variant& v, cws_apps::json& e, const cws_apps::cws_phase_clock& copy_clock) {
       const cws::schedule& init = *v.schedules[init_phase];
       const cws::schedule& copy = *v.schedules[copy_phase];
       e["policy"] = v.policy;
@@ -255,7 +255,7 @@ int main(int argc, char** argv) {
       cws_apps::put_locality(e, copy_sum, "copy_local_share");
       e["init_local_share"] = init_sum.reported ? cws_apps::json(init_sum.mean_share) : cws_apps::json(nullptr);
       e["init_pages_moved"] = init_sum.pages_moved;
-      e["after_phase_s"] = after_phase_s;
+      cws_apps::put_phase_breakdown(e, copy_clock);  // of the copy, the headline
       // Every copy phase of the variant (warm-up, measured, verification): what
       // ran, its local share and what the relocalization after it moved.
       cws_apps::json phases = cws_apps::json::array();
@@ -292,7 +292,7 @@ int main(int argc, char** argv) {
     };
     // After the variant's last run: verification, its report, its arrays released.
     const auto finish = [&](variant& v, const cws_apps::phase_timer& timer) {
-      const double after_phase_s = v.loops->after_phase_s();  // before the verification phase adds to it
+      const cws_apps::cws_phase_clock copy_clock = v.loops->clock(copy_phase);  // before the verification adds to it
       // Verification, untimed: a pattern in A, one more copy with the same loop, compare.
       double* a = v.m.a.data();
       const double* b = v.m.b.data();
@@ -316,7 +316,7 @@ int main(int argc, char** argv) {
                                                         : v.pages == pages_kind::prefault ? ", pre-faulted"
                                                                                           : ", placed once by init");
       e["verified"] = ok;
-      if (v.loops->runs_cws_phases()) report_cws(v, e, after_phase_s);
+      if (v.loops->runs_cws_phases()) report_cws(v, e, copy_clock);
       v.m = arrays{};  // under --order sequential the next variant's arrays take their place
     };
     cws_apps::measure_variants(variants, opt.plan, prepare, one_run, finish);
@@ -324,8 +324,9 @@ int main(int argc, char** argv) {
 
     env.save_trace();
     std::vector<std::string> all_notes = {
-        "medians over runs; copy GB/s counts bytes read + written (2 x array size); cws times are the phases' "
-        "wall_s (locality report and relocalization come after it);",
+        "medians over runs; copy GB/s counts bytes read + written (2 x array size); every time is the wall clock "
+        "around the call (rt.run, tbb::parallel_for, the OpenMP region), fork, join and rt.run's after-phase work "
+        "included (JSON phase_wall_s / outside_wall_s split a cws copy);",
         "'vs omp-static' is copy GB/s / omp-static copy GB/s (higher is better);",
         fmt::format("local %: mean over the measured copy phases of the share of declared bytes on a page homed on "
                     "the toucher's node (page homes: {}); last %: the last measured copy phase;",

@@ -134,11 +134,12 @@ inline run_result run_process(const std::string& exe, const std::vector<std::str
   return r;
 }
 
-// The path of app `name` (fib, memcopy, heat, recording, pagemove).
+// The path of app `name` (fib, memcopy, heat, phases, recording, pagemove).
 inline std::string app_path(std::string_view name) {
   if (name == "fib") return CWS_APP_FIB;
   if (name == "memcopy") return CWS_APP_MEMCOPY;
   if (name == "heat") return CWS_APP_HEAT;
+  if (name == "phases") return CWS_APP_PHASES;
   if (name == "recording") return CWS_APP_RECORDING;
   if (name == "pagemove") return CWS_APP_PAGEMOVE;
   throw std::invalid_argument("no app named " + std::string(name));

@@ -384,6 +384,107 @@ TEST(HeatJson, FollowInitFlag) {
   }
 }
 
+// ---- phases ----------------------------------------------------------------
+
+// Per variant, one entry per size: timings of every measured run, ratios to
+// omp-static, the same checksum as every other variant, verified.
+TEST(PhasesJson, SizesChecksumsAndRatios) {
+  const json doc = run_json("phases", {"--sizes", "0,1,16", "--iters", "4", "--runs", "2", "--warmup", "1",
+                                       "--policies", "random,stows", "--no-gaps"},
+                            two_nodes);
+  ASSERT_FALSE(doc.is_null());
+  expect_envelope(doc, "phases", 2);
+  expect_two_node_topology(doc);
+  EXPECT_EQ(variants_of(doc), (strings{"serial", "cws-random", "cws-stows", "tbb-simple", "tbb-static", "tbb-affinity",
+                                       "omp-static"}));
+  const json& p = doc["params"];
+  EXPECT_EQ(p["sizes_kib"], (std::vector<int>{0, 1, 16}));
+  EXPECT_EQ(p["blocks"], 2);  // one leaf per worker
+  EXPECT_EQ(p["calls_per_run"], (std::vector<int>{4, 4, 4}));
+  EXPECT_EQ(p["kernel"], "a[i] = a[i] * 0.5 + b[i]");
+  EXPECT_EQ(p["runs"], 2);
+  EXPECT_EQ(p["warmup"], 1);
+  EXPECT_EQ(p["order"], "interleaved");
+  EXPECT_EQ(p["policies"], (strings{"random", "stows"}));
+  EXPECT_EQ(p["gaps_ms"], json::array());
+  for (const char* k : {"gap_wait", "cws_blocktime_us", "omp_wait_policy", "gomp_spincount", "load_average"})
+    EXPECT_TRUE(p.contains(k)) << k;
+
+  const json& omp = entry(doc, "omp-static");
+  const strings labels{"empty", "1KiB", "16KiB"};
+  const std::vector<int> elements{0, 128, 2048};
+  for (const json& e : doc["results"]) {
+    SCOPED_TRACE(e["variant"]);
+    EXPECT_EQ(e["verified"], true);
+    EXPECT_FALSE(e.contains("gaps"));
+    const json& phases = e["phases"];
+    ASSERT_EQ(phases.size(), 3u) << e.dump();
+    for (std::size_t k = 0; k < phases.size(); ++k) {
+      const json& ph = phases[k];
+      SCOPED_TRACE(labels[k]);
+      EXPECT_EQ(ph["size"], labels[k]);
+      EXPECT_EQ(ph["elements"], elements[k]);
+      EXPECT_EQ(ph["calls_per_run"], 4);
+      EXPECT_EQ(ph["runs"], 2);
+      EXPECT_EQ(ph["verified"], true);
+      // Every variant computes the same values: the same checksum as omp-static's, and serial's.
+      EXPECT_EQ(ph["checksum"], omp["phases"][k]["checksum"]);
+      EXPECT_EQ(ph["checksum"], entry(doc, "serial")["phases"][k]["checksum"]);
+      const double median = ph["median_s"].get<double>(), min = ph["min_s"].get<double>();
+      EXPECT_GT(min, 0.0);  // the wall clock around a call, even an empty one
+      EXPECT_LE(min, median);
+      EXPECT_DOUBLE_EQ(ph["us_per_phase"].get<double>(), median * 1e6);
+      EXPECT_DOUBLE_EQ(ph["ratio_vs_omp_static"].get<double>(), median / omp["phases"][k]["median_s"].get<double>());
+      if (is_cws(e)) {
+        // The breakdown of the headline time: the phases' own wall_s and the rest of rt.run.
+        EXPECT_GE(ph["phase_wall_s"].get<double>(), 0.0);
+        EXPECT_GE(ph["outside_wall_s"].get<double>(), 0.0);
+      } else {
+        EXPECT_FALSE(ph.contains("phase_wall_s"));
+      }
+    }
+    EXPECT_EQ(e.contains("policy"), is_cws(e));
+  }
+  EXPECT_EQ(omp["phases"][1]["ratio_vs_omp_static"], 1.0);
+  // 0 + 1.. : an empty phase sums nothing; the others a positive checksum.
+  EXPECT_EQ(omp["phases"][0]["checksum"], 0.0);
+  EXPECT_GT(omp["phases"][2]["checksum"].get<double>(), 0.0);
+}
+
+// The CPU-in-gaps figure: one entry per gap length, shares of the gaps' time.
+TEST(PhasesJson, GapsAndSequentialOrder) {
+  const json doc = run_json("phases", {"--sizes", "1", "--iters", "2", "--runs", "1", "--warmup", "0", "--policy",
+                                       "evolve", "--gaps-ms", "5", "--gap-kib", "1", "--order", "sequential"},
+                            two_nodes);
+  ASSERT_FALSE(doc.is_null());
+  EXPECT_EQ(variants_of(doc), (strings{"serial", "cws-evolve", "tbb-simple", "tbb-static", "tbb-affinity",
+                                       "omp-static"}));
+  const json& p = doc["params"];
+  EXPECT_EQ(p["gaps_ms"], (std::vector<double>{5.0}));
+  EXPECT_EQ(p["gap_cycles"], (std::vector<int>{20}));  // about 100 ms of gaps
+  EXPECT_EQ(p["gap_kib"], 1);
+  EXPECT_EQ(p["gap_wait"], "busy");
+  EXPECT_EQ(p["order"], "sequential");
+  for (const json& e : doc["results"]) {
+    SCOPED_TRACE(e["variant"]);
+    EXPECT_EQ(e["verified"], true);
+    ASSERT_TRUE(e.contains("gaps")) << e.dump();
+    ASSERT_EQ(e["gaps"].size(), 1u);
+    const json& g = e["gaps"][0];
+    EXPECT_EQ(g["gap_ms"], 5.0);
+    EXPECT_EQ(g["cycles"], 20);
+    EXPECT_EQ(g["runs"], 1);
+    // Process CPU minus the caller's: the other threads only. Their clocks
+    // advance at scheduler ticks, so each end of the 100 ms may be off by a
+    // tick (4 ms at HZ 250): a little below zero is possible, not more.
+    const double pct = g["cpu_pct_of_gap"].get<double>();
+    EXPECT_TRUE(std::isfinite(pct));
+    EXPECT_GT(pct, -10.0);
+    EXPECT_DOUBLE_EQ(g["cpu_s_per_gap"].get<double>(), pct / 100 * 5e-3);
+    EXPECT_GE(g["phase_pct_of_gap"].get<double>(), 0.0);
+  }
+}
+
 // ---- recording, pagemove ----------------------------------------------------
 
 TEST(RecordingJson, OverheadAndSizeEntries) {
@@ -466,6 +567,10 @@ TEST(Table, RowsAreTheVariants) {
       {"heat",
        {"--size", "32", "--iters", "1", "--runs", "1", "--policies", "stows", "-q"},
        {"serial", "cws-stows", "cws-stows-follow-init", "tbb-auto", "tbb-affinity", "omp-static"}},
+      // cws-phases prints tables of its own (us per phase, ratios, gaps); the first ends in "ok".
+      {"phases",
+       {"--sizes", "0,1", "--iters", "2", "--runs", "1", "--policies", "stows", "--no-gaps"},
+       {"serial", "cws-stows", "tbb-simple", "tbb-static", "tbb-affinity", "omp-static"}},
   };
   for (const app_case& c : cases) {
     SCOPED_TRACE(c.app);

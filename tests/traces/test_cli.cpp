@@ -4,7 +4,11 @@
 // back.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -15,6 +19,7 @@
 #include "cws/steal_tree/coarsen.hpp"
 #include "cws/traces/trace_file.hpp"
 #include "helpers.hpp"
+#include "synthetic.hpp"
 
 namespace {
 
@@ -398,6 +403,68 @@ TEST_F(Cli, CoarsenBadInputAndUnwritableOutput) {
   const json j = run_json("coarsen " + quote(syn2) + " --min-tasks 3 " + quote(nowhere), 4);
   EXPECT_EQ(j["ok"], false);
   EXPECT_EQ(j["exit_code"], 4);
+}
+
+// --first N / --last N keep the earliest / latest N of the runs a subcommand lists.
+TEST_F(Cli, FirstAndLastKeepTheEarliestOrLatestRuns) {
+  const result info = run("info " + quote(syn3) + " --last 1");
+  EXPECT_EQ(info.code, 0) << info.err;
+  EXPECT_NE(info.out.find("phases:    2 runs of 1 schedule (the last 1 listed)"), std::string::npos) << info.out;
+  EXPECT_EQ(info.out.find("relws"), std::string::npos) << "run #0 (relws) is not listed\n" << info.out;
+  for (const std::string sub : {"info", "show", "locality"}) {
+    SCOPED_TRACE(sub);
+    const std::string list = sub == "info" ? "phases" : "runs";
+    const json last = run_json(sub + " " + quote(syn3) + " --last 1", 0);
+    ASSERT_EQ(last[list].size(), 1u) << last.dump();
+    EXPECT_EQ(last[list][0]["index"], 1);
+    const json first = run_json(sub + " " + quote(syn3) + " --first 1", 0);
+    ASSERT_EQ(first[list].size(), 1u) << first.dump();
+    EXPECT_EQ(first[list][0]["index"], 0);
+    EXPECT_EQ(run_json(sub + " " + quote(syn3) + " --last 5", 0)[list].size(), 2u);  // more than there are: all
+    EXPECT_EQ(run(sub + " " + quote(syn3) + " --first 1 --last 1").code, 1);
+  }
+  const result loc = run("locality " + quote(syn3) + " --phase stencil --last 1");
+  EXPECT_EQ(loc.code, 0) << loc.err;
+  EXPECT_NE(loc.out.find(": 2 phase runs with a locality report, the last 1 listed"), std::string::npos) << loc.out;
+  EXPECT_NE(run("locality " + quote(syn3) + " --first 1").out.find("report, the first 1 listed"), std::string::npos);
+  EXPECT_EQ(run("info " + quote(syn3) + " --last 0").code, 1);
+  EXPECT_EQ(run("locality " + quote(syn3) + " --last x").code, 1);
+}
+
+// A reader that stops early is not an error (tools/demo.sh pipes into head
+// under `set -o pipefail`): no death by SIGPIPE, no message, exit code 0.
+TEST_F(Cli, ReaderClosingThePipeIsNotAnError) {
+  // 3000 runs: every listing is far larger than a pipe holds, so `head -1`
+  // has exited before cws-trace has written it all.
+  tr::trace_file f = cws::test::synthetic_trace();
+  const std::vector<st::phase_record> two = f.phases;
+  f.phases.clear();
+  for (std::uint64_t i = 0; i < 3000; ++i) {
+    st::phase_record r = two[i % 2];
+    r.iteration = i;
+    for (cws::relocalization_report& x : r.relocalizations) x.iteration = i;
+    f.phases.push_back(std::move(r));
+  }
+  const std::string big = dir.file("big.cwst"), err = dir.file("pipe-stderr");
+  tr::write(big, f);
+  for (const std::string args : {"info", "info --json", "show", "locality", "locality --phase stencil --last 2000"}) {
+    SCOPED_TRACE(args);
+    const std::string pipeline = "set -o pipefail; " + quote(CWS_TRACE_CLI) + " " + args + " " + quote(big) + " 2>" +
+                                 quote(err) + " | head -1 >/dev/null";
+    const int status = std::system(("bash -c " + quote(pipeline)).c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << status;
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    EXPECT_EQ(cws::test::slurp(err), "");
+  }
+  // Any other failed write on stdout is an error (exit 4), with one line.
+  const std::string full = "/dev/full";
+  if (std::filesystem::exists(full)) {
+    const int status =
+        std::system((quote(CWS_TRACE_CLI) + " info " + quote(big) + " >" + full + " 2>" + quote(err)).c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 4);
+    EXPECT_EQ(cws::test::slurp(err), "cws-trace: cannot write to standard output\n");
+  }
 }
 
 }  // namespace

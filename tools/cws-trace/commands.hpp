@@ -3,6 +3,7 @@
 // code; errors are thrown as `failure` (cli_common.hpp) and reported by main().
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,19 +11,33 @@
 
 namespace cws::trace_cli {
 
-// inspect.cpp: read one trace and describe it.
-int cmd_info(const std::string& path);
+// --first N / --last N (at most one of them): which of the runs a
+// subcommand would list it lists.
+struct run_window {
+  std::optional<std::size_t> first, last;
+
+  // `runs` cut down to its first or last N entries (all of them without either).
+  void apply(std::vector<std::size_t>& runs) const {
+    if (first && runs.size() > *first) runs.resize(*first);
+    if (last && runs.size() > *last) runs.erase(runs.begin(), runs.end() - static_cast<std::ptrdiff_t>(*last));
+  }
+};
+
+// inspect.cpp: read one trace and describe it; `window` cuts the table of
+// phase runs (info) or the selection (show).
+int cmd_info(const std::string& path, const run_window& window);
 int cmd_show(const std::string& path, const std::optional<std::string>& phase,
-             const std::optional<std::uint64_t>& iteration);
+             const std::optional<std::uint64_t>& iteration, const run_window& window);
 int cmd_tree(const std::string& path, const std::optional<std::string>& phase,
              const std::optional<std::uint64_t>& iteration, const std::string& output);
 int cmd_timeline(const std::string& path, const std::optional<std::string>& phase,
                  const std::optional<std::uint64_t>& iteration, const std::string& output);
 
 // locality.cpp: locality reports and relocalizations of the selected runs
-// (format version 3); a file without any prints one line and succeeds.
+// (format version 3), those with a report cut by `window`; a file without
+// any prints one line and succeeds.
 int cmd_locality(const std::string& path, const std::optional<std::string>& phase,
-                 const std::optional<std::uint64_t>& iteration);
+                 const std::optional<std::uint64_t>& iteration, const run_window& window);
 
 // compare.cpp: schedule distance between two traces (FILE or FILE@PHASE[#ITERATION]).
 int cmd_diff(const std::string& a_arg, const std::string& b_arg);

@@ -130,13 +130,17 @@ void write_output(const std::string& path, const std::string& text) {
 
 // ---------------------------------------------------------------- info
 
-int cmd_info(const std::string& path) {
+int cmd_info(const std::string& path, const run_window& window) {
   const tr::trace_file f = load(path);
   const tr::trace_header& h = f.header;
+  // The runs the table lists: all, or the first / last N.
+  std::vector<std::size_t> listed(f.phases.size());
+  for (std::size_t i = 0; i < listed.size(); ++i) listed[i] = i;
+  window.apply(listed);
   if (g_json_output) {
     json doc = header_json(f, path);
     json runs = json::array();
-    for (std::size_t i = 0; i < f.phases.size(); ++i) runs.push_back(run_json(f.phases[i], i));
+    for (const std::size_t i : listed) runs.push_back(run_json(f.phases[i], i));
     doc["phases"] = runs;
     doc["ok"] = true;
     emit(doc);
@@ -157,11 +161,15 @@ int cmd_info(const std::string& path) {
                        p.pin_pu);
   std::map<std::string, std::uint64_t> schedules;
   for (const auto& r : f.phases) ++schedules[r.schedule];
-  out += fmt::format("phases:    {} of {}\n", plural(f.phases.size(), "run", "runs"),
-                     plural(schedules.size(), "schedule", "schedules"));
-  if (!f.phases.empty()) {
+  out += fmt::format("phases:    {} of {}{}\n", plural(f.phases.size(), "run", "runs"),
+                     plural(schedules.size(), "schedule", "schedules"),
+                     listed.size() < f.phases.size()
+                         ? fmt::format(" (the {} {} listed)", window.first ? "first" : "last", listed.size())
+                         : "");
+  if (!listed.empty()) {
     std::size_t wname = 8, wpol = 6;
-    for (const auto& r : f.phases) wname = std::max(wname, r.schedule.size()), wpol = std::max(wpol, r.policy.size());
+    for (const std::size_t i : listed)
+      wname = std::max(wname, f.phases[i].schedule.size()), wpol = std::max(wpol, f.phases[i].policy.size());
     // steals: segments started by a steal (the tree); designated / extra:
     // of the workers' steals, those planned (taken from their own mailbox)
     // and the others; taken back: routed tasks their spawner ran itself;
@@ -171,7 +179,7 @@ int cmd_info(const std::string& path) {
         "\n{:>4}  {:<{}}  {:>5}  {:<{}}  {:>10}  {:>10}  {:>7}  {:>10}  {:>6}  {:>10}  {:>8}  {:>5}  {:>6}  {}\n", "#",
         "schedule", wname, "iter", "policy", wpol, "wall ms", "tasks", "steals", "designated", "extra", "taken back",
         "segments", "depth", "audit", "locality");
-    for (std::size_t i = 0; i < f.phases.size(); ++i) {
+    for (const std::size_t i : listed) {
       const auto& r = f.phases[i];
       const st::totals t = st::summarize(r.steals);
       const steal_kinds k = kinds_of_steals(r);
@@ -189,9 +197,10 @@ int cmd_info(const std::string& path) {
 // ---------------------------------------------------------------- show
 
 int cmd_show(const std::string& path, const std::optional<std::string>& phase,
-             const std::optional<std::uint64_t>& iteration) {
+             const std::optional<std::uint64_t>& iteration, const run_window& window) {
   const tr::trace_file f = load(path);
-  const std::vector<std::size_t> runs = selected_runs(f, path, phase, iteration);
+  std::vector<std::size_t> runs = selected_runs(f, path, phase, iteration);
+  window.apply(runs);
   if (g_json_output) {
     json list = json::array();
     for (std::size_t i : runs) {

@@ -21,13 +21,15 @@ namespace cws::trace_cli {
 namespace st = cws::steal_tree;
 
 int cmd_locality(const std::string& path, const std::optional<std::string>& phase,
-                 const std::optional<std::uint64_t>& iteration) {
+                 const std::optional<std::uint64_t>& iteration, const run_window& window) {
   const tr::trace_file f = load(path);
   // A selection matching no run is a usage error (as everywhere); runs
   // without a report are simply not listed.
   std::vector<std::size_t> runs;
   for (const std::size_t i : selected_runs(f, path, phase, iteration))
     if (f.phases[i].locality) runs.push_back(i);
+  const std::size_t with_report = runs.size();
+  window.apply(runs);  // the first / last of the runs with a report
 
   if (g_json_output) {
     json list = json::array();
@@ -57,8 +59,11 @@ int cmd_locality(const std::string& path, const std::optional<std::string>& phas
   std::size_t wname = 8, wpol = 6;
   for (const std::size_t i : runs)
     wname = std::max(wname, f.phases[i].schedule.size()), wpol = std::max(wpol, f.phases[i].policy.size());
-  std::string out =
-      fmt::format("{}: {} with a locality report\n\n", path, plural(runs.size(), "phase run", "phase runs"));
+  std::string out = fmt::format("{}: {} with a locality report{}\n\n", path,
+                                plural(with_report, "phase run", "phase runs"),
+                                runs.size() < with_report ? fmt::format(", the {} {} listed",
+                                                                        window.first ? "first" : "last", runs.size())
+                                                          : "");
   // local / unknown: shares of the touched bytes (unknown = on a page whose
   // home the backend could not tell; never counted as local). Each
   // relocalization made from a run's touches follows it on its own line.

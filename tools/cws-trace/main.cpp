@@ -1,17 +1,24 @@
 // cws-trace: offline inspection of cws trace files (DESIGN §7).
 //
-//   cws-trace info FILE                          header, phase runs, totals
-//   cws-trace show FILE [--phase P] [--iteration K]
+//   cws-trace info FILE [--first N | --last N]   header, phase runs, totals
+//   cws-trace show FILE [--phase P] [--iteration K] [--first N | --last N]
 //   cws-trace tree FILE --dot [-o OUT] [--phase P] [--iteration K]
 //   cws-trace timeline FILE --chrome OUT.json [--phase P] [--iteration K]
 //   cws-trace diff A B                           A, B: FILE or FILE@PHASE[#ITERATION]
 //   cws-trace validate FILE...
 //   cws-trace convert FILE --to text|xml|binary OUT
 //   cws-trace coarsen FILE (--max-level L | --min-tasks N) OUT [--phase P] [--iteration K]
-//   cws-trace locality FILE [--phase P] [--iteration K]
+//   cws-trace locality FILE [--phase P] [--iteration K] [--first N | --last N]
 //
 // Human-readable tables by default; --json prints one JSON document on stdout
-// instead. Exit codes: see exit_help below.
+// instead. Exit codes: see exit_help below. --first N / --last N keep the
+// earliest / latest N of the listed runs, so a script needs no `| head` or
+// `| tail` (whose early exit a `set -o pipefail` script would otherwise see).
+//
+// A reader that stops early (`cws-trace info F | head`) is not an error:
+// SIGPIPE is ignored, output stops at the closed pipe, and the exit code is
+// the subcommand's own, so a pipeline under `set -o pipefail` does not fail
+// for it. Another write error on stdout (a full disk) is exit 4.
 //
 // This file only wires the command line to the subcommands and turns their
 // failures into exit codes. The subcommands live in inspect.cpp (info, show,
@@ -21,8 +28,12 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -42,14 +53,37 @@ constexpr const char* exit_help =
     "  1  usage error (unknown subcommand or option, missing argument, bad --phase/--iteration selection)\n"
     "  2  an input file is missing, unreadable, damaged, foreign, too new or inconsistent\n"
     "  3  diff: the two sides cannot be compared (different worker counts or phase runs)\n"
-    "  4  an output file could not be written (tree -o, timeline --chrome, convert, coarsen)\n"
+    "  4  an output file could not be written (tree -o, timeline --chrome, convert, coarsen),\n"
+    "     or standard output failed other than by its reader going away\n"
     "Errors are one line on stderr; with --json they are also reported as\n"
-    "{\"ok\": false, \"error\": ..., \"exit_code\": N} on stdout.";
+    "{\"ok\": false, \"error\": ..., \"exit_code\": N} on stdout.\n"
+    "A reader that closes the pipe early (| head) is not an error: output stops\n"
+    "and the exit code is the subcommand's (no SIGPIPE).";
+
+// Whether stdout is a pipe or a socket: the only outputs whose writes fail
+// because the reader went away (EPIPE), which is the reader's choice.
+bool stdout_is_pipe() {
+  struct stat st {};
+  return ::fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+// Flushes stdout at the end of a subcommand that returned `code`. A pipe
+// closed by its reader keeps `code`; any other failed write is exit 4.
+int finish_output(int code) {
+  std::cout.flush();
+  if (std::cout && std::ferror(stdout) == 0) return code;
+  if (stdout_is_pipe()) return code;
+  std::cerr << "cws-trace: cannot write to standard output\n";
+  return code == cws::trace_cli::exit_ok ? cws::trace_cli::exit_output : code;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace cws::trace_cli;
+  // A closed pipe then fails the write (EPIPE) instead of killing the
+  // process; finish_output decides what that means.
+  std::signal(SIGPIPE, SIG_IGN);
 
   CLI::App app{
       "Offline inspection of cws trace files (*.cwst): header, steal trees, timelines, schedule distance, "
@@ -65,6 +99,7 @@ int main(int argc, char** argv) {
   std::optional<std::uint64_t> iteration;
   std::optional<std::uint32_t> max_level;
   std::optional<std::uint64_t> min_tasks;
+  run_window window;
   bool dot_flag = false;
 
   auto add_json = [](CLI::App* sub) {
@@ -74,15 +109,27 @@ int main(int argc, char** argv) {
     sub->add_option("--phase", phase, "Only runs of this schedule (phase name)");
     sub->add_option("--iteration", iteration, "Only this iteration (0-based)");
   };
+  auto add_window = [&](CLI::App* sub) {
+    CLI::Option* first =
+        sub->add_option("--first", window.first, "Only the earliest N of the runs it would list (after --phase / --iteration)")
+            ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40))
+            ->option_text("N");
+    sub->add_option("--last", window.last, "Only the latest N of the runs it would list (after --phase / --iteration)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40))
+        ->option_text("N")
+        ->excludes(first);
+  };
 
   CLI::App* info = app.add_subcommand(
       "info", "Header (producer, host, topology, workers, options) and a table of phase runs (with their local share)");
   info->add_option("FILE", file, "Trace file")->required();
+  add_window(info);
   add_json(info);
 
   CLI::App* show = app.add_subcommand("show", "Steal trees as indented text (per worker totals, then the tree)");
   show->add_option("FILE", file, "Trace file")->required();
   add_select(show);
+  add_window(show);
   add_json(show);
 
   CLI::App* tree = app.add_subcommand("tree", "Steal trees as Graphviz DOT (one cluster per phase run)");
@@ -142,6 +189,7 @@ int main(int argc, char** argv) {
       "A file without locality reports prints one line saying so.");
   locality->add_option("FILE", file, "Trace file")->required();
   add_select(locality);
+  add_window(locality);
   add_json(locality);
 
   // CLI11 prints the help or the parse error itself; only its exit codes are
@@ -153,25 +201,28 @@ int main(int argc, char** argv) {
     return code == 0 ? exit_ok : exit_usage;
   }
 
-  try {
-    if (info->parsed()) return cmd_info(file);
-    if (show->parsed()) return cmd_show(file, phase, iteration);
-    if (tree->parsed()) return cmd_tree(file, phase, iteration, output);
-    if (timeline->parsed()) return cmd_timeline(file, phase, iteration, output);
-    if (diff->parsed()) return cmd_diff(file, other);
-    if (validate->parsed()) return cmd_validate(files);
-    if (convert->parsed()) return cmd_convert(file, to, output);
-    if (coarsen->parsed()) return cmd_coarsen(file, output, max_level, min_tasks, phase, iteration);
-    if (locality->parsed()) return cmd_locality(file, phase, iteration);
-  } catch (const failure& f) {
-    std::cerr << "cws-trace: " << f.message << "\n";
-    if (g_json_output) emit({{"ok", false}, {"error", f.message}, {"exit_code", f.code}});
-    return f.code;
-  } catch (const std::exception& e) {
-    // Not a failure a subcommand foresaw, but it arose from reading the input.
-    std::cerr << "cws-trace: " << e.what() << "\n";
-    if (g_json_output) emit({{"ok", false}, {"error", e.what()}, {"exit_code", exit_bad_input}});
-    return exit_bad_input;
-  }
-  return exit_usage;  // not reached: require_subcommand(1) means one subcommand ran
+  const auto run = [&]() -> int {
+    try {
+      if (info->parsed()) return cmd_info(file, window);
+      if (show->parsed()) return cmd_show(file, phase, iteration, window);
+      if (tree->parsed()) return cmd_tree(file, phase, iteration, output);
+      if (timeline->parsed()) return cmd_timeline(file, phase, iteration, output);
+      if (diff->parsed()) return cmd_diff(file, other);
+      if (validate->parsed()) return cmd_validate(files);
+      if (convert->parsed()) return cmd_convert(file, to, output);
+      if (coarsen->parsed()) return cmd_coarsen(file, output, max_level, min_tasks, phase, iteration);
+      if (locality->parsed()) return cmd_locality(file, phase, iteration, window);
+    } catch (const failure& f) {
+      std::cerr << "cws-trace: " << f.message << "\n";
+      if (g_json_output) emit({{"ok", false}, {"error", f.message}, {"exit_code", f.code}});
+      return f.code;
+    } catch (const std::exception& e) {
+      // Not a failure a subcommand foresaw, but it arose from reading the input.
+      std::cerr << "cws-trace: " << e.what() << "\n";
+      if (g_json_output) emit({{"ok", false}, {"error", e.what()}, {"exit_code", exit_bad_input}});
+      return exit_bad_input;
+    }
+    return exit_usage;  // not reached: require_subcommand(1) means one subcommand ran
+  };
+  return finish_output(run());
 }
