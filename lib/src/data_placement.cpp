@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "cws/error.hpp"
+#include "page_homes_cache.hpp"
 
 namespace cws::detail {
 
@@ -16,7 +17,7 @@ std::unique_ptr<numa::page_homes> pick(const runtime_config& cfg, const cws::top
       return numa::make_simulated_page_homes(topo);
     case page_backend::kernel:
       why = "CWS_PAGES=kernel";
-      return numa::make_kernel_page_homes(topo, cfg.page_mover);  // throws why not
+      return std::make_unique<cached_page_homes>(numa::make_kernel_page_homes(topo, cfg.page_mover));  // throws why not
     case page_backend::automatic: break;
   }
   if (topo.is_synthetic()) {
@@ -25,7 +26,7 @@ std::unique_ptr<numa::page_homes> pick(const runtime_config& cfg, const cws::top
   }
   try {
     why = "this machine";
-    return numa::make_kernel_page_homes(topo, cfg.page_mover);
+    return std::make_unique<cached_page_homes>(numa::make_kernel_page_homes(topo, cfg.page_mover));
   } catch (const error& e) {
     why = fmt::format("kernel backend unavailable: {}", e.what());
     return numa::make_simulated_page_homes(topo);
