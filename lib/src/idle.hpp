@@ -76,7 +76,11 @@ class backoff {
     const unsigned spin = mode_ == idle_mode::sleep ? 0 : spin_rounds;
     const unsigned yield = mode_ == idle_mode::sleep ? 2 : yield_rounds;
     if (rounds_ <= spin) {
-      for (unsigned i = 0; i < 32; ++i) cpu_relax();
+      // Short first: a pause is ~140 cycles on recent x86, so 32 of them
+      // would delay noticing the phase's end (or the first stealable task)
+      // by over a microsecond; grow to 32 while nothing turns up.
+      const unsigned pauses = rounds_ < 6 ? 1u << (rounds_ - 1) : 32u;
+      for (unsigned i = 0; i < pauses; ++i) cpu_relax();
       return false;
     }
     if (mode_ == idle_mode::spin || rounds_ <= spin + yield) {
