@@ -38,6 +38,7 @@ struct child_case {
   unsigned workers;
   std::size_t helper_stack_kib;
   std::size_t caller_stack_kib;
+  bool on_helper = false;  // hand the whole chain to worker 1 (policy user: no other stealing)
 };
 
 struct child_result {
@@ -51,9 +52,16 @@ void* run_chain(void* arg) {
   const child_case& c = *static_cast<const child_case*>(arg);
   auto cfg = cws::test::config(c.workers);
   cfg.stack_kib = c.helper_stack_kib;
-  cfg.record = false;
+  cfg.record = c.on_helper;  // the user policy records (its designations form a steal tree)
   cws::runtime rt(cfg);
-  rt.run([] { chain(0); });
+  if (c.on_helper) {
+    rt.run(rt.schedule("chain", "user"), [] {
+      cws::designate_after_next_spawn(1);
+      cws::spawn([] { chain(1); });
+    });
+  } else {
+    rt.run([] { chain(0); });
+  }
   return reinterpret_cast<void*>(static_cast<std::uintptr_t>(deepest.load() == chain_depth ? 0 : 1));
 }
 
@@ -88,11 +96,14 @@ child_result run_in_child(child_case c) {
 }
 
 TEST(deep_recursion, a_100000_deep_chain_completes_with_large_stacks) {
-  for (unsigned workers : {1u, 2u}) {
-    const child_result r = run_in_child({workers, 1024 * 1024, 1024 * 1024});  // 1 GiB each (reserved, not touched)
-    EXPECT_TRUE(r.exited) << workers << " workers: died of signal " << r.signal << ": " << r.err;
-    EXPECT_EQ(r.code, 0) << workers << " workers: " << r.err;
-  }
+  for (const bool on_helper : {false, true})
+    for (unsigned workers : {1u, 2u}) {
+      if (on_helper && workers < 2) continue;
+      // 1 GiB stacks (reserved, not touched).
+      const child_result r = run_in_child({workers, 1024 * 1024, 1024 * 1024, on_helper});
+      EXPECT_TRUE(r.exited) << workers << " workers: died of signal " << r.signal << ": " << r.err;
+      EXPECT_EQ(r.code, 0) << workers << " workers: " << r.err;
+    }
 }
 
 TEST(deep_recursion, overflowing_the_calling_thread_names_the_depth_and_the_knob) {
@@ -110,10 +121,9 @@ TEST(deep_recursion, overflowing_the_calling_thread_names_the_depth_and_the_knob
 }
 
 TEST(deep_recursion, overflowing_a_helper_names_the_knob) {
-  // A huge caller stack and small helper stacks: the chain overflows on the
-  // helper once it steals a long enough part of it.
-  const child_result r = run_in_child({2, 128, 1024 * 1024});
-  if (r.exited && r.code == 0) GTEST_SKIP() << "the helper never stole a deep enough part of the chain";
+  // The chain designated to worker 1 (a helper with a 128 KiB stack) under
+  // the user policy, which lets nobody steal from it: it overflows there.
+  const child_result r = run_in_child({2, 128, 1024 * 1024, true});
   EXPECT_EQ(r.signal, SIGABRT) << r.err;
   EXPECT_NE(r.err.find("cws: stack overflow on worker 1 at task nesting depth "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("CWS_STACK_KIB=128"), std::string::npos) << r.err;
