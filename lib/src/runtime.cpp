@@ -8,6 +8,11 @@
 #include "scheduler.hpp"
 #include "stack_guard.hpp"
 
+// Defined by cws::cws (traces/src/components.cpp): wires the recorder, the
+// replay policies and trace files in. Weak: a program linking only cws::core
+// has none, and runs with the core's random policy.
+extern "C" void cws_register_components() __attribute__((weak));
+
 namespace cws {
 
 namespace {
@@ -24,6 +29,7 @@ runtime* claim(runtime* self) {
 runtime::runtime() : runtime(runtime_config::from_env()) {}
 
 runtime::runtime(const runtime_config& cfg) {
+  if (cws_register_components != nullptr) cws_register_components();
   claim(this);
   try {
     sched_ = std::make_unique<detail::scheduler>(cfg);
@@ -51,19 +57,19 @@ runtime_extension* runtime::extension(std::string_view name) const noexcept {
 
 void runtime::save_traces(const std::string& path) const {
   trace_io* io = trace_io::installed();
-  if (io == nullptr) throw error("cws::runtime::save_traces: trace files need cws::traces (link cws::cws)");
+  if (io == nullptr) throw error("cws::runtime::save_traces: trace files come with cws::cws (link cws::cws, or pkg-config cws)");
   io->save(*this, path);
 }
 
 void runtime::load_traces(const std::string& path) {
   trace_io* io = trace_io::installed();
-  if (io == nullptr) throw error("cws::runtime::load_traces: trace files need cws::traces (link cws::cws)");
+  if (io == nullptr) throw error("cws::runtime::load_traces: trace files come with cws::cws (link cws::cws, or pkg-config cws)");
   io->load(*this, path);
 }
 
 void runtime::trace_to(const std::string& path) {
   trace_io* io = trace_io::installed();
-  if (io == nullptr) throw error("cws::runtime::trace_to: trace files need cws::traces (link cws::cws)");
+  if (io == nullptr) throw error("cws::runtime::trace_to: trace files come with cws::cws (link cws::cws, or pkg-config cws)");
   io->stream_to(*this, path);
 }
 

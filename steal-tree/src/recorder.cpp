@@ -368,4 +368,9 @@ bool recorder::merge_audit(tree& t, unsigned workers,
   return damaged;
 }
 
+void register_recorder() {
+  static const bool done = cws::extension_registry::add(std::string(extension_name), &recorder::make);
+  (void)done;
+}
+
 }  // namespace cws::steal_tree

@@ -149,6 +149,8 @@ const std::vector<trace_file>& loaded_traces(const runtime& rt) {
 }
 
 namespace detail {
+void register_stream_extension();  // stream_writer.cpp
+
 bool install() {
   static runtime_trace_io io;
   static std::once_flag once;
@@ -158,6 +160,7 @@ bool install() {
                             [](runtime&) -> std::unique_ptr<runtime_extension> {
                               return std::make_unique<loaded_traces_extension>();
                             });
+    register_stream_extension();
   });
   return true;
 }

@@ -226,11 +226,16 @@ class stream_extension final : public runtime_extension {
   std::unique_ptr<stream_writer> writer_;
 };
 
-[[maybe_unused]] const bool registered = extension_registry::add(
-    std::string(extension_name),
-    [](runtime& rt) -> std::unique_ptr<runtime_extension> { return std::make_unique<stream_extension>(rt); });
-
 }  // namespace
+
+namespace detail {
+void register_stream_extension() {
+  static const bool done = extension_registry::add(
+      std::string(extension_name),
+      [](runtime& rt) -> std::unique_ptr<runtime_extension> { return std::make_unique<stream_extension>(rt); });
+  (void)done;
+}
+}  // namespace detail
 
 void stream_to(runtime& rt, const std::string& path, archive_kind kind) {
   auto* ext = dynamic_cast<stream_extension*>(rt.extension(extension_name));

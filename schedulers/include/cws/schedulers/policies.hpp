@@ -48,11 +48,10 @@ inline constexpr std::string_view user = "user";
 }  // namespace policy
 
 namespace schedulers {
-// Adds the policies above to cws::policy_registry (idempotent).
+// Adds the policies above to cws::policy_registry and the schedule store to
+// the runtime extensions (idempotent). Called by cws::cws's registration
+// (components.cpp), not by including this header.
 bool register_policies();
-namespace detail {
-inline const bool policies_registered = register_policies();
-}  // namespace detail
 }  // namespace schedulers
 
 }  // namespace cws

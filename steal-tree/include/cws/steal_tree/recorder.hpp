@@ -173,10 +173,8 @@ class recorder final : public cws::observer, public cws::runtime_extension {
 // was not linked in).
 recorder* recorder_of(const cws::runtime& rt) noexcept;
 
-namespace detail {
-// Links the recorder into every program that includes this header.
-inline const bool recorder_registered =
-    cws::extension_registry::add(std::string(extension_name), &recorder::make);
-}  // namespace detail
+// Registers the recorder as the extension "steal_tree" (idempotent). Called
+// by cws::cws's registration (components.cpp), not by including this header.
+void register_recorder();
 
 }  // namespace cws::steal_tree

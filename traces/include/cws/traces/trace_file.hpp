@@ -290,10 +290,10 @@ enum class kind : std::uint32_t { phase = 1, relocalization = 2, end = 3 };
 std::uint32_t crc32(std::string_view bytes, std::uint32_t crc = 0) noexcept;
 
 namespace detail {
-// Installs cws::trace_io (runtime::save_traces / load_traces) and registers
-// the extension that keeps loaded traces. Including this header links it in.
+// Installs cws::trace_io (runtime::save_traces / load_traces / trace_to) and
+// registers the extensions that keep loaded traces and stream phases
+// (idempotent). Called by cws::cws's registration (components.cpp).
 bool install();
-inline const bool installed = install();
 }  // namespace detail
 
 }  // namespace cws::traces
