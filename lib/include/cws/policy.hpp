@@ -16,8 +16,10 @@
 // call per designated task only.
 //
 // The core ships one policy, `random` (uniform random victim). The others
-// (stows, stuws, relws, evolve, user, hinted) live in cws::schedulers and are
-// registered by name with policy_registry.
+// (stows, stuws, relws, evolve, user) live in cws::schedulers, which registers
+// them by name with policy_registry when cws::cws wires the components in
+// (cws_register_components). There is no PufferFish-style `hinted` policy:
+// hints on spawn (touch.hpp) are recorded as declared touches only.
 
 #include <cstdint>
 #include <functional>
