@@ -5,8 +5,9 @@
 //   * extension_registry::add(name, factory) — the factory runs once per
 //     runtime, right after its workers started, in registration order; the
 //     extension lives until the runtime is destroyed (destroyed first, in
-//     reverse order). Components register from an inline variable in their
-//     public header, so merely including the header links them in.
+//     reverse order). Components register from one explicit call,
+//     cws_register_components() in cws::cws (traces/src/components.cpp),
+//     which the runtime makes when it is created; no header registers anything.
 //   * runtime::extension(name) finds the instance of a runtime.
 //   * trace_io: how runtime::save_traces / load_traces reach cws::traces.
 
@@ -29,7 +30,7 @@ class extension_registry {
  public:
   using factory = std::function<std::unique_ptr<runtime_extension>(runtime&)>;
   // Registers `make` under `name`; a second registration of a name is ignored.
-  // Returns true (so it can initialise an inline variable).
+  // Returns true (so a component can register once from a function-local static).
   static bool add(std::string name, factory make);
   static std::vector<std::string> names();
   // Creates one instance of every registered extension for `rt` (core use).

@@ -1,7 +1,7 @@
 #pragma once
 // The constrained work-stealing policies (Lifflander et al., SC14; DESIGN §4),
-// registered by name with cws::policy_registry when this header is included
-// (the umbrella <cws/cws.hpp> does):
+// registered by name with cws::policy_registry when a program links cws::cws
+// (register_policies(), called from traces/src/components.cpp):
 //
 //   stows   strict, ordered: a designated task runs on the template's thief,
 //           each worker starts its segments in exactly the template's order,
