@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The test suite: installs what is missing, then
 #   1. Release build: every test (labels unit, stress) except the numa-vm ones;
+#      then the install and the consumers of tools/consumers/ (find_package,
+#      pkg-config, add_subdirectory: tools/scripts/consumers.sh);
 #   2. Release build: the kernel NUMA tests (label numa-vm), on 2 and 4 NUMA
 #      nodes: natively on a NUMA host, else in numa-vm guests (one at a time:
 #      each guest wants the host's cores);
@@ -16,6 +18,9 @@ step() { echo; echo "== $* =="; }
 step "release build, all tests but numa-vm"
 bash tools/scripts/build.sh release
 ctest --preset release -LE numa-vm -j "$jobs" --timeout 900
+
+step "install + consumers (find_package, pkg-config, add_subdirectory)"
+bash tools/scripts/consumers.sh build/release
 
 step "release build, kernel NUMA tests (numa-vm)"
 ctest --preset release -L numa-vm --timeout 900
