@@ -264,9 +264,10 @@ int main(int argc, char** argv) {
       // Step phases: the headline time split into the phases' wall_s and the rest of rt.run.
       cws_apps::put_phase_breakdown(e, v.loops->clock(step_phase));
       heat::put_summary(e, step_lines, v.policy);
-      if (const auto* s = cws::schedulers::store_of(rt).find(step.name()); s != nullptr && v.policy == "evolve") {
-        e["converged"] = s->converged;
-        e["converged_at"] = s->converged ? cws_apps::json(s->converged_at) : cws_apps::json(nullptr);
+      if (const cws::run_report* last = step.last_report(); last != nullptr && v.policy == "evolve") {
+        const auto* s = cws::schedulers::store_of(rt).find(step.name());
+        e["converged"] = last->converged;
+        e["converged_at"] = last->converged && s != nullptr ? cws_apps::json(s->converged_at) : cws_apps::json(nullptr);
       }
       e["iterations"] = heat::lines_json(step_lines);
       e["init_iterations"] = heat::lines_json(init_lines);

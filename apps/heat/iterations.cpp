@@ -64,7 +64,9 @@ cws_apps::json lines_json(const std::vector<iteration_line>& lines) {
                  {"warmup", l.warmup},
                  {"iteration", l.index},
                  {"schedule_iteration", r.iteration},
-                 {"ran_as", r.ran_as},
+                 {"ran_as", r.label()},
+                 {"ran_as_kind", cws::to_string(r.ran_as)},
+                 {"ran_as_reason", r.reason},
                  {"template_from", r.template_from},
                  {"wall_s", r.wall_s},
                  {"tasks", r.tasks},
@@ -97,7 +99,8 @@ void put_summary(cws_apps::json& entry, const std::vector<iteration_line>& lines
     back += static_cast<double>(r.taken_back);
     waiting += r.waiting_s;
     if (r.distance_to_previous) distance += *r.distance_to_previous, ++with_distance;
-    replayed += !r.ran_as.starts_with("random");
+    replayed += r.ran_as == cws::ran_as::stows || r.ran_as == cws::ran_as::stuws || r.ran_as == cws::ran_as::relws ||
+                r.ran_as == cws::ran_as::user;
     diverged += r.diverged;
   }
   if (n == 0) return;
@@ -115,7 +118,7 @@ void put_summary(cws_apps::json& entry, const std::vector<iteration_line>& lines
 void print_run(const std::string& title, const std::vector<iteration_line>& lines, unsigned run) {
   std::size_t ran_width = 6;
   for (const iteration_line& l : lines)
-    if (l.run == run) ran_width = std::max(ran_width, l.report.ran_as.size());
+    if (l.run == run) ran_width = std::max(ran_width, l.report.label().size());
   fmt::print("{}\n", title);
   fmt::print("  {:>4}  {:<{}}  {:>8}  {:>6}  {:>6}  {:>5}  {:>8}  {:>6}  {:>4}  {:>6}  {:>6}  {}\n", "it", "ran as",
              ran_width, "wall ms", "desig", "extra", "back", "wait ms", "dist", "div", "local", "moved", "template");
@@ -130,7 +133,7 @@ void print_run(const std::string& title, const std::vector<iteration_line>& line
     const std::string local = l.local_share ? fmt::format("{:.1f}%", 100 * *l.local_share) : std::string("-");
     const std::string moved = l.pages_moved ? fmt::format("{}", *l.pages_moved) : std::string("-");
     fmt::print("  {:>4}  {:<{}}  {:>8.3f}  {:>6}  {:>6}  {:>5}  {:>8.3f}  {:>6}  {:>4}  {:>6}  {:>6}  {}{}\n", l.index,
-               r.ran_as, ran_width, r.wall_s * 1e3, r.designated, r.extra_steals, r.taken_back, r.waiting_s * 1e3,
+               r.label(), ran_width, r.wall_s * 1e3, r.designated, r.extra_steals, r.taken_back, r.waiting_s * 1e3,
                dist, r.diverged ? "yes" : "no", local, moved, r.template_from.empty() ? "-" : r.template_from,
                !r.note.empty() ? "  [" + r.note + "]" : converges_here ? std::string("  [converged]") : std::string());
     if (r.diverged && !r.divergence.empty()) fmt::print("        diverged: {}\n", r.divergence);

@@ -40,7 +40,7 @@ struct iteration_line {
 // store's history for the replaying policies. A schedule the store keeps no
 // history for (the core's `random` policy reports nothing to it) gets reports
 // built from the steal-tree recorder's phase records instead: the same
-// statistics, ran_as = the policy, and the schedule distance to the previous
+// statistics, ran_as = random (the policy), and the schedule distance to the previous
 // recorded run computed as the store does (steal_tree::schedule_distance,
 // share of work that moved worker). Empty when neither knows the schedule.
 std::vector<iteration_line> lines_of(const cws::runtime& rt, const std::string& name, const run_map& map);
@@ -50,7 +50,8 @@ std::vector<iteration_line> lines_of(const cws::runtime& rt, const std::string& 
 void add_locality(std::vector<iteration_line>& lines, const cws_apps::locality_tally& tally, const std::string& name);
 
 // One JSON object per line: run, warmup, iteration, schedule_iteration,
-// ran_as, template_from, wall_s, tasks, segments, designated, extra_steals,
+// ran_as (the label, e.g. "random (no template yet)"), ran_as_kind (the
+// cws::ran_as token, e.g. "random_no_template"), ran_as_reason, template_from, wall_s, tasks, segments, designated, extra_steals,
 // taken_back, waiting_s, distance_to_previous (null for a schedule's first
 // run), diverged, divergence, converged, note, local_share (null: no touches
 // declared), pages_moved (null: no relocalization after this run).

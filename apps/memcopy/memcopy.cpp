@@ -230,20 +230,21 @@ int main(int argc, char** argv) {
       e["schedules"] = {{"init", init.name()}, {"copy", copy.name()}};
       e["init_policy"] = v.init_policy;
       e["copy_follows"] = copy.follows();
-      // What the last copy phase of this variant ran as, e.g. "stows" with the
-      // template "follows 'init/cws-stows': recorded run #0" when the copy follows init.
-      const auto* store_state = cws::schedulers::store_of(rt).find(copy.name());
-      if (store_state != nullptr && !store_state->history.empty()) {
-        e["copy_ran_as"] = store_state->history.back().ran_as;
-        e["copy_template_from"] = store_state->history.back().template_from;
+      // What the last copy phase of this variant ran as (its typed report),
+      // e.g. "stows" with the template "follows 'init/cws-stows': recorded
+      // run #0" when the copy follows init.
+      if (const cws::run_report* last = copy.last_report()) {
+        e["copy_ran_as"] = last->label();
+        e["copy_ran_as_kind"] = cws::to_string(last->ran_as);
+        e["copy_template_from"] = last->template_from;
         if (v.policy == cws::policy::evolve) {
-          e["converged"] = store_state->converged;
-          e["converged_at"] =
-              store_state->converged ? cws_apps::json(store_state->converged_at) : cws_apps::json(nullptr);
+          e["converged"] = last->converged;
+          const auto* evolved = cws::schedulers::store_of(rt).find(copy.name());
+          e["converged_at"] = last->converged && evolved != nullptr ? cws_apps::json(evolved->converged_at)
+                                                                   : cws_apps::json(nullptr);
         }
-      } else {
-        e["copy_ran_as"] = v.policy;  // random keeps no history in the store: nothing is replayed
       }
+      const auto* store_state = cws::schedulers::store_of(rt).find(copy.name());
       // Locality of the measured runs' phases (warm-up and verification left
       // out): each variant has its own schedules, so their iterations count
       // only this variant's runs, whatever ran in between.
@@ -264,7 +265,8 @@ int main(int argc, char** argv) {
         if (store_state != nullptr)
           for (const auto& r : store_state->history)
             if (r.iteration == it) {
-              p["ran_as"] = r.ran_as;
+              p["ran_as"] = r.label();
+              p["ran_as_kind"] = cws::to_string(r.ran_as);
               p["designated"] = r.designated;
               p["extra_steals"] = r.extra_steals;
               p["taken_back"] = r.taken_back;

@@ -47,11 +47,12 @@ bool write_affinity(pid_t tid, const cpu_mask& m) noexcept {
 
 pid_t this_tid() noexcept { return static_cast<pid_t>(::syscall(SYS_gettid)); }
 
-// The one sticky pin of the process (one runtime at a time, one caller at a
-// time). `active` and `generation` are read lock-free on the fast paths; every
+// The one sticky pin of the process (one caller at a time; runtimes hand it
+// over). `active` and `generation` are read lock-free on the fast paths; every
 // change happens under `m`.
 struct sticky_pin {
   std::mutex m;
+  std::atomic<const void*> owner{nullptr};  // the caller_binding that took it (gives it back when destroyed)
   std::atomic<bool> active{false};
   std::atomic<std::uint64_t> generation{1};  // bumped whenever the pin is given back
   std::atomic<bool> in_phase{false};  // the pinned thread is running a phase as worker 0
@@ -75,6 +76,7 @@ void give_back_locked(sticky_pin& p) noexcept {
     std::fprintf(stderr, "cws: warning: cannot restore the CPU set of thread %d: %s\n", static_cast<int>(p.tid.load(std::memory_order_relaxed)),
                  std::strerror(errno));
   p.active.store(false, std::memory_order_relaxed);
+  p.owner.store(nullptr, std::memory_order_relaxed);
   p.generation.fetch_add(1, std::memory_order_release);
 }
 
@@ -94,6 +96,13 @@ void give_back_now() noexcept {
   give_back_locked(p);
 }
 
+// Gives the pin back if `owner` took it (another runtime may hold it now).
+void give_back_if_owner(const void* owner) noexcept {
+  sticky_pin& p = the_pin();
+  std::lock_guard lock(p.m);
+  if (p.owner.load(std::memory_order_relaxed) == owner) give_back_locked(p);
+}
+
 // A thread that holds the pin and exits takes its binding with it.
 struct exit_guard {
   bool armed = false;
@@ -102,6 +111,7 @@ struct exit_guard {
     sticky_pin& p = the_pin();
     std::lock_guard lock(p.m);
     p.active.store(false, std::memory_order_relaxed);
+    p.owner.store(nullptr, std::memory_order_relaxed);
     p.generation.fetch_add(1, std::memory_order_release);
   }
 };
@@ -128,13 +138,18 @@ bool interposers_in_effect() noexcept {
   return ::dlsym(RTLD_DEFAULT, "pthread_create") == reinterpret_cast<void*>(&::pthread_create);
 }
 
-caller_binding::caller_binding(caller_pinning mode, bool pin, unsigned pu_os_index) noexcept
+struct caller_binding::phase_mask {
+  cpu_mask saved;
+};
+
+caller_binding::caller_binding(caller_pinning mode, bool pin, unsigned pu_os_index)
     : mode_(pin ? mode : caller_pinning::off), pu_(pu_os_index) {
   if (mode_ == caller_pinning::sticky && !interposers_in_effect()) mode_ = caller_pinning::phase;
+  if (mode_ == caller_pinning::phase) phase_saved_ = std::make_unique<phase_mask>();
 }
 
 caller_binding::~caller_binding() {
-  if (mode_ == caller_pinning::sticky) give_back_now();
+  if (mode_ == caller_pinning::sticky) give_back_if_owner(this);
 }
 
 void caller_binding::enter() {
@@ -147,9 +162,7 @@ void caller_binding::enter() {
         throw error(fmt::format("cannot read the calling thread's CPU binding: {}", std::strerror(errno)));
       pin_current_thread(pu_);
       binding_syscalls.fetch_add(1, std::memory_order_relaxed);
-      sticky_pin& p = the_pin();  // reuse its mask slot: phases run one at a time
-      std::lock_guard lock(p.m);
-      p.saved = saved;
+      phase_saved_->saved = saved;
       phase_pinned_ = true;
       return;
     }
@@ -157,6 +170,9 @@ void caller_binding::enter() {
       sticky_pin& p = the_pin();
       if (self_holds_pin() && p.pu == pu_) {  // steady state: no system call, no lock
         p.in_phase.store(true, std::memory_order_relaxed);
+        // Pinned by another runtime driven from this thread, on the same PU:
+        // ours now (one relaxed load per phase otherwise).
+        if (p.owner.load(std::memory_order_relaxed) != this) p.owner.store(this, std::memory_order_relaxed);
         return;
       }
       std::lock_guard lock(p.m);
@@ -169,6 +185,7 @@ void caller_binding::enter() {
       p.saved = saved;
       p.tid.store(this_tid(), std::memory_order_relaxed);
       p.pu = pu_;
+      p.owner.store(this, std::memory_order_relaxed);
       p.active.store(true, std::memory_order_relaxed);
       tls_held_generation = p.generation.load(std::memory_order_relaxed);
       tls_exit_guard.armed = true;
@@ -181,9 +198,7 @@ void caller_binding::enter() {
 void caller_binding::leave() {
   if (mode_ == caller_pinning::sticky) the_pin().in_phase.store(false, std::memory_order_relaxed);
   if (!std::exchange(phase_pinned_, false)) return;
-  sticky_pin& p = the_pin();
-  std::lock_guard lock(p.m);
-  if (!write_affinity(0, p.saved))
+  if (!write_affinity(0, phase_saved_->saved))
     throw error(fmt::format("cannot restore the calling thread's CPU binding: {}", std::strerror(errno)));
 }
 

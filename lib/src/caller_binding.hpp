@@ -26,9 +26,16 @@
 // Threading: enter()/leave() run on the calling thread between the phase's
 // start and end; release paths may run on any thread and take a mutex (never
 // on a phase's path once the pin is in place).
+//
+// Several runtimes: there is one sticky pin per process, held by the thread
+// that last entered a phase in sticky mode; a runtime whose caller is another
+// thread takes it over (so two runtimes driven from two threads pay a system
+// call per phase each), and a runtime gives it back when destroyed only if it
+// is the one that took it. Phase mode keeps the mask it restores per binding.
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 
 #include "cws/config.hpp"
 
@@ -37,7 +44,7 @@ namespace cws::detail {
 class caller_binding {
  public:
   // `pin` false (CWS_PIN=0) turns every mode into off.
-  caller_binding(caller_pinning mode, bool pin, unsigned pu_os_index) noexcept;
+  caller_binding(caller_pinning mode, bool pin, unsigned pu_os_index);
   ~caller_binding();  // gives a sticky pin back
   caller_binding(const caller_binding&) = delete;
   caller_binding& operator=(const caller_binding&) = delete;
@@ -51,9 +58,11 @@ class caller_binding {
   caller_pinning mode() const noexcept { return mode_; }
 
  private:
+  struct phase_mask;  // the CPU set phase mode restores (defined in the .cpp)
   caller_pinning mode_;
   unsigned pu_;
   bool phase_pinned_ = false;  // mode phase: pinned by the current enter()
+  std::unique_ptr<phase_mask> phase_saved_;  // mode phase only
 };
 
 // Binding system calls made for callers so far (pins and restores, every mode,

@@ -170,13 +170,13 @@ runtime_config parse_config(runtime_config cfg, const char* (*lookup)(const char
   if (auto v = get("CWS_RECORD"); !v.empty()) cfg.record = parse_bool("CWS_RECORD", v);
   if (auto v = get("CWS_AUDIT"); !v.empty()) cfg.audit = parse_bool("CWS_AUDIT", v);
   if (auto v = get("CWS_EVOLVE_BOUND"); !v.empty())
-    cfg.evolve_bound = parse_ranged("CWS_EVOLVE_BOUND", v, 1, 1000, "an integer (1..1000)");
+    cfg.replay.evolve_bound = parse_ranged("CWS_EVOLVE_BOUND", v, 1, 1000, "an integer (1..1000)");
   if (auto v = get("CWS_EVOLVE_SLOWDOWN"); !v.empty())
-    cfg.evolve_slowdown_pct = parse_ranged("CWS_EVOLVE_SLOWDOWN", v, 0, 1000, "a percentage (1..1000), or 0 for never");
+    cfg.replay.evolve_slowdown_pct = parse_ranged("CWS_EVOLVE_SLOWDOWN", v, 0, 1000, "a percentage (1..1000), or 0 for never");
   if (auto v = get("CWS_STALL_MS"); !v.empty())
-    cfg.stall_ms = parse_ranged("CWS_STALL_MS", v, 1, 60000, "milliseconds (1..60000)");
+    cfg.replay.stall_ms = parse_ranged("CWS_STALL_MS", v, 1, 60000, "milliseconds (1..60000)");
   if (auto v = get("CWS_EVOLVE_RELOCALIZE"); !v.empty())
-    cfg.evolve_relocalize = parse_bool("CWS_EVOLVE_RELOCALIZE", v);
+    cfg.replay.evolve_relocalize = parse_bool("CWS_EVOLVE_RELOCALIZE", v);
   if (auto v = get("CWS_PAGES"); !v.empty()) cfg.pages = parse_pages("CWS_PAGES", v);
   if (auto v = get("CWS_PAGE_MOVER"); !v.empty()) cfg.page_mover = parse_mover("CWS_PAGE_MOVER", v);
   if (auto v = get("CWS_BLOCKTIME"); !v.empty())

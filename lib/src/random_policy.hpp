@@ -10,7 +10,8 @@ namespace cws::detail {
 class random_policy final : public scheduling_policy {
  public:
   std::string_view name() const noexcept override { return "random"; }
-  task* find_work(worker_view& view) override;
+  void end_phase(run_report& report) override;
+  task_handle find_work(worker_view& view) override;
 };
 
 }  // namespace cws::detail

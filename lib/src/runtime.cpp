@@ -1,6 +1,8 @@
 #include "cws/runtime.hpp"
 
-#include <atomic>
+#include <algorithm>
+#include <mutex>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -16,13 +18,25 @@ extern "C" void cws_register_components() __attribute__((weak));
 namespace cws {
 
 namespace {
-std::atomic<runtime*> live_runtime{nullptr};
-
-runtime* claim(runtime* self) {
-  runtime* expected = nullptr;
-  if (!live_runtime.compare_exchange_strong(expected, self))
-    throw error("cws::runtime: another runtime is alive in this process; destroy it first");
-  return self;
+// Live runtimes, oldest first: only for runtime::current(). Nothing on a
+// phase's path reads it.
+struct live_list {
+  std::mutex mutex;
+  std::vector<runtime*> runtimes;
+};
+live_list& live() {
+  static live_list* l = new live_list;  // never destroyed: runtimes with static storage may outlive statics
+  return *l;
+}
+void enlist(runtime* self) {
+  live_list& l = live();
+  std::lock_guard lock(l.mutex);
+  l.runtimes.push_back(self);
+}
+void delist(runtime* self) noexcept {
+  live_list& l = live();
+  std::lock_guard lock(l.mutex);
+  std::erase(l.runtimes, self);
 }
 }  // namespace
 
@@ -30,23 +44,23 @@ runtime::runtime() : runtime(runtime_config::from_env()) {}
 
 runtime::runtime(const runtime_config& cfg) {
   if (cws_register_components != nullptr) cws_register_components();
-  claim(this);
   try {
     sched_ = std::make_unique<detail::scheduler>(cfg);
     extensions_ = extension_registry::instantiate(*this);
     if (cfg.trace_path) trace_to(*cfg.trace_path);
   } catch (...) {
-    extensions_.clear();
+    while (!extensions_.empty()) extensions_.pop_back();
     sched_.reset();
-    live_runtime.store(nullptr);
     throw;
   }
+  enlist(this);
 }
 
 runtime::~runtime() {
+  delist(this);
+  schedules_.clear();  // policies first: they may hold on to extensions
   while (!extensions_.empty()) extensions_.pop_back();  // reverse order of creation
   sched_.reset();
-  live_runtime.store(nullptr);
 }
 
 runtime_extension* runtime::extension(std::string_view name) const noexcept {
@@ -73,7 +87,11 @@ void runtime::trace_to(const std::string& path) {
   io->stream_to(*this, path);
 }
 
-runtime* runtime::current() noexcept { return live_runtime.load(std::memory_order_acquire); }
+runtime* runtime::current() noexcept {
+  live_list& l = live();
+  std::lock_guard lock(l.mutex);
+  return l.runtimes.empty() ? nullptr : l.runtimes.back();
+}
 
 const runtime_config& runtime::config() const noexcept { return sched_->config(); }
 const cws::topology& runtime::topology() const noexcept { return sched_->topology(); }
@@ -110,27 +128,35 @@ cws::schedule& runtime::schedule(std::string_view name, std::string_view policy)
     return *s;
   }
   auto made = policy_registry::create(policy);  // throws for an unknown name
-  schedules_.push_back(std::unique_ptr<cws::schedule>(new cws::schedule(std::string(name), std::move(made))));
+  auto slot = std::unique_ptr<cws::schedule>(new cws::schedule(std::string(name), std::move(made)));
+  slot->policy().attach(policy_context{*this, *slot});
+  schedules_.push_back(std::move(slot));
   return *schedules_.back();
 }
 
-const phase_stats& runtime::run_phase(cws::schedule& s, void (*fn)(void*), void* arg) {
+const run_report& runtime::run_phase(cws::schedule& s, void (*fn)(void*), void* arg) {
   phase_info& info = s.info_;  // assignments below reuse its strings' capacity
   if (info.schedule != s.name()) info.schedule = s.name();
   if (info.policy != s.policy_name()) info.policy = s.policy_name();
   if (info.follows != s.follows_) info.follows = s.follows_;
   info.iteration = s.iterations_;
   info.workers = workers();
-  std::exception_ptr error = sched_->run(info, s.policy(), fn, arg, s.last_, s.touches_);
+  run_report& report = s.report_;
+  std::exception_ptr error = sched_->run(info, s.policy(), fn, arg, report, s.touches_);
+  report.relocalized_ = false;  // this run's touches have not been acted on yet
   ++s.iterations_;
   if (error) std::rethrow_exception(error);
   if (!s.touches_.empty() && s.policy().relocalize_after_phase()) s.policy().relocalized(relocalize(s));
-  return s.last_;
+  return report;
 }
 
 const relocalization_report& runtime::relocalize(cws::schedule& s) {
   s.relocalization_ = sched_->relocalize(s.touches_, s.name(), s.iterations_ ? s.iterations_ - 1 : 0);
   s.relocalized_ = true;
+  if (s.iterations_ > 0) {  // made from the latest run's touches: part of its report
+    s.report_.relocalization_ = s.relocalization_;  // reuses the strings' capacity
+    s.report_.relocalized_ = true;
+  }
   return s.relocalization_;
 }
 

@@ -135,7 +135,7 @@ void scheduler::await_helpers() {
 }
 
 std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& policy, void (*fn)(void*), void* arg,
-                                  phase_stats& stats, touch_map& touches) {
+                                  run_report& stats, touch_map& touches) {
   if (tls_worker != nullptr)
     throw error("cws::runtime::run called from inside a phase; nested phases are not supported (use cws::spawn)");
   std::unique_lock lock(run_mutex_, std::try_to_lock);
@@ -186,7 +186,14 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   }
   stats.locality.reset();
   if (touched) stats.locality = data_.measure(touches);
+  stats.balance = balance_of(stats);  // O(workers)
   for (observer* o : observers_) o->on_phase_end(stats);
+  // The policy's part starts from "nothing known" (strings keep capacity).
+  stats.ran_as = stats.planned = ran_as::other;
+  stats.reason.clear();
+  stats.template_from.clear();
+  stats.distance_to_previous.reset();
+  stats.converged = false;
   policy.end_phase(stats);  // after the observers: a replaying policy reads the tree just recorded
   return error;
 }

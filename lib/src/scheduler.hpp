@@ -35,6 +35,7 @@
 #include "cws/locality.hpp"
 #include "cws/observer.hpp"
 #include "cws/policy.hpp"
+#include "cws/run_report.hpp"
 #include "cws/stats.hpp"
 #include "cws/topology.hpp"
 #include "caller_binding.hpp"
@@ -52,11 +53,12 @@ class scheduler {
   scheduler(const scheduler&) = delete;
   scheduler& operator=(const scheduler&) = delete;
 
-  // Runs one phase. Fills `stats` and `touches` (what the workers declared
-  // they touched, with stats.locality when they declared anything); returns
-  // the exception the phase threw, if any.
+  // Runs one phase. Fills `report` (its statistics, locality when the workers
+  // declared touches, balance; then the policy's part through end_phase) and
+  // `touches` (what the workers declared they touched); returns the exception
+  // the phase threw, if any. Both are overwritten in place.
   std::exception_ptr run(const phase_info& info, scheduling_policy& policy, void (*fn)(void*), void* arg,
-                         phase_stats& stats, touch_map& touches);
+                         run_report& report, touch_map& touches);
   // Moves the pages of `touches` to their desired nodes and tells the
   // observers. Throws cws::error when called during a phase.
   relocalization_report relocalize(const touch_map& touches, const std::string& schedule, std::uint64_t iteration);

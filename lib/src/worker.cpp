@@ -7,6 +7,7 @@
 
 #include "cws/error.hpp"
 #include "scheduler.hpp"
+#include "task_access.hpp"
 
 namespace cws::detail {
 
@@ -207,7 +208,7 @@ void worker::seek_work(Done done, bool may_run, Ready ready) {
   std::uint64_t t0 = now_ns();
   sched_.idle_enter();
   while (!done()) {
-    if (task* t = may_run ? setup_.policy->find_work(*this) : nullptr) {
+    if (task* t = may_run ? task_access::unwrap(setup_.policy->find_work(*this)) : nullptr) {
       stats_.idle_s += seconds_since(t0);
       sched_.idle_leave();
       run_segment(t);
@@ -284,11 +285,7 @@ void worker::park(backoff& b, Ready ready) {
 
 unsigned worker::workers() const noexcept { return sched_.workers(); }
 
-unsigned worker::numa_node_of(unsigned w) const noexcept {
-  return w < sched_.workers() ? sched_.placement()[w].numa_node : 0;
-}
-
-task* worker::steal(unsigned victim) noexcept {
+task_handle worker::steal(unsigned victim) noexcept {
   if (victim == id_ || victim >= sched_.workers()) return nullptr;
   task* t = sched_.at(victim).deque_.steal();
   if (t == nullptr) {
@@ -297,23 +294,23 @@ task* worker::steal(unsigned victim) noexcept {
   }
   ++stats_.steals;
   for (observer* o : setup_.observers) o->on_steal(id_, victim, t->tag);
-  return t;
+  return task_access::wrap(t);
 }
 
-task* worker::take_mail() noexcept { return took_mail(mailbox_.take()); }
-task* worker::take_mail_noted(std::uint32_t note) noexcept { return took_mail(mailbox_.take_noted(note)); }
+task_handle worker::take_mail() noexcept { return took_mail(mailbox_.take()); }
+task_handle worker::take_mail_noted(std::uint32_t note) noexcept { return took_mail(mailbox_.take_noted(note)); }
 
-task* worker::steal_mail(unsigned victim) noexcept {
+task_handle worker::steal_mail(unsigned victim) noexcept {
   if (victim == id_ || victim >= sched_.workers()) return nullptr;
   return took_mail(sched_.at(victim).mailbox_.take());
 }
 
-task* worker::took_mail(task* t) noexcept {
+task_handle worker::took_mail(task* t) noexcept {
   if (t == nullptr) return nullptr;
   ++stats_.steals;
   ++stats_.designated;
   for (observer* o : setup_.observers) o->on_steal(id_, t->spawner, t->tag);
-  return t;
+  return task_access::wrap(t);
 }
 
 worker_view::idleness worker::idle_state() const noexcept { return sched_.idle_state(); }

@@ -74,15 +74,11 @@ class worker final : public worker_view {
   // --- worker_view (what a policy may do for this worker) ---
   unsigned self() const noexcept override { return id_; }
   unsigned workers() const noexcept override;
-  unsigned numa_node_of(unsigned worker) const noexcept override;
-  bool blocked_in_sync() const noexcept override { return blocked_; }
-  task* steal(unsigned victim) noexcept override;
-  task* take_mail() noexcept override;
-  const task_tag& tag_of(const task* t) const noexcept override { return t->tag; }
+  task_handle steal(unsigned victim) noexcept override;
+  task_handle take_mail() noexcept override;
   std::uint64_t random() noexcept override;
-  std::uint32_t note_of(const task* t) const noexcept override { return t->note; }
-  task* take_mail_noted(std::uint32_t note) noexcept override;
-  task* steal_mail(unsigned victim) noexcept override;
+  task_handle take_mail_noted(std::uint32_t note) noexcept override;
+  task_handle steal_mail(unsigned victim) noexcept override;
   idleness idle_state() const noexcept override;
 
  private:
@@ -100,7 +96,7 @@ class worker final : public worker_view {
   void seek_work(Done done, bool may_run, Ready ready);
   template <class Ready>
   void park(backoff& b, Ready ready);
-  task* took_mail(task* t) noexcept;
+  task_handle took_mail(task* t) noexcept;
 
   scheduler& sched_;
   const unsigned id_;

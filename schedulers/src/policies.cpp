@@ -37,8 +37,9 @@ class replay_policy final : public scheduling_policy {
   std::string_view name() const noexcept override { return name_; }
   bool routes_spawns() const noexcept override { return engine_.routes(); }
 
+  void attach(const policy_context& ctx) override;
   void begin_phase(const phase_info& info) override;
-  void end_phase(const phase_stats& stats) override;
+  void end_phase(run_report& report) override;
 
   spawn_target route(unsigned spawner, const task_tag& tag, unsigned designated, segment_marks& marks) override {
     return engine_.route(spawner, tag, designated, marks);
@@ -47,7 +48,7 @@ class replay_policy final : public scheduling_policy {
     engine_.segment_begin(worker, root, note, marks);
   }
   void segment_end(unsigned worker) override { engine_.segment_end(worker); }
-  cws::detail::task* find_work(worker_view& view) override { return engine_.find_work(view); }
+  task_handle find_work(worker_view& view) override { return engine_.find_work(view); }
   void idle_pass(worker_view& view) override { engine_.idle_pass(view); }
   bool relocalize_after_phase() const noexcept override { return relocalize_; }
   void relocalized(const relocalization_report& report) override;
@@ -62,11 +63,20 @@ class replay_policy final : public scheduling_policy {
   void evolve_after(schedule_state& s, iteration_report& r, const runtime_config& cfg,
                     std::shared_ptr<const steal_tree::tree> fresh);
 
+  // The runtime this policy's schedule belongs to (attach()), throwing when
+  // the policy was never attached to a schedule.
+  cws::runtime& runtime() const;
+
   std::string name_;
+  // From attach(): the runtime, its schedule store and its recorder (null
+  // when recording is off). Looked up once, not per phase.
+  cws::runtime* rt_ = nullptr;
+  schedule_store* store_ = nullptr;
+  const steal_tree::recorder* recorder_ = nullptr;
   detail::replay_engine engine_;
   // This run, as decided by begin_phase. Strings are rewritten in place every
   // phase (keeping capacity), not rebuilt.
-  std::string ran_as_;
+  cws::ran_as planned_ = cws::ran_as::other;
   std::string template_from_;
   std::string missing_;
   std::shared_ptr<const detail::template_plan> plan_;  // cached: recompiled only when the template changes
@@ -87,14 +97,20 @@ void format_into(std::string& out, fmt::format_string<Args...> f, Args&&... args
   fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
 }
 
-cws::runtime& current_runtime(std::string_view policy) {
-  cws::runtime* rt = cws::runtime::current();
-  if (rt == nullptr) throw error(fmt::format("policy '{}' used without a live cws::runtime", policy));
-  return *rt;
+void replay_policy::attach(const policy_context& ctx) {
+  rt_ = &ctx.runtime;
+  store_ = &store_of(ctx.runtime);
+  recorder_ = steal_tree::recorder_of(ctx.runtime);
 }
 
-const steal_tree::recorder& recorder_for(cws::runtime& rt, std::string_view schedule, std::string_view policy) {
-  const steal_tree::recorder* rec = steal_tree::recorder_of(rt);
+cws::runtime& replay_policy::runtime() const {
+  if (rt_ == nullptr)
+    throw error(fmt::format("policy '{}' used outside a runtime (make it with cws::runtime::schedule)", name_));
+  return *rt_;
+}
+
+const steal_tree::recorder& recorder_for(const steal_tree::recorder* rec, std::string_view schedule,
+                                         std::string_view policy) {
   if (rec == nullptr)
     throw error(fmt::format("schedule '{}': policy '{}' replays recorded steal trees, but recording is off "
                             "(CWS_RECORD=0 or runtime_config::record = false)",
@@ -151,9 +167,9 @@ std::shared_ptr<const detail::template_plan> replay_policy::compile_pooled(std::
 }
 
 void replay_policy::begin_phase(const phase_info& info) {
-  cws::runtime& rt = current_runtime(name_);
-  const steal_tree::recorder& rec = recorder_for(rt, info.schedule, name_);
-  schedule_store& store = store_of(rt);
+  cws::runtime& rt = runtime();
+  const steal_tree::recorder& rec = recorder_for(recorder_, info.schedule, name_);
+  schedule_store& store = *store_;
   schedule_state& state = store.state(info.schedule);
 
   replay_mode mode = replay_mode::user;
@@ -189,27 +205,21 @@ void replay_policy::begin_phase(const phase_info& info) {
     plan_.reset();
   }
 
+  planned_ = detail::ran_as_of(mode);
   if (!unusable.empty()) {
-    ran_as_ = detail::to_string(mode);
-    engine_.prepare(replay_mode::random, nullptr, info.workers, rt.config().stall_ms);
+    engine_.prepare(replay_mode::random, nullptr, info.workers, rt.config().replay.stall_ms);
     engine_.diverge_up_front(std::move(unusable));
     return;
   }
-  engine_.prepare(mode, mode == replay_mode::random ? nullptr : plan_, info.workers, rt.config().stall_ms);
-  if (mode == replay_mode::random) {
-    format_into(ran_as_, "random ({})", missing_);
-  } else {
-    ran_as_ = detail::to_string(mode);
-  }
+  engine_.prepare(mode, mode == replay_mode::random ? nullptr : plan_, info.workers, rt.config().replay.stall_ms);
 }
 
-void replay_policy::end_phase(const phase_stats& stats) {
-  cws::runtime& rt = current_runtime(name_);
+void replay_policy::end_phase(run_report& stats) {
+  cws::runtime& rt = runtime();
   const std::string& schedule = stats.phase.schedule;
-  schedule_store& store = store_of(rt);
+  schedule_store& store = *store_;
   schedule_state& s = store.state(schedule);
-  const steal_tree::recorder* rec = steal_tree::recorder_of(rt);
-  const steal_tree::phase_record* record = rec ? rec->latest(schedule) : nullptr;
+  const steal_tree::phase_record* record = recorder_ ? recorder_->latest(schedule) : nullptr;
   if (record != nullptr && record->iteration != stats.phase.iteration) record = nullptr;
   // Plans nobody replays any more let go of their trees, so that the pool can
   // rewrite those for the fresh tree below.
@@ -224,12 +234,14 @@ void replay_policy::end_phase(const phase_stats& stats) {
   // long after the window filled does not allocate.
   if (r.note.capacity() < 96) r.note.reserve(96);
   r.policy = name_;
-  r.ran_as = ran_as_;
+  r.ran_as = r.planned = planned_;
+  if (planned_ == cws::ran_as::random_no_template) r.reason = missing_;
   r.template_from = template_from_;
   r.diverged = engine_.diverged();
   if (r.diverged) {
     r.divergence = engine_.divergence();
-    format_into(r.ran_as, "random (diverged from {})", ran_as_);
+    r.ran_as = cws::ran_as::random_diverged;
+    r.reason = r.divergence;
     s.diverged = true;
     if (!s.warned) {
       s.warned = true;
@@ -247,7 +259,7 @@ void replay_policy::end_phase(const phase_stats& stats) {
   // buffer in both roles only over two runs, so the run that converged cannot
   // place the pages its successor writes.
   relocalizing_stows_ = !r.diverged && engine_.mode() == replay_mode::stows;
-  relocalize_ = name_ == policy::evolve && rt.config().evolve_relocalize && record != nullptr &&
+  relocalize_ = name_ == policy::evolve && rt.config().replay.evolve_relocalize && record != nullptr &&
                 (!relocalizing_stows_ || !s.pages_settled);
 
   // The next template. The recorded tree is copied once (into a pooled tree:
@@ -274,6 +286,15 @@ void replay_policy::end_phase(const phase_stats& stats) {
     }
     s.previous = std::move(fresh);
   }
+
+  // The run's report: what the history entry says, typed (assignments reuse
+  // the report's strings).
+  stats.ran_as = r.ran_as;
+  stats.planned = r.planned;
+  stats.reason = r.reason;
+  stats.template_from = r.template_from;
+  stats.distance_to_previous = r.distance_to_previous;
+  stats.converged = name_ == policy::evolve && s.converged;
 }
 
 // evolve: relws until an iteration adds no steal and takes nothing back (the
@@ -286,7 +307,7 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
     format_into(s.template_from, "recorded run #{} (relws)", r.iteration);
     ++s.relws_runs;
     const bool settled = r.extra_steals == 0 && r.taken_back == 0;
-    if (settled || s.relws_runs >= cfg.evolve_bound) {
+    if (settled || s.relws_runs >= cfg.replay.evolve_bound) {
       s.mode = evolve_mode::stows;
       s.converged = true;
       s.converged_at = r.iteration;
@@ -296,15 +317,15 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
       s.settling_runs = 0;
       r.converged = true;
       if (settled) format_into(r.note, "converged after {} relws runs: switching to stows", s.relws_runs);
-      else format_into(r.note, "bound of {} relws runs reached: switching to stows", cfg.evolve_bound);
+      else format_into(r.note, "bound of {} relws runs reached: switching to stows", cfg.replay.evolve_bound);
       s.relws_runs = 0;
     }
     return;
   }
   // A stows run: the template stays. One slow run is noise (a preempted
   // worker, a page-fault storm); two in a row mean the schedule no longer fits.
-  const bool slow = cfg.evolve_slowdown_pct > 0 && s.best_stows_s > 0 &&
-                    r.wall_s > s.best_stows_s * (1.0 + cfg.evolve_slowdown_pct / 100.0);
+  const bool slow = cfg.replay.evolve_slowdown_pct > 0 && s.best_stows_s > 0 &&
+                    r.wall_s > s.best_stows_s * (1.0 + cfg.replay.evolve_slowdown_pct / 100.0);
   if (!slow) {
     s.slow_stows_runs = 0;
     if (s.best_stows_s == 0 || r.wall_s < s.best_stows_s) s.best_stows_s = r.wall_s;
@@ -313,18 +334,18 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
     s.converged = false;
     s.slow_stows_runs = 0;
     format_into(r.note, "two stows runs in a row over {}% slower than the best one: back to relws",
-                         cfg.evolve_slowdown_pct);
+                         cfg.replay.evolve_slowdown_pct);
   }
 }
 
 void replay_policy::relocalized(const relocalization_report& report) {
-  cws::runtime& rt = current_runtime(name_);
-  schedule_state& s = store_of(rt).state(report.schedule);
+  cws::runtime& rt = runtime();
+  schedule_state& s = store_->state(report.schedule);
   if (!s.history.empty() && s.history.back().iteration == report.iteration) s.history.back().pages_moved = report.pages_moved;
   if (!relocalizing_stows_ || s.pages_settled) return;
   // Under stows every run replays the same tree, so the touches repeat with the
   // phase's own period; a bound still stops phases whose touches follow the data.
-  if (report.pages_moved == 0 || ++s.settling_runs >= rt.config().evolve_bound) {
+  if (report.pages_moved == 0 || ++s.settling_runs >= rt.config().replay.evolve_bound) {
     s.pages_settled = true;
     if (s.history.empty()) return;
     std::string& note = s.history.back().note;

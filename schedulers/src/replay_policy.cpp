@@ -4,15 +4,15 @@
 
 namespace cws::schedulers::detail {
 
-const char* to_string(replay_mode m) noexcept {
+cws::ran_as ran_as_of(replay_mode m) noexcept {
   switch (m) {
-    case replay_mode::random: return "random";
-    case replay_mode::stows: return "stows";
-    case replay_mode::stuws: return "stuws";
-    case replay_mode::relws: return "relws";
-    case replay_mode::user: return "user";
+    case replay_mode::random: return cws::ran_as::random_no_template;
+    case replay_mode::stows: return cws::ran_as::stows;
+    case replay_mode::stuws: return cws::ran_as::stuws;
+    case replay_mode::relws: return cws::ran_as::relws;
+    case replay_mode::user: return cws::ran_as::user;
   }
-  return "?";
+  return cws::ran_as::other;
 }
 
 void replay_engine::prepare(replay_mode mode, std::shared_ptr<const template_plan> plan, unsigned workers,
@@ -107,10 +107,10 @@ void replay_engine::segment_end(unsigned worker) {
 
 // ---------------------------------------------------------------- finding work
 
-cws::detail::task* replay_engine::find_work(worker_view& view) {
+task_handle replay_engine::find_work(worker_view& view) {
   lane& l = lanes_[view.self()];
   if (diverged() || mode_ == replay_mode::random) return steal_anything(view);
-  cws::detail::task* t = nullptr;
+  task_handle t = nullptr;
   switch (mode_) {
     case replay_mode::stows: {
       const auto& order = plan_->order[view.self()];
@@ -139,14 +139,14 @@ void replay_engine::idle_pass(worker_view& view) {
 }
 
 // Mail first (own, then another worker's: released work), then a deque.
-cws::detail::task* replay_engine::steal_anything(worker_view& view) {
-  if (cws::detail::task* t = view.take_mail()) return t;
+task_handle replay_engine::steal_anything(worker_view& view) {
+  if (task_handle t = view.take_mail()) return t;
   const unsigned n = view.workers();
   if (n < 2) return nullptr;
   unsigned victim = static_cast<unsigned>(view.random() % (n - 1));
   if (victim >= view.self()) ++victim;  // uniform over the others
   if (diverged())
-    if (cws::detail::task* t = view.steal_mail(victim)) return t;
+    if (task_handle t = view.steal_mail(victim)) return t;
   return view.steal(victim);
 }
 

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "cws/policy.hpp"
+#include "cws/run_report.hpp"
 #include "template_plan.hpp"
 
 namespace cws::schedulers::detail {
@@ -50,7 +51,8 @@ enum class replay_mode {
   relws,    // relaxed
   user,     // designations, run like stuws
 };
-const char* to_string(replay_mode m) noexcept;
+// What a run in mode `m` reports it ran as (random: a replaying policy without a template).
+cws::ran_as ran_as_of(replay_mode m) noexcept;
 
 class replay_engine {
  public:
@@ -68,7 +70,7 @@ class replay_engine {
   spawn_target route(unsigned spawner, const task_tag& tag, unsigned designated, segment_marks& marks);
   void segment_begin(unsigned worker, const task_tag& root, std::uint32_t note, segment_marks& marks);
   void segment_end(unsigned worker);
-  cws::detail::task* find_work(worker_view& view);
+  task_handle find_work(worker_view& view);
   void idle_pass(worker_view& view);
 
  private:
@@ -90,7 +92,7 @@ class replay_engine {
 
   void diverge(std::string why);
   bool strict() const noexcept { return mode_ == replay_mode::stows || mode_ == replay_mode::stuws; }
-  cws::detail::task* steal_anything(worker_view& view);
+  task_handle steal_anything(worker_view& view);
   void watch_for_stall(worker_view& view, lane& l, clock::time_point now);
   // Whether every worker made an idle pass at or after `since`.
   bool all_passed_since(clock::time_point since) const noexcept;

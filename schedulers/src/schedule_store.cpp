@@ -79,7 +79,8 @@ iteration_report report_of(const phase_stats& stats) {
 void fill_report(iteration_report& r, const phase_stats& stats) {
   r.iteration = stats.phase.iteration;
   r.policy = stats.phase.policy;
-  r.ran_as = stats.phase.policy;
+  r.ran_as = r.planned = stats.phase.policy == "random" ? cws::ran_as::random : cws::ran_as::other;
+  r.reason.clear();
   r.template_from.clear();
   r.wall_s = stats.wall_s;
   r.tasks = stats.tasks();
@@ -124,7 +125,7 @@ std::size_t schedule_store::bytes() const {
   for (const auto& [name, s] : states_) {
     n += sizeof(s) + text(name) + text(s.name) + text(s.template_from) + text(s.followed_schedule) + s.history.bytes();
     for (const iteration_report& r : s.history)
-      n += text(r.policy) + text(r.ran_as) + text(r.template_from) + text(r.divergence) + text(r.note);
+      n += text(r.policy) + text(r.reason) + text(r.template_from) + text(r.divergence) + text(r.note);
     tree_once(s.templ);
     tree_once(s.previous);
     tree_once(s.followed);

@@ -226,7 +226,7 @@ TEST_P(TraceFiles, TraceOutIsValidAndLoadsBack) {
       for (const json& e : doc["results"])
         if (e["variant"] == v)
           for (const json& it : e["iterations"]) {
-            EXPECT_EQ(it["ran_as"], "stows") << v;
+            EXPECT_EQ(it["ran_as_kind"], "stows") << v;
             EXPECT_TRUE(contains(it.value("template_from", ""), "file " + path)) << v << ": " << it["template_from"];
           }
   }

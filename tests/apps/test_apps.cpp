@@ -212,7 +212,7 @@ void expect_memcopy_entry(const json& e, unsigned iters, unsigned runs, unsigned
   const std::string policy = e["policy"];
   if (policy == "random") {
     EXPECT_EQ(e["copy_follows"], "");
-    EXPECT_EQ(e["copy_ran_as"], "random");
+    EXPECT_EQ(e["copy_ran_as_kind"], "random");
     EXPECT_EQ(e["pages_moved"], 0);  // random never relocalizes
     EXPECT_EQ(e["relocalizations"], 0);
     EXPECT_FALSE(e.contains("follow_init_relocalize_pages_moved"));
@@ -243,7 +243,7 @@ TEST(MemcopyJson, DefaultPoliciesGiveTheDocumentedVariants) {
   const json& stows = entry(doc, "cws-stows");
   EXPECT_EQ(stows["policy"], "stows");
   EXPECT_EQ(stows["copy_follows"], "init/cws-stows");
-  EXPECT_EQ(stows["copy_ran_as"], "stows");
+  EXPECT_EQ(stows["copy_ran_as_kind"], "stows");
   EXPECT_TRUE(starts_with(stows.value("copy_template_from", ""), "follows 'init/cws-stows': "))
       << stows["copy_template_from"];
   for (const char* k : {"follow_init_relocalize_pages_moved", "follow_init_relocalize_pages_examined",
@@ -355,13 +355,13 @@ TEST(HeatJson, VariantsFieldsAndIterations) {
   const json& stows = entry(doc, "cws-stows");
   EXPECT_EQ(stows["step_follows"], "");
   const json& its = stows["iterations"];
-  EXPECT_EQ(its[0]["ran_as"], "random (no template yet)");
-  for (std::size_t i = 1; i < its.size(); ++i) EXPECT_EQ(its[i]["ran_as"], "stows") << i;
+  EXPECT_EQ(its[0]["ran_as_kind"], "random_no_template");
+  for (std::size_t i = 1; i < its.size(); ++i) EXPECT_EQ(its[i]["ran_as_kind"], "stows") << i;
   // stows-follow-init: every step replays the init phase's template.
   const json& follow = entry(doc, "cws-stows-follow-init");
   EXPECT_EQ(follow["step_follows"], "heat-init/stows-follow-init");
   for (const json& it : follow["iterations"]) {
-    EXPECT_EQ(it["ran_as"], "stows");
+    EXPECT_EQ(it["ran_as_kind"], "stows");
     EXPECT_TRUE(starts_with(it.value("template_from", ""), "follows 'heat-init/stows-follow-init': "))
         << it["template_from"];
   }

@@ -35,7 +35,7 @@ struct outcome {
 outcome run_fib_with(const st::tree& templ, std::string_view policy, unsigned workers, const std::string& topology,
                      unsigned n) {
   cws::runtime_config cfg = cws::test::config(workers, topology);
-  cfg.stall_ms = 20;
+  cfg.replay.stall_ms = 20;
   cws::runtime rt(cfg);
   cws::schedulers::store_of(rt).seed("phase", templ, "a test template");
   auto& s = rt.schedule("phase", policy);
@@ -56,12 +56,17 @@ outcome run_fib_with(const st::tree& templ, std::string_view policy, unsigned wo
 }
 
 // evolve starts with relws runs.
-std::string replayed_as(std::string_view policy) { return policy == "evolve" ? "relws" : std::string(policy); }
+cws::ran_as replayed_as(std::string_view policy) {
+  if (policy == "evolve" || policy == "relws") return cws::ran_as::relws;
+  return policy == "stows" ? cws::ran_as::stows : policy == "stuws" ? cws::ran_as::stuws : cws::ran_as::user;
+}
 
 void expect_diverged_once(const outcome& o, std::string_view policy) {
   EXPECT_TRUE(o.first.diverged);
   EXPECT_FALSE(o.first.divergence.empty());
-  EXPECT_EQ(o.first.ran_as, "random (diverged from " + replayed_as(policy) + ")");
+  EXPECT_EQ(o.first.ran_as, cws::ran_as::random_diverged);
+  EXPECT_EQ(o.first.planned, replayed_as(policy));
+  EXPECT_EQ(o.first.reason, o.first.divergence);
   // One warning, naming the schedule.
   EXPECT_NE(o.warning.find("cws: warning: schedule 'phase' diverged"), std::string::npos) << o.warning;
   EXPECT_EQ(o.warning.find("warning", o.warning.find("warning") + 1), std::string::npos) << "warned twice: " << o.warning;
@@ -86,7 +91,7 @@ TEST_P(divergence, template_of_a_larger_input) {
   rt.run(s, [&] { result = cws::test::fib(12); });
   EXPECT_EQ(result, cws::test::serial_fib(12));
   const auto& state = cws::schedulers::store_of(rt).at("phase");
-  EXPECT_EQ(state.history.at(0).ran_as, "relws");
+  EXPECT_EQ(state.history.at(0).ran_as, cws::ran_as::relws);
   EXPECT_EQ(*state.templ, st::recorder_of(rt)->latest("phase")->steals);
 }
 
@@ -103,7 +108,7 @@ TEST_P(divergence, template_of_another_recursion_on_eight_workers) {
   ASSERT_TRUE(nested_steal(t)) << "no fib(20) run had a steal out of a stolen segment";
 
   cws::runtime_config cfg = cws::test::config(8, cws::test::eight_cores);
-  cfg.stall_ms = 20;
+  cfg.replay.stall_ms = 20;
   cws::runtime rt(cfg);
   cws::schedulers::store_of(rt).seed("phase", t, "a fib template");
   auto& s = rt.schedule("phase", GetParam());
@@ -176,7 +181,7 @@ TEST(divergence_stows, impossible_segment_order_is_detected_as_a_stall) {
   ASSERT_GE(t.worker_segments[1].size(), 2u) << "fib(20) never gave worker 1 two segments";
   std::swap(t.worker_segments[1][0], t.worker_segments[1][1]);
   cws::runtime_config cfg = cws::test::config(2);
-  cfg.stall_ms = 20;
+  cfg.replay.stall_ms = 20;
   cws::runtime rt(cfg);
   cws::schedulers::store_of(rt).seed("phase", t, "swapped order");
   auto& s = rt.schedule("phase", cws::policy::stows);

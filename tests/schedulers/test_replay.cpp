@@ -59,7 +59,7 @@ TEST_P(strict_replay, stows_reproduces_fib_template_every_iteration) {
     EXPECT_EQ(run.worker_segments, templ.worker_segments) << "segment start order, iteration " << it;
     cws::test::expect_same_task_mapping(templ, run);
     const auto& r = store.at("fib").history.back();
-    EXPECT_EQ(r.ran_as, "stows");
+    EXPECT_EQ(r.ran_as, cws::ran_as::stows);
     EXPECT_FALSE(r.diverged) << r.divergence;
     EXPECT_EQ(r.extra_steals, 0u);
     EXPECT_EQ(r.designated, templ.segments.size() - 1);
@@ -103,7 +103,7 @@ TEST_P(strict_replay, stuws_keeps_the_task_to_worker_mapping) {
     ASSERT_EQ(result, cws::test::serial_fib(17));
     cws::test::expect_same_task_mapping(templ, latest(rt, "fib").steals);
     const auto& r = cws::schedulers::store_of(rt).at("fib").history.back();
-    EXPECT_EQ(r.ran_as, "stuws");
+    EXPECT_EQ(r.ran_as, cws::ran_as::stuws);
     EXPECT_EQ(r.extra_steals, 0u);
     EXPECT_FALSE(r.diverged) << r.divergence;
   }
@@ -116,12 +116,12 @@ TEST(strict_replay_first_run, records_under_random_and_says_so) {
   rt.run(s, [&] { result = cws::test::fib(15); });
   EXPECT_EQ(result, cws::test::serial_fib(15));
   const auto& state = cws::schedulers::store_of(rt).at("fib");
-  EXPECT_EQ(state.history.at(0).ran_as, "random (no template yet)");
+  EXPECT_EQ(state.history.at(0).ran_as, cws::ran_as::random_no_template);
   EXPECT_EQ(state.template_from, "recorded run #0");
   ASSERT_TRUE(state.templ);
   EXPECT_EQ(*state.templ, latest(rt, "fib").steals);
   rt.run(s, [&] { result = cws::test::fib(15); });
-  EXPECT_EQ(state.history.at(1).ran_as, "stows");
+  EXPECT_EQ(state.history.at(1).ran_as, cws::ran_as::stows);
 }
 
 INSTANTIATE_TEST_SUITE_P(topologies, strict_replay,
@@ -146,19 +146,19 @@ TEST_P(evolving, evolve_converges_on_heat_within_the_bound) {
   EXPECT_EQ(grid.a, serial.a);
   const auto& state = cws::schedulers::store_of(rt).at("heat");
   ASSERT_EQ(state.history.size(), static_cast<std::size_t>(iterations));
-  EXPECT_EQ(state.history[0].ran_as, "random (no template yet)");
+  EXPECT_EQ(state.history[0].ran_as, cws::ran_as::random_no_template);
   // Converged after at most `bound` relws runs (iterations 1 .. bound).
   std::size_t switched = 0;
   for (std::size_t i = 1; i < state.history.size() && switched == 0; ++i) {
-    EXPECT_EQ(state.history[i].ran_as, "relws") << "iteration " << i;
+    EXPECT_EQ(state.history[i].ran_as, cws::ran_as::relws) << "iteration " << i;
     if (state.history[i].converged) switched = i;
   }
   ASSERT_NE(switched, 0u) << "evolve never switched to stows";
-  EXPECT_LE(switched, cfg.evolve_bound);
+  EXPECT_LE(switched, cfg.replay.evolve_bound);
   // The first stows run after the switch replays the converged tree exactly.
   ASSERT_LT(switched + 1, state.history.size());
   const auto& first_stows = state.history[switched + 1];
-  if (first_stows.ran_as == "stows") {
+  if (first_stows.ran_as == cws::ran_as::stows) {
     EXPECT_EQ(first_stows.extra_steals, 0u);
     EXPECT_EQ(first_stows.taken_back, 0u);
     ASSERT_TRUE(first_stows.distance_to_previous.has_value());
@@ -181,7 +181,7 @@ TEST_P(evolving, relws_runs_stay_correct_and_update_the_template) {
     ASSERT_TRUE(state.templ);
     EXPECT_EQ(*state.templ, rec->steals) << "the template is the latest run";
     if (it > 0) {
-      EXPECT_EQ(state.history.back().ran_as, "relws");
+      EXPECT_EQ(state.history.back().ran_as, cws::ran_as::relws);
     }
   }
 }
@@ -209,7 +209,7 @@ TEST(follow, copy_phase_replays_the_init_template) {
     });
     EXPECT_EQ(copy_worker, init_worker) << "round " << round;
     const auto& r = cws::schedulers::store_of(rt).at("copy").history.back();
-    EXPECT_EQ(r.ran_as, "stows");
+    EXPECT_EQ(r.ran_as, cws::ran_as::stows);
     EXPECT_EQ(r.template_from.rfind("follows 'init'", 0), 0u) << r.template_from;
   }
 }
@@ -220,8 +220,12 @@ TEST(follow, following_a_schedule_that_never_ran_records_under_random) {
   std::uint64_t result = 0;
   rt.run(copy, [&] { result = cws::test::fib(15); });
   EXPECT_EQ(result, cws::test::serial_fib(15));
-  EXPECT_EQ(cws::schedulers::store_of(rt).at("copy").history[0].ran_as,
-            "random ('nowhere', which it follows, has not run yet)");
+  const auto& first = cws::schedulers::store_of(rt).at("copy").history[0];
+  EXPECT_EQ(first.ran_as, cws::ran_as::random_no_template);
+  EXPECT_NE(first.reason.find("'nowhere'"), std::string::npos) << first.reason;  // names what it follows
+  // The schedule's typed report says the same.
+  EXPECT_EQ(copy.last_report()->ran_as, cws::ran_as::random_no_template);
+  EXPECT_EQ(copy.last_report()->reason, first.reason);
 }
 
 }  // namespace

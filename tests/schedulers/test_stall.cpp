@@ -19,28 +19,23 @@ class idle_view final : public cws::worker_view {
   idle_view(unsigned self, unsigned workers, const idleness& idle) : self_(self), workers_(workers), idle_(idle) {}
   unsigned self() const noexcept override { return self_; }
   unsigned workers() const noexcept override { return workers_; }
-  unsigned numa_node_of(unsigned) const noexcept override { return 0; }
-  bool blocked_in_sync() const noexcept override { return false; }
-  cws::detail::task* steal(unsigned) noexcept override { return nullptr; }
-  cws::detail::task* take_mail() noexcept override { return nullptr; }
-  const cws::task_tag& tag_of(const cws::detail::task*) const noexcept override { return tag_; }
+  cws::task_handle steal(unsigned) noexcept override { return nullptr; }
+  cws::task_handle take_mail() noexcept override { return nullptr; }
   std::uint64_t random() noexcept override { return 4; }
-  std::uint32_t note_of(const cws::detail::task*) const noexcept override { return cws::no_note; }
-  cws::detail::task* take_mail_noted(std::uint32_t) noexcept override { return nullptr; }
-  cws::detail::task* steal_mail(unsigned) noexcept override { return nullptr; }
+  cws::task_handle take_mail_noted(std::uint32_t) noexcept override { return nullptr; }
+  cws::task_handle steal_mail(unsigned) noexcept override { return nullptr; }
   idleness idle_state() const noexcept override { return idle_; }
 
  private:
   unsigned self_, workers_;
   const idleness& idle_;
-  cws::task_tag tag_{};
 };
 
 constexpr unsigned stall_ms = 20;
 
 // One fruitless pass of `view`'s worker, as the core's steal loop makes it.
 void pass(replay_engine& e, idle_view& view) {
-  EXPECT_EQ(e.find_work(view), nullptr);
+  EXPECT_FALSE(e.find_work(view));
   e.idle_pass(view);
 }
 

@@ -15,6 +15,7 @@ namespace {
 namespace st = cws::steal_tree;
 
 TEST(policies, are_registered_by_name) {
+  cws::runtime rt(cws::test::config(1));  // cws::cws registers its policies when the first runtime is created
   const auto names = cws::policy_registry::names();
   for (std::string_view n : {"random", "stows", "stuws", "relws", "evolve", "user"})
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
@@ -81,7 +82,7 @@ TEST(store, load_traces_seeds_templates_and_stows_replays_them) {
   rt.run(s, [&] { result = cws::test::fib(17); });
   EXPECT_EQ(result, cws::test::serial_fib(17));
   const auto& r = state.history.back();
-  EXPECT_EQ(r.ran_as, "stows");
+  EXPECT_EQ(r.ran_as, cws::ran_as::stows);
   EXPECT_FALSE(r.diverged) << r.divergence;
   cws::test::expect_same_task_mapping(recorded, st::recorder_of(rt)->latest("fib")->steals);
   std::filesystem::remove(path);

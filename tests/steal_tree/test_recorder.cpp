@@ -18,9 +18,9 @@ namespace st = cws::steal_tree;
 using cws::test::config;
 
 TEST(steal_tree_recorder, attached_by_default) {
+  cws::runtime rt(config(2));  // cws::cws registers its components when the first runtime is created
   const auto names = cws::extension_registry::names();
   EXPECT_NE(std::find(names.begin(), names.end(), "steal_tree"), names.end());
-  cws::runtime rt(config(2));
   st::recorder* rec = st::recorder_of(rt);
   ASSERT_NE(rec, nullptr);
   EXPECT_EQ(rt.extension("steal_tree"), static_cast<cws::runtime_extension*>(rec));

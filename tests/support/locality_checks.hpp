@@ -109,7 +109,7 @@ inline void check_evolve_heat(const runtime_config& cfg, unsigned steps = 14) {
   ASSERT_NE(state, nullptr);
   std::string history;
   for (const auto& r : state->history)
-    history += "\n  #" + std::to_string(r.iteration) + " " + r.ran_as + " moved " +
+    history += "\n  #" + std::to_string(r.iteration) + " " + r.label() + " moved " +
                (r.pages_moved ? std::to_string(*r.pages_moved) : std::string("-")) + " " + r.note + " " +
                r.divergence;
   ASSERT_TRUE(state->converged) << "evolve did not converge within " << steps << " iterations:" << history;

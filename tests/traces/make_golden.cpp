@@ -65,8 +65,8 @@ class designate_policy final : public cws::scheduling_policy {
     }
     return t;
   }
-  cws::detail::task* find_work(cws::worker_view& view) override {
-    if (cws::detail::task* t = view.take_mail()) return t;
+  cws::task_handle find_work(cws::worker_view& view) override {
+    if (cws::task_handle t = view.take_mail()) return t;
     const unsigned n = view.workers();
     if (n < 2) return nullptr;
     unsigned victim = static_cast<unsigned>(view.random() % (n - 1));

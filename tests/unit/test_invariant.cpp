@@ -32,10 +32,10 @@ class handoff_policy final : public cws::scheduling_policy {
     if (tag.segment == cws::make_segment_id(0, 0) && tag.level == 1 && tag.step == 1) return {1};
     return {};
   }
-  cws::detail::task* find_work(cws::worker_view& v) override {
-    if (auto* t = v.take_mail()) return t;
+  cws::task_handle find_work(cws::worker_view& v) override {
+    if (auto t = v.take_mail()) return t;
     if (v.self() != 0) return nullptr;
-    if (auto* t = v.steal(0)) return t;  // refused by the core: a worker never steals from itself
+    if (auto t = v.steal(0)) return t;  // refused by the core: a worker never steals from itself
     return v.steal(1);
   }
 };

@@ -69,10 +69,127 @@ TEST(runtime, runs_const_and_temporary_callables) {
   EXPECT_EQ(r, cws::test::serial_fib(10));
 }
 
-TEST(runtime, one_runtime_at_a_time) {
-  cws::runtime rt(config(1));
-  EXPECT_EQ(cws::runtime::current(), &rt);
-  EXPECT_THROW(cws::runtime second(config(1)), cws::error);
+// Several runtimes: nothing of a runtime is global (policies get their
+// runtime through policy_context), so they may follow each other or live at
+// once. Replaying schedules exercise the per-runtime store and recorder.
+std::uint64_t run_fib_phases(cws::runtime& rt, cws::schedule& s, int phases, unsigned n) {
+  std::uint64_t wrong = 0;
+  for (int i = 0; i < phases; ++i) {
+    std::uint64_t r = 0;
+    rt.run(s, [&] { r = cws::test::fib(n); });
+    wrong += r != cws::test::serial_fib(n);
+  }
+  return wrong;
+}
+
+TEST(runtimes, one_after_another) {
+  for (int round = 0; round < 3; ++round) {
+    cws::runtime rt(config(2));
+    EXPECT_EQ(cws::runtime::current(), &rt);
+    auto& s = rt.schedule("fib", cws::policy::stows);
+    EXPECT_EQ(run_fib_phases(rt, s, 3, 18), 0u);
+    EXPECT_EQ(s.last_report()->ran_as, cws::ran_as::stows) << "round " << round;
+    EXPECT_EQ(cws::schedulers::store_of(rt).at("fib").history.size(), 3u);
+  }
+  EXPECT_EQ(cws::runtime::current(), nullptr);
+}
+
+TEST(runtimes, two_alive_phases_alternating_on_one_thread) {
+  cws::runtime a(config(2));
+  cws::runtime b(config(2));
+  EXPECT_EQ(cws::runtime::current(), &b);  // the most recently created
+  auto& sa = a.schedule("fib", cws::policy::evolve);
+  auto& sb = b.schedule("fib", cws::policy::stows);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(run_fib_phases(a, sa, 1, 18), 0u);
+    EXPECT_EQ(run_fib_phases(b, sb, 1, 17), 0u);
+  }
+  // Each runtime kept its own schedule state: same name, its own runs.
+  EXPECT_EQ(sa.iterations(), 6u);
+  EXPECT_EQ(sb.iterations(), 6u);
+  EXPECT_EQ(cws::schedulers::store_of(a).at("fib").history.size(), 6u);
+  EXPECT_EQ(cws::schedulers::store_of(b).at("fib").history.size(), 6u);
+  EXPECT_EQ(cws::schedulers::store_of(a).at("fib").history[0].policy, "evolve");
+  EXPECT_EQ(cws::schedulers::store_of(b).at("fib").history[0].policy, "stows");
+  EXPECT_FALSE(sa.last_report()->diverged()) << sa.last_report()->reason;
+  EXPECT_EQ(sb.last_report()->ran_as, cws::ran_as::stows);
+  EXPECT_EQ(sb.last_report()->tasks(), cws::test::fib_spawns(17) + 1);
+}
+
+TEST(runtimes, two_alive_each_driven_by_its_own_thread) {
+  cws::runtime a(config(2));
+  cws::runtime b(config(2));
+  std::atomic<std::uint64_t> wrong{0};
+  auto drive = [&wrong](cws::runtime& rt, std::string_view policy) {
+    auto& s = rt.schedule("fib", policy);
+    wrong += run_fib_phases(rt, s, 20, 17);
+  };
+  std::thread ta(drive, std::ref(a), cws::policy::relws);
+  std::thread tb(drive, std::ref(b), cws::policy::random);
+  ta.join();
+  tb.join();
+  EXPECT_EQ(wrong.load(), 0u);
+  const cws::run_report& ra = *a.schedule("fib", cws::policy::relws).last_report();
+  const cws::run_report& rb = *b.schedule("fib", cws::policy::random).last_report();
+  EXPECT_EQ(ra.phase.iteration, 19u);
+  EXPECT_EQ(rb.phase.iteration, 19u);
+  EXPECT_FALSE(ra.diverged()) << ra.reason;
+  EXPECT_EQ(rb.ran_as, cws::ran_as::random);
+  EXPECT_EQ(cws::schedulers::store_of(a).at("fib").history.size(), 20u);
+  EXPECT_EQ(cws::schedulers::store_of(b).find("fib"), nullptr);  // random keeps no replay state
+}
+
+TEST(run_report, says_what_ran_with_balance) {
+  cws::runtime rt(config(2));
+  auto& s = rt.schedule("fib", cws::policy::random);
+  std::uint64_t r = 0;
+  const cws::run_report& rep = rt.run(s, [&] { r = cws::test::fib(20); });
+  EXPECT_EQ(&rep, s.last_report());
+  EXPECT_EQ(static_cast<const cws::phase_stats*>(&rep), s.last());
+  EXPECT_EQ(rep.ran_as, cws::ran_as::random);
+  EXPECT_EQ(rep.planned, cws::ran_as::random);
+  EXPECT_TRUE(rep.reason.empty());
+  EXPECT_FALSE(rep.distance_to_previous);
+  EXPECT_EQ(rep.relocalization(), nullptr);
+  const cws::load_balance b = cws::balance_of(rep);
+  EXPECT_EQ(rep.balance, b);
+  EXPECT_GE(rep.balance.max_over_fair, 1.0);
+  EXPECT_LE(rep.balance.max_over_fair, 2.0);
+  EXPECT_LE(rep.balance.idle_workers, 1u);
+
+  // A replaying policy: the first run has no template, the second replays one.
+  auto& t = rt.schedule("fib-stows", cws::policy::stows);
+  rt.run(t, [&] { r = cws::test::fib(20); });
+  EXPECT_EQ(t.last_report()->ran_as, cws::ran_as::random_no_template);
+  EXPECT_EQ(t.last_report()->planned, cws::ran_as::random_no_template);
+  EXPECT_FALSE(t.last_report()->reason.empty());
+  const cws::run_report& second = rt.run(t, [&] { r = cws::test::fib(20); });
+  EXPECT_EQ(second.ran_as, cws::ran_as::stows);
+  EXPECT_TRUE(second.reason.empty());
+  EXPECT_FALSE(second.template_from.empty());
+  ASSERT_TRUE(second.distance_to_previous);
+  EXPECT_EQ(*second.distance_to_previous, 0.0);  // stows replays exactly
+}
+
+TEST(run_report, ran_as_tokens_round_trip) {
+  for (cws::ran_as r : {cws::ran_as::other, cws::ran_as::random, cws::ran_as::stows, cws::ran_as::stuws,
+                        cws::ran_as::relws, cws::ran_as::user, cws::ran_as::random_no_template,
+                        cws::ran_as::random_diverged})
+    EXPECT_EQ(cws::ran_as_from_string(cws::to_string(r)), r);
+  EXPECT_FALSE(cws::ran_as_from_string("random (no template yet)"));
+  EXPECT_EQ(cws::ran_as_label(cws::ran_as::stows, cws::ran_as::stows, ""), "stows");
+  EXPECT_EQ(cws::ran_as_label(cws::ran_as::random_diverged, cws::ran_as::relws, "why"), "random (diverged from relws)");
+}
+
+TEST(run_report, balance_from_per_worker_tasks) {
+  cws::phase_stats st;
+  st.per_worker.resize(4);
+  EXPECT_EQ(cws::balance_of(st).max_over_fair, 1.0);  // no task: nothing unbalanced
+  st.per_worker[0].tasks = 30;
+  st.per_worker[1].tasks = 10;
+  const cws::load_balance b = cws::balance_of(st);
+  EXPECT_DOUBLE_EQ(b.max_over_fair, 3.0);  // 30 of 40 tasks = 0.75, fair share 0.25
+  EXPECT_EQ(b.idle_workers, 2u);
 }
 
 TEST(runtime, too_many_workers_is_refused_up_front) {

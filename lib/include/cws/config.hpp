@@ -32,7 +32,7 @@
 //   CWS_PAGES       auto (default: kernel on a discovered machine, simulated on a
 //                   synthetic topology) | kernel | simulated
 //   CWS_PAGE_MOVER  how the kernel backend moves pages: auto (default) | move_pages | mbind
-// Replay (the policies of cws::schedulers):
+// Replay (the policies of cws::schedulers; runtime_config::replay):
 //   CWS_EVOLVE_BOUND     RELWS iterations evolve runs at most before STOWS (default 5)
 //   CWS_EVOLVE_SLOWDOWN  percent by which two STOWS iterations in a row may be
 //                        slower than the best one before evolve returns to RELWS (default 25;
@@ -78,6 +78,17 @@ enum class page_backend {
 };
 std::string_view to_string(page_backend b) noexcept;
 
+// The knobs of the replaying policies. Owned by cws::schedulers, which alone
+// reads them; they live here so that CWS_* variables are parsed in one place
+// with one error style (parse_config), and so that a program linking only
+// cws::core still rejects a mistyped CWS_EVOLVE_BOUND.
+struct replay_knobs {
+  unsigned evolve_bound = 5;          // CWS_EVOLVE_BOUND
+  unsigned evolve_slowdown_pct = 25;  // CWS_EVOLVE_SLOWDOWN
+  unsigned stall_ms = 50;             // CWS_STALL_MS
+  bool evolve_relocalize = true;      // CWS_EVOLVE_RELOCALIZE
+};
+
 struct runtime_config {
   unsigned workers = 0;                    // 0 = one per core of the topology
   std::optional<std::string> topology;     // hwloc synthetic description; empty = this machine
@@ -87,10 +98,7 @@ struct runtime_config {
   std::uint64_t seed = 0x5eed;
   bool record = true;
   bool audit = false;
-  unsigned evolve_bound = 5;
-  unsigned evolve_slowdown_pct = 25;
-  unsigned stall_ms = 50;
-  bool evolve_relocalize = true;
+  replay_knobs replay;                     // cws::schedulers' knobs
   page_backend pages = page_backend::automatic;
   numa::page_mover page_mover = numa::page_mover::automatic;
   unsigned blocktime_us = 50;

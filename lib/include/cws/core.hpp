@@ -15,6 +15,7 @@
 #include "cws/observer.hpp"
 #include "cws/parallel_for.hpp"
 #include "cws/policy.hpp"
+#include "cws/run_report.hpp"
 #include "cws/runtime.hpp"
 #include "cws/spawn.hpp"
 #include "cws/stats.hpp"

@@ -4,7 +4,8 @@
 //     another worker's mailbox)
 //   * where does a worker with nothing to run look for work?  (find_work)
 // The core owns the deques, mailboxes and the determinism invariant; a policy
-// only chooses among the moves the core offers through `worker_view`. In
+// only chooses among the moves the core offers through `worker_view`, and
+// sees the tasks it moves only as opaque `task_handle`s. In
 // particular no policy can make a worker take work from its own deque while
 // it is blocked in sync: worker_view::steal refuses the worker itself.
 //
@@ -21,6 +22,7 @@
 // (cws_register_components). There is no PufferFish-style `hinted` policy:
 // hints on spawn (touch.hpp) are recorded as declared touches only.
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -33,37 +35,53 @@
 
 namespace cws {
 
-namespace detail { struct task; }
+namespace detail {
+struct task;
+struct task_access;  // the core's way in and out of a task_handle (lib/src/task_access.hpp)
+}  // namespace detail
 
-class topology;
+class runtime;
+class schedule;
+struct run_report;
+
+// A task a policy took through worker_view and hands back from find_work().
+// Opaque on purpose: a policy chooses where work comes from, never what is in
+// it, so it can only test a handle and pass it on. One pointer: no cost.
+class task_handle {
+ public:
+  constexpr task_handle() noexcept = default;
+  constexpr task_handle(std::nullptr_t) noexcept {}  // "found nothing"
+  explicit constexpr operator bool() const noexcept { return t_ != nullptr; }
+  friend constexpr bool operator==(task_handle, task_handle) noexcept = default;
+
+ private:
+  friend struct detail::task_access;
+  explicit constexpr task_handle(detail::task* t) noexcept : t_(t) {}
+  detail::task* t_ = nullptr;
+};
 
 // The moves a policy may make on behalf of one worker. Provided by the core.
+// Only what the shipped policies use: a move no policy makes is a move the
+// core does not have to keep correct.
 class worker_view {
  public:
   virtual unsigned self() const noexcept = 0;
   virtual unsigned workers() const noexcept = 0;
-  virtual unsigned numa_node_of(unsigned worker) const noexcept = 0;
-  // True while the worker is blocked in sync (any work it finds runs as a nested segment).
-  virtual bool blocked_in_sync() const noexcept = 0;
-  // Take the oldest task of `victim`'s deque; nullptr if empty or lost a race.
-  // Counts a successful or failed attempt. `victim == self()` returns nullptr.
-  virtual detail::task* steal(unsigned victim) noexcept = 0;
-  // Take the oldest task from this worker's own mailbox; nullptr if empty.
-  virtual detail::task* take_mail() noexcept = 0;
-  // The tag a task was spawned with (to let a policy choose among tasks).
-  virtual const task_tag& tag_of(const detail::task* t) const noexcept = 0;
+  // Take the oldest task of `victim`'s deque; empty if none or lost a race.
+  // Counts a successful or failed attempt. `victim == self()` returns empty.
+  virtual task_handle steal(unsigned victim) noexcept = 0;
+  // Take the oldest task from this worker's own mailbox; empty if none.
+  virtual task_handle take_mail() noexcept = 0;
   // Per-worker generator, seeded from runtime_config::seed.
   virtual std::uint64_t random() noexcept = 0;
 
   // --- routing policies ---
-  // The note route() attached to a mailboxed task (no_note for other tasks).
-  virtual std::uint32_t note_of(const detail::task* t) const noexcept = 0;
-  // Take the mail whose note is `note` (STOWS: segments start in template
-  // order); nullptr if it has not arrived.
-  virtual detail::task* take_mail_noted(std::uint32_t note) noexcept = 0;
+  // Take the mail whose note (what route() attached to it) is `note` (STOWS:
+  // segments start in template order); empty if it has not arrived.
+  virtual task_handle take_mail_noted(std::uint32_t note) noexcept = 0;
   // Take the oldest task of another worker's mailbox (divergence: mailboxed
   // work released to normal stealing). Counts as a steal.
-  virtual detail::task* steal_mail(unsigned victim) noexcept = 0;
+  virtual task_handle steal_mail(unsigned victim) noexcept = 0;
   // Workers currently looking for work or waiting (not running a task), and
   // how many times a worker has stopped being idle since the runtime started
   // (it took work, or the sync it waited in completed; wraps around). Every
@@ -77,6 +95,16 @@ class worker_view {
 
  protected:
   ~worker_view() = default;
+};
+
+// What a policy may reach of the runtime that runs its schedule, handed to
+// scheduling_policy::attach() once, when runtime::schedule() creates the slot.
+// Policies keep what they need from it (cws::schedulers looks up its store and
+// the recorder among the runtime's extensions) instead of asking a global, so
+// any number of runtimes can live side by side.
+struct policy_context {
+  cws::runtime& runtime;
+  const cws::schedule& schedule;
 };
 
 inline constexpr std::uint32_t no_note = ~std::uint32_t{0};
@@ -108,9 +136,19 @@ class scheduling_policy {
   virtual ~scheduling_policy() = default;
   virtual std::string_view name() const noexcept = 0;
 
+  // Called once, by runtime::schedule() when it creates the slot this policy
+  // serves, before any phase. The runtime and the schedule outlive the policy.
+  virtual void attach(const policy_context&) {}
+
   // Called on the calling thread before the workers start / after they stopped.
   virtual void begin_phase(const phase_info&) {}
-  virtual void end_phase(const phase_stats&) {}
+  // `report` holds the phase's statistics (it is a phase_stats), locality and
+  // balance; its policy part is reset (ran_as::other, no template, no
+  // distance). The policy says what actually ran: ran_as, reason,
+  // template_from, distance_to_previous, converged. The report lives in the
+  // schedule and is rewritten in place every run: assigning its strings
+  // reuses their capacity.
+  virtual void end_phase(run_report& /*report*/) {}
   // Asked after end_phase() of a phase that declared touches: whether the
   // runtime should relocalize that schedule's pages now (evolve after a
   // RELWS iteration, so that the next iteration finds its data in place).
@@ -135,8 +173,9 @@ class scheduling_policy {
   virtual void segment_end(unsigned /*worker*/) {}
 
   // One attempt to find work for an idle or sync-blocked worker. Return a task
-  // taken through `view`, or nullptr; the core handles back-off between calls.
-  virtual detail::task* find_work(worker_view& view) = 0;
+  // taken through `view`, or an empty handle; the core handles back-off
+  // between calls.
+  virtual task_handle find_work(worker_view& view) = 0;
   // Called on a waiting worker after each pass of its steal loop that found
   // nothing (find_work returned nullptr, or the worker is at the nesting bound
   // and may not start segments), before it backs off. A worker that is

@@ -6,8 +6,16 @@
 //   for (int it = 0; it < iters; ++it)
 //     rt.run(step, [&] { stencil(0, n); });            // one phase
 //
-// One runtime may be alive at a time in a process. The thread that calls run()
-// is worker 0 for that phase; the other workers sleep between phases.
+// Any number of runtimes may live in a process, one after the other or at
+// once: nothing of a runtime is global (its policies reach it through the
+// policy_context they are attached with, its extensions are its own). Each
+// has its own pinned workers, so runtimes alive at once share the cores they
+// were placed on. The thread that calls run() is worker 0 for that phase (one
+// phase at a time per runtime; a thread runs one phase at a time, so a phase
+// cannot start another runtime's); the other workers sleep between phases.
+// Process-wide, and handed over between runtimes: the one sticky pin of a
+// calling thread (CWS_PIN_CALLER=sticky, see caller_binding) and the
+// stack-overflow handler (installed while any runtime lives).
 
 #include <cstdint>
 #include <memory>  // std::addressof, unique_ptr
@@ -22,6 +30,7 @@
 #include "cws/locality.hpp"
 #include "cws/observer.hpp"
 #include "cws/policy.hpp"
+#include "cws/run_report.hpp"
 #include "cws/stats.hpp"
 #include "cws/topology.hpp"
 
@@ -36,8 +45,11 @@ class schedule {
   std::string_view policy_name() const noexcept { return policy_->name(); }
   scheduling_policy& policy() noexcept { return *policy_; }
   std::uint64_t iterations() const noexcept { return iterations_; }
-  // Statistics of the latest run; nullptr before the first.
-  const phase_stats* last() const noexcept { return iterations_ ? &last_ : nullptr; }
+  // The report of the latest run (statistics, what ran, balance, locality,
+  // relocalization); nullptr before the first. Rewritten in place by the next run.
+  const run_report* last_report() const noexcept { return iterations_ ? &report_ : nullptr; }
+  // Its statistics part.
+  const phase_stats* last() const noexcept { return last_report(); }
   // Replay the template of schedule `other` instead of this one's own (a
   // phase whose recursion matches, e.g. follow("init") so that the tasks run
   // where first touch put the data). Meaningful to replaying policies; an
@@ -63,7 +75,7 @@ class schedule {
   std::uint64_t iterations_ = 0;
   phase_info info_;  // reused by every run: no string copies per phase
   std::string follows_;
-  phase_stats last_;
+  run_report report_;
   touch_map touches_;
   relocalization_report relocalization_;
   bool relocalized_ = false;
@@ -90,16 +102,18 @@ class runtime {
   cws::schedule& schedule(std::string_view name, std::string_view policy = cws::policy::random);
 
   // Runs `root` as the root task of one phase on the calling thread (worker 0)
-  // and returns when everything it spawned has finished. An exception thrown by
-  // the phase is rethrown here after the phase ended; the runtime stays usable.
+  // and returns when everything it spawned has finished, with the run's
+  // report (s.last_report(): valid until the next run of `s`). An exception
+  // thrown by the phase is rethrown here after the phase ended; the runtime
+  // stays usable.
   template <class F>
-  const phase_stats& run(cws::schedule& s, F&& root) {
+  const run_report& run(cws::schedule& s, F&& root) {
     using fn_t = std::remove_reference_t<F>;  // may be const
     return run_phase(s, [](void* f) { (*static_cast<fn_t*>(f))(); },
                      const_cast<void*>(static_cast<const void*>(std::addressof(root))));
   }
   template <class F>
-  const phase_stats& run(F&& root) {
+  const run_report& run(F&& root) {
     return run(schedule("default"), std::forward<F>(root));
   }
 
@@ -132,11 +146,13 @@ class runtime {
   // (CWS_TRACE) starts streaming when the runtime is created.
   void trace_to(const std::string& path);
 
-  // The live runtime, or nullptr.
+  // The most recently created runtime still alive, or nullptr. A convenience
+  // for code that has no runtime at hand (numa::allocate without a topology
+  // takes its topology); nothing in cws depends on it otherwise.
   static runtime* current() noexcept;
 
  private:
-  const phase_stats& run_phase(cws::schedule& s, void (*fn)(void*), void* arg);
+  const run_report& run_phase(cws::schedule& s, void (*fn)(void*), void* arg);
   std::unique_ptr<detail::scheduler> sched_;
   std::vector<std::unique_ptr<cws::schedule>> schedules_;  // boxed: references stay valid
   std::vector<std::pair<std::string, std::unique_ptr<runtime_extension>>> extensions_;

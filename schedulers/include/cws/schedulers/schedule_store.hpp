@@ -6,7 +6,10 @@
 //   auto& step = rt.schedule("stencil", cws::policy::evolve);
 //   for (int it = 0; it < iters; ++it) rt.run(step, [&] { ... });
 //   const auto& s = cws::schedulers::store_of(rt).at("stencil");
-//   for (const auto& r : s.history) fmt::print("{} {} {}\n", r.iteration, r.ran_as, r.extra_steals);
+//   for (const auto& r : s.history) fmt::print("{} {} {}\n", r.iteration, r.label(), r.extra_steals);
+//
+// The latest run is also in its schedule's typed report (rt.run's result,
+// schedule::last_report(): run_report.hpp); the history keeps the last runs.
 //
 // Templates come from the schedule's own recorded runs (the policies update
 // them), from a trace file (runtime::load_traces seeds every schedule it holds
@@ -32,6 +35,7 @@
 #include <vector>
 
 #include "cws/extension.hpp"
+#include "cws/run_report.hpp"
 #include "cws/runtime.hpp"
 #include "cws/schedulers/bounded_history.hpp"
 #include "cws/schedulers/tree_pool.hpp"
@@ -45,7 +49,9 @@ namespace cws::schedulers {
 struct iteration_report {
   std::uint64_t iteration = 0;
   std::string policy;        // the schedule's policy
-  std::string ran_as;        // what ran: "stows", "relws", "random (no template yet)", "random (diverged)", ...
+  cws::ran_as ran_as = cws::ran_as::other;   // what ran (run_report.hpp)
+  cws::ran_as planned = cws::ran_as::other;  // what the policy set out to run (differs when diverged)
+  std::string reason;        // why ran_as is a fallback (missing template, divergence), else empty
   std::string template_from; // where the replayed template came from ("" when none was replayed)
   double wall_s = 0;
   std::uint64_t tasks = 0;
@@ -58,12 +64,16 @@ struct iteration_report {
   // recorded work that ran on another worker (steal_tree::schedule_distance);
   // empty for the first run.
   std::optional<double> distance_to_previous;
-  bool diverged = false;
-  std::string divergence;    // why, when diverged
+  bool diverged = false;     // ran_as == random_diverged
+  std::string divergence;    // why, when diverged (also in reason)
   bool converged = false;    // evolve: the tree stopped changing (or the bound was reached) after this run
   std::string note;          // evolve's decision after this run, when it made one
   // evolve: pages the relocalization after this run moved (none asked: empty).
   std::optional<std::uint64_t> pages_moved;
+
+  // "stows", "random (no template yet)", "random (diverged from stows)", ...
+  // (cws::ran_as_label): for tables, not for comparisons.
+  std::string label() const { return ran_as_label(ran_as, planned, reason); }
 };
 
 enum class evolve_mode { relws, stows };
@@ -152,8 +162,9 @@ class schedule_store final : public cws::runtime_extension {
 schedule_store& store_of(cws::runtime& rt);
 const schedule_store& store_of(const cws::runtime& rt);
 
-// The figures of one run that need no replay state: iteration, policy (also
-// as ran_as), time, tasks, segments, steals by kind, waiting time. The
+// The figures of one run that need no replay state: iteration, policy,
+// ran_as (random for the random policy, else other: the policy overwrites
+// it), time, tasks, segments, steals by kind, waiting time. The
 // policies start their reports from it; programs can report runs of the
 // core's random policy, which keeps none, the same way.
 iteration_report report_of(const phase_stats& stats);
