@@ -49,16 +49,16 @@ std::string ran_as_label(ran_as r, ran_as planned, std::string_view reason) {
   }
 }
 
-load_balance balance_of(const phase_stats& stats) noexcept {
+load_balance balance_of(std::span<const worker_stats> per_worker) noexcept {
   load_balance b;
   std::uint64_t total = 0, most = 0;
-  for (const worker_stats& w : stats.per_worker) {
+  for (const worker_stats& w : per_worker) {
     total += w.tasks;
     most = std::max(most, w.tasks);
     b.idle_workers += w.tasks == 0;
   }
   if (total > 0)
-    b.max_over_fair = static_cast<double>(most) * static_cast<double>(stats.per_worker.size()) /
+    b.max_over_fair = static_cast<double>(most) * static_cast<double>(per_worker.size()) /
                       static_cast<double>(total);
   return b;
 }

@@ -16,6 +16,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "cws/run_report.hpp"
 #include "cws/steal_tree/analysis.hpp"
 #include "cws/traces/export.hpp"
 #include "locality_format.hpp"
@@ -70,6 +71,7 @@ json header_json(const tr::trace_file& f, const std::string& path) {
 
 json run_json(const st::phase_record& r, std::size_t index) {
   const steal_kinds k = kinds_of_steals(r);
+  const cws::load_balance balance = cws::balance_of(r.stats);
   return {{"index", index},
           {"schedule", r.schedule},
           {"iteration", r.iteration},
@@ -78,6 +80,8 @@ json run_json(const st::phase_record& r, std::size_t index) {
           {"totals", totals_json(st::summarize(r.steals))},
           {"audit_records", r.steals.audit.size()},
           {"steal_kinds", {{"designated", k.designated}, {"extra", k.extra}, {"taken_back", k.taken_back}}},
+          // As in the run's cws::run_report: the busiest worker's share of the tasks over 1/P.
+          {"balance", {{"max_over_fair", balance.max_over_fair}, {"idle_workers", balance.idle_workers}}},
           // Format version 3; null / empty for older files and runs without touches.
           {"locality", r.locality ? locality_json(*r.locality) : json(nullptr)},
           {"relocalizations", relocalizations_json(r.relocalizations)}};

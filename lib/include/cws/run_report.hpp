@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -64,7 +65,8 @@ struct load_balance {
   unsigned idle_workers = 0;  // workers that ran no task
   friend bool operator==(const load_balance&, const load_balance&) = default;
 };
-load_balance balance_of(const phase_stats& stats) noexcept;
+load_balance balance_of(std::span<const worker_stats> per_worker) noexcept;
+inline load_balance balance_of(const phase_stats& stats) noexcept { return balance_of(stats.per_worker); }
 
 struct run_report : phase_stats {
   // --- filled by the policy (scheduling_policy::end_phase) ---
