@@ -57,7 +57,7 @@ inline void check_random_and_interleave(const runtime_config& cfg) {
     auto& init = rt.schedule("init/random");
     auto& copy = rt.schedule("copy/random");
     m.init(init);
-    m.copy(copy);
+    m.copy(copy, static_cast<std::uint64_t>(attempt) + 1);  // uneven leaves: see memcopy_scenario::copy
     EXPECT_TRUE(m.copied());
     if (init.last()->steals() == 0) continue;
     random_shares.push_back(share_of(copy));

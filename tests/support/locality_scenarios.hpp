@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -53,8 +54,21 @@ struct memcopy_scenario {
       for (std::size_t i = lo; i < hi; ++i) a[i] = static_cast<double>(i), b[i] = 0;
     });
   }
-  void copy(cws::schedule& s) {
-    leaves(s, [&](std::size_t lo, std::size_t hi) { std::copy(&a[lo], &a[lo] + (hi - lo), &b[lo]); });
+  // `jitter` != 0: each leaf first spins 0..31 us, a different pseudo-random
+  // amount per leaf and per jitter value, as uneven leaves (cache misses,
+  // faults, noise) do on a real machine. With uniform leaves a responsive
+  // thief on two workers steals the same task every time, and "random"
+  // stealing repeats init's split.
+  void copy(cws::schedule& s, std::uint64_t jitter = 0) {
+    leaves(s, [&](std::size_t lo, std::size_t hi) {
+      if (jitter != 0) {
+        const std::uint64_t h = (lo / grain + 1) * 0x9e3779b97f4a7c15ull ^ jitter * 0xbf58476d1ce4e5b9ull;
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds((h >> 40) % 32);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+      }
+      std::copy(&a[lo], &a[lo] + (hi - lo), &b[lo]);
+    });
   }
   // One phase over [0, n): each leaf declares a[lo, hi) and b[lo, hi), then runs `body`.
   template <class Body>
