@@ -48,7 +48,8 @@ void add_order_option(CLI::App& app, common_options& o, const std::string& footp
          "--warmup rounds and --runs rounds, each with one run of every variant, the order changing every "
          "round, so that a burst of noise spreads over all variants instead of landing on one variant's "
          "runs; the buffers of all variants live at the same time. sequential: all runs of one variant, "
-         "then the next; needs the buffers of one variant at a time. Footprint: " + footprint)
+         "then the next; needs the buffers of one variant at a time. Footprint: " +
+             footprint)
       ->check(CLI::IsMember({"sequential", "interleaved"}).description(""))
       ->option_text("sequential|interleaved");
 }
@@ -91,16 +92,15 @@ bench_env::bench_env(const common_options& o, const std::function<void(cws::runt
 
 nlohmann::ordered_json bench_env::topology_json() const {
   const cws::topology& t = rt_->topology();
-  return {{"summary", t.summary()},           {"source", t.source()},
-          {"synthetic", t.is_synthetic()},    {"numa_nodes", t.numa_nodes()},
-          {"cores", t.cores().size()},        {"pus", t.pus()},
+  return {{"summary", t.summary()},       {"source", t.source()},      {"synthetic", t.is_synthetic()},
+          {"numa_nodes", t.numa_nodes()}, {"cores", t.cores().size()}, {"pus", t.pus()},
           {"workers", rt_->workers()}};
 }
 
 std::string bench_env::topology_line() const {
   const cws::topology& t = rt_->topology();
-  return fmt::format("topology: {} from {}; {} worker{} (cws, TBB, OpenMP); likwid markers {}", t.summary(),
-                     t.source(), rt_->workers(), rt_->workers() == 1 ? "" : "s",
+  return fmt::format("topology: {} from {}; {} worker{} (cws, TBB, OpenMP); likwid markers {}", t.summary(), t.source(),
+                     rt_->workers(), rt_->workers() == 1 ? "" : "s",
                      likwid::enabled ? "on" : "off (configure with -DCWS_WITH_LIKWID=ON)");
 }
 

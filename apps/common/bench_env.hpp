@@ -40,8 +40,8 @@ struct common_options {
   unsigned iters = 1;             // kernel repetitions per measured run
   run_plan plan;
   bool json = false;
-  std::string trace_out;          // --trace-out: stream the recorded steal trees here
-  std::string trace_in;           // --trace-in: seed the schedules' templates from this trace file
+  std::string trace_out;  // --trace-out: stream the recorded steal trees here
+  std::string trace_in;   // --trace-in: seed the schedules' templates from this trace file
 };
 
 // --workers, --policy, --iters, --runs, --warmup, --json, --trace-out, --trace-in.

@@ -48,9 +48,7 @@ enum class loop_flavour {
   omp_static,    // #pragma omp parallel for schedule(static) over the blocks
 };
 
-inline bool runs_cws_phases(loop_flavour f) noexcept {
-  return f == loop_flavour::cws || f == loop_flavour::cws_owned;
-}
+inline bool runs_cws_phases(loop_flavour f) noexcept { return f == loop_flavour::cws || f == loop_flavour::cws_owned; }
 
 class block_loops {
  public:
@@ -137,7 +135,7 @@ class block_loops {
   std::size_t n_, grain_;
   std::vector<cws::schedule*> schedules_;
   std::unique_ptr<tbb::affinity_partitioner[]> affinity_;  // one per phase; not movable, hence the array
-  std::vector<cws_phase_clock> clocks_;  // one per phase
+  std::vector<cws_phase_clock> clocks_;                    // one per phase
   bool measuring_ = false;
 };
 

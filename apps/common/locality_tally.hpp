@@ -47,8 +47,8 @@ struct locality_summary {
   std::uint64_t pages_moved = 0;
   std::uint64_t pages_failed = 0;
   std::uint64_t bytes_moved = 0;
-  double relocalization_s = 0;      // total
-  std::string backend;              // page-home backend of the relocalizations, if any
+  double relocalization_s = 0;  // total
+  std::string backend;          // page-home backend of the relocalizations, if any
 
   // local_bytes / touched_bytes (1 when nothing was touched).
   double byte_share() const noexcept {
@@ -71,8 +71,8 @@ class locality_tally final : public cws::observer {
     std::optional<cws::locality_report> locality;
   };
   struct schedule_log {
-    std::vector<phase_entry> phases;                            // in run order
-    std::vector<cws::relocalization_report> relocalizations;    // in call order
+    std::vector<phase_entry> phases;                          // in run order
+    std::vector<cws::relocalization_report> relocalizations;  // in call order
   };
 
   explicit locality_tally(cws::runtime& rt) : rt_(rt) { rt_.add_observer(*this); }

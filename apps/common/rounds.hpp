@@ -47,8 +47,8 @@ std::vector<phase_timer> measure_variants(const std::vector<timed_variant>& vari
 // hold each variant's state: prepare(v), one_run(v, timer), finish(v,
 // timer). The vector must not change size meanwhile.
 template <class Variant, class Prepare, class OneRun, class Finish>
-std::vector<phase_timer> measure_variants(std::vector<Variant>& variants, const run_plan& plan,
-                                          const Prepare& prepare, const OneRun& one_run, const Finish& finish) {
+std::vector<phase_timer> measure_variants(std::vector<Variant>& variants, const run_plan& plan, const Prepare& prepare,
+                                          const OneRun& one_run, const Finish& finish) {
   std::vector<timed_variant> timed;
   timed.reserve(variants.size());
   for (Variant& v : variants) {

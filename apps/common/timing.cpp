@@ -5,9 +5,7 @@
 
 namespace cws_apps {
 
-const char* to_string(run_order o) noexcept {
-  return o == run_order::sequential ? "sequential" : "interleaved";
-}
+const char* to_string(run_order o) noexcept { return o == run_order::sequential ? "sequential" : "interleaved"; }
 
 double samples::median() const {
   if (values_.empty()) return 0;
@@ -17,9 +15,7 @@ double samples::median() const {
   return v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 }
 
-double samples::min() const {
-  return values_.empty() ? 0 : *std::min_element(values_.begin(), values_.end());
-}
+double samples::min() const { return values_.empty() ? 0 : *std::min_element(values_.begin(), values_.end()); }
 
 const samples& phase_timer::operator[](std::string_view phase) const {
   for (const auto& [name, s] : phases_)

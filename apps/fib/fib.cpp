@@ -101,9 +101,14 @@ int main(int argc, char** argv) {
       return std::tuple{std::move(timer), steals, ok};
     };
 
-    cws_apps::report out("fib", env, {{"n", n}, {"policy", opt.policy}, {"iters", opt.iters},
-                                      {"runs", opt.plan.runs}, {"warmup", opt.plan.warmup},
-                                      {"spawns_per_call", spawns}, {"expected", expected}});
+    cws_apps::report out("fib", env,
+                         {{"n", n},
+                          {"policy", opt.policy},
+                          {"iters", opt.iters},
+                          {"runs", opt.plan.runs},
+                          {"warmup", opt.plan.warmup},
+                          {"spawns_per_call", spawns},
+                          {"expected", expected}});
     auto add = [&](const std::string& variant, auto&& evaluate, bool is_cws) {
       auto [timer, steals, ok] = bench(variant, evaluate);
       const cws_apps::samples& s = timer["fib"];
@@ -123,18 +128,24 @@ int main(int argc, char** argv) {
     for (const std::string& p : policies) {
       if (p != "random" && !template_note.empty())
         cws::schedulers::store_of(rt).seed("fib-" + p, *best_random_tree(rt), template_note);
-      add("cws-" + p, [&](std::uint64_t& steals) {
-        std::uint64_t r = 0;
-        steals += rt.run(rt.schedule("fib-" + p, p), [&] { r = fib_cws(n); }).steals();
-        return r;
-      }, true);
+      add(
+          "cws-" + p,
+          [&](std::uint64_t& steals) {
+            std::uint64_t r = 0;
+            steals += rt.run(rt.schedule("fib-" + p, p), [&] { r = fib_cws(n); }).steals();
+            return r;
+          },
+          true);
       if (p == "random" && best_random_tree(rt) != nullptr) template_note = "the fastest cws-random run";
     }
-    add("tbb-task-group", [&](std::uint64_t&) { return env.in_tbb([&] { return fib_tbb(n); }); }, false);
-    add("serial", [&](std::uint64_t&) { return fib_serial(opaque(n)); }, false);
+    add(
+        "tbb-task-group", [&](std::uint64_t&) { return env.in_tbb([&] { return fib_tbb(n); }); }, false);
+    add(
+        "serial", [&](std::uint64_t&) { return fib_serial(opaque(n)); }, false);
     out.add_ratio("ratio_vs_tbb", "median_s", "tbb-task-group");
     out.add_ratio("ratio_vs_serial", "median_s", "serial");
-    const bool with_random = policies.size() > 1 && std::find(policies.begin(), policies.end(), "random") != policies.end();
+    const bool with_random =
+        policies.size() > 1 && std::find(policies.begin(), policies.end(), "random") != policies.end();
     if (with_random) out.add_ratio("ratio_vs_random", "median_s", "cws-random");
 
     env.save_trace();
@@ -148,8 +159,8 @@ int main(int argc, char** argv) {
     if (with_random) columns.push_back({"vs random", "ratio_vs_random", 1, 2});
     columns.push_back({"ok", "verified"});
     out.print(opt.json,
-              fmt::format("cws-fib: fib({}) = {}, {} spawns per call, {} runs (+{} warm-up) of {} call(s)", n,
-                          expected, spawns, opt.plan.runs, opt.plan.warmup, opt.iters),
+              fmt::format("cws-fib: fib({}) = {}, {} spawns per call, {} runs (+{} warm-up) of {} call(s)", n, expected,
+                          spawns, opt.plan.runs, opt.plan.warmup, opt.iters),
               columns,
               {"times are per fib call; 'vs' columns are median time / baseline median time (lower is better)",
                with_random ? "replaying policies (stows, ...) replay the steal tree of the fastest cws-random run"

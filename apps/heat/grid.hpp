@@ -18,8 +18,8 @@
 
 namespace heat {
 
-inline constexpr double hot_edge = 100.0;   // row 0
-inline constexpr double cold_edge = 1.0;    // rows n-1, columns 0 and n-1
+inline constexpr double hot_edge = 100.0;  // row 0
+inline constexpr double cold_edge = 1.0;   // rows n-1, columns 0 and n-1
 
 // Writes rows [lo, hi) of the initial state into both grids (their first touch).
 void init_rows(double* a, double* b, std::size_t n, std::size_t lo, std::size_t hi);

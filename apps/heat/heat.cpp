@@ -59,8 +59,8 @@ struct grids {
 struct variant {
   std::string name;
   cws_apps::loop_flavour loop;
-  std::string policy{};                                      // cws variants only
-  cws::schedule* schedules[2] = {};                          // cws variants only: init, step
+  std::string policy{};                                     // cws variants only
+  cws::schedule* schedules[2] = {};                         // cws variants only: init, step
   cws::numa::placement placement = cws::numa::first_touch;  // of both grids
   // What persists across the runs, from the variant's set-up to its report:
   std::unique_ptr<cws_apps::block_loops> loops{};
@@ -190,15 +190,21 @@ int main(int argc, char** argv) {
                                  {"omp-static", cws_apps::loop_flavour::omp_static}})
       variants.push_back({.name = name, .loop = flavour});
     for (variant& v : variants)
-      v.loops = std::make_unique<cws_apps::block_loops>(env, v.loop, n, block,
-                                                        std::vector{v.schedules[0], v.schedules[1]});
+      v.loops =
+          std::make_unique<cws_apps::block_loops>(env, v.loop, n, block, std::vector{v.schedules[0], v.schedules[1]});
 
     const double grid_bytes = static_cast<double>(n * n * sizeof(double));
     cws_apps::report out("heat", env,
-                         {{"size", n}, {"block_rows", block}, {"blocks", blocks}, {"iters", opt.iters},
-                          {"runs", opt.plan.runs}, {"warmup", opt.plan.warmup},
-                          {"order", cws_apps::to_string(opt.plan.order)}, {"policies", policies},
-                          {"follow_init", follow_init}, {"evolve_init", evolve_init},
+                         {{"size", n},
+                          {"block_rows", block},
+                          {"blocks", blocks},
+                          {"iters", opt.iters},
+                          {"runs", opt.plan.runs},
+                          {"warmup", opt.plan.warmup},
+                          {"order", cws_apps::to_string(opt.plan.order)},
+                          {"policies", policies},
+                          {"follow_init", follow_init},
+                          {"evolve_init", evolve_init},
                           {"bytes_per_step", 2 * grid_bytes},
                           {"page_homes", rt.page_homes().name()}});
 
@@ -291,9 +297,10 @@ int main(int argc, char** argv) {
         const std::size_t first = heat::first_difference(v.cur, expected, n, count);
         ok = count == 0;
         if (!ok)
-          wrong.push_back(fmt::format("{}: {} cell(s) differ from the serial reference, first at row {} column {} "
-                                      "({} instead of {})",
-                                      v.name, count, first / n, first % n, v.cur[first], expected[first]));
+          wrong.push_back(
+              fmt::format("{}: {} cell(s) differ from the serial reference, first at row {} column {} "
+                          "({} instead of {})",
+                          v.name, count, first / n, first % n, v.cur[first], expected[first]));
       }
       e["verified"] = ok;
       if (v.loops->runs_cws_phases()) report_cws(v, e);
@@ -312,9 +319,9 @@ int main(int argc, char** argv) {
           continue;
         }
         for (unsigned r = 0; r < (all_iterations ? b.runs : 1u); ++r) {
-          heat::print_run(fmt::format("{}, run {} of {}{}", b.title, r + 1, b.runs,
-                                      r < opt.plan.warmup ? " (warm-up)" : ""),
-                          b.lines, r);
+          heat::print_run(
+              fmt::format("{}, run {} of {}{}", b.title, r + 1, b.runs, r < opt.plan.warmup ? " (warm-up)" : ""),
+              b.lines, r);
           fmt::print("\n");
         }
       }

@@ -111,7 +111,8 @@ void put_summary(cws_apps::json& entry, const std::vector<iteration_line>& lines
   entry["waiting_s_per_iter"] = waiting / d;
   entry["mean_distance"] =
       with_distance ? cws_apps::json(distance / static_cast<double>(with_distance)) : cws_apps::json(nullptr);
-  entry["replayed_share"] = policy == "random" ? cws_apps::json(nullptr) : cws_apps::json(static_cast<double>(replayed) / d);
+  entry["replayed_share"] =
+      policy == "random" ? cws_apps::json(nullptr) : cws_apps::json(static_cast<double>(replayed) / d);
   entry["diverged_iterations"] = diverged;
 }
 
@@ -135,7 +136,9 @@ void print_run(const std::string& title, const std::vector<iteration_line>& line
     fmt::print("  {:>4}  {:<{}}  {:>8.3f}  {:>6}  {:>6}  {:>5}  {:>8.3f}  {:>6}  {:>4}  {:>6}  {:>6}  {}{}\n", l.index,
                r.label(), ran_width, r.wall_s * 1e3, r.designated, r.extra_steals, r.taken_back, r.waiting_s * 1e3,
                dist, r.diverged ? "yes" : "no", local, moved, r.template_from.empty() ? "-" : r.template_from,
-               !r.note.empty() ? "  [" + r.note + "]" : converges_here ? std::string("  [converged]") : std::string());
+               !r.note.empty()  ? "  [" + r.note + "]"
+               : converges_here ? std::string("  [converged]")
+                                : std::string());
     if (r.diverged && !r.divergence.empty()) fmt::print("        diverged: {}\n", r.divergence);
   }
 }

@@ -25,9 +25,9 @@ struct run_map {
 };
 
 struct iteration_line {
-  unsigned run = 0;        // 0-based, warm-up runs first
+  unsigned run = 0;  // 0-based, warm-up runs first
   bool warmup = false;
-  unsigned index = 0;      // iteration within the run
+  unsigned index = 0;  // iteration within the run
   cws::schedulers::iteration_report report;
   // Locality (add_locality): the run's local share when its tasks declared
   // touches, and the pages moved by the relocalization(s) made from its
@@ -51,10 +51,9 @@ void add_locality(std::vector<iteration_line>& lines, const cws_apps::locality_t
 
 // One JSON object per line: run, warmup, iteration, schedule_iteration,
 // ran_as (the label, e.g. "random (no template yet)"), ran_as_kind (the
-// cws::ran_as token, e.g. "random_no_template"), ran_as_reason, template_from, wall_s, tasks, segments, designated, extra_steals,
-// taken_back, waiting_s, distance_to_previous (null for a schedule's first
-// run), diverged, divergence, converged, note, local_share (null: no touches
-// declared), pages_moved (null: no relocalization after this run).
+// cws::ran_as token, e.g. "random_no_template"), ran_as_reason, template_from, wall_s, tasks, segments, designated,
+// extra_steals, taken_back, waiting_s, distance_to_previous (null for a schedule's first run), diverged, divergence,
+// converged, note, local_share (null: no touches declared), pages_moved (null: no relocalization after this run).
 cws_apps::json lines_json(const std::vector<iteration_line>& lines);
 
 // Means over the measured runs' lines, set on `entry`: designated_per_iter,

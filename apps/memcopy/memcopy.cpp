@@ -156,8 +156,12 @@ int main(int argc, char** argv) {
     std::vector<variant> variants;
     auto add_cws = [&](std::string name, numa::placement where, pages_kind pages, const std::string& policy,
                        const std::string& init_policy, bool follow) {
-      variant v{.name = std::move(name), .loop = cws_apps::loop_flavour::cws, .placement = where, .pages = pages,
-                .policy = policy, .init_policy = init_policy};
+      variant v{.name = std::move(name),
+                .loop = cws_apps::loop_flavour::cws,
+                .placement = where,
+                .pages = pages,
+                .policy = policy,
+                .init_policy = init_policy};
       v.schedules[init_phase] = &rt.schedule("init/" + v.name, init_policy);
       v.schedules[copy_phase] = &rt.schedule("copy/" + v.name, policy);
       // Both loops bisect [0, n) with the same grain, so init's tree fits the copy.
@@ -186,19 +190,24 @@ int main(int argc, char** argv) {
     for (auto [name, flavour] : {std::pair{"tbb-auto", loop_flavour::tbb_auto},
                                  {"tbb-affinity", loop_flavour::tbb_affinity},
                                  {"omp-static", loop_flavour::omp_static}})
-      variants.push_back({.name = name, .loop = flavour, .placement = numa::first_touch,
-                          .pages = pages_kind::prefault});
+      variants.push_back(
+          {.name = name, .loop = flavour, .placement = numa::first_touch, .pages = pages_kind::prefault});
     for (variant& v : variants)
-      v.loops = std::make_unique<cws_apps::block_loops>(env, v.loop, n, grain,
-                                                        std::vector{v.schedules[0], v.schedules[1]});
+      v.loops =
+          std::make_unique<cws_apps::block_loops>(env, v.loop, n, grain, std::vector{v.schedules[0], v.schedules[1]});
 
     const std::string page_homes = rt.page_homes().name();
-    cws_apps::report out("memcopy", env, {{"mb_per_array", mib}, {"elements", n}, {"grain", grain},
-                                          {"policies", policies}, {"evolve_init", evolve_init},
-                                          {"page_homes", page_homes},
-                                          {"iters", opt.iters},
-                                          {"runs", opt.plan.runs}, {"warmup", opt.plan.warmup},
-                                          {"order", cws_apps::to_string(opt.plan.order)}});
+    cws_apps::report out("memcopy", env,
+                         {{"mb_per_array", mib},
+                          {"elements", n},
+                          {"grain", grain},
+                          {"policies", policies},
+                          {"evolve_init", evolve_init},
+                          {"page_homes", page_homes},
+                          {"iters", opt.iters},
+                          {"runs", opt.plan.runs},
+                          {"warmup", opt.plan.warmup},
+                          {"order", cws_apps::to_string(opt.plan.order)}});
     bool all_ok = true;
     std::vector<std::string> notes;
     const std::uint64_t per_run = opt.iters;  // copy phases per run
@@ -240,8 +249,8 @@ int main(int argc, char** argv) {
         if (v.policy == cws::policy::evolve) {
           e["converged"] = last->converged;
           const auto* evolved = cws::schedulers::store_of(rt).find(copy.name());
-          e["converged_at"] = last->converged && evolved != nullptr ? cws_apps::json(evolved->converged_at)
-                                                                   : cws_apps::json(nullptr);
+          e["converged_at"] =
+              last->converged && evolved != nullptr ? cws_apps::json(evolved->converged_at) : cws_apps::json(nullptr);
         }
       }
       const auto* store_state = cws::schedulers::store_of(rt).find(copy.name());
@@ -251,8 +260,8 @@ int main(int argc, char** argv) {
       const std::uint64_t measured_copy = v.first_copy + std::uint64_t{opt.plan.warmup} * per_run;
       const std::uint64_t copy_end = v.first_copy + std::uint64_t{opt.plan.warmup + opt.plan.runs} * per_run;
       const auto copy_sum = tally.summarize(copy.name(), measured_copy, copy_end);
-      const auto init_sum = tally.summarize(init.name(), v.first_init + opt.plan.warmup,
-                                            v.first_init + opt.plan.warmup + opt.plan.runs);
+      const auto init_sum =
+          tally.summarize(init.name(), v.first_init + opt.plan.warmup, v.first_init + opt.plan.warmup + opt.plan.runs);
       cws_apps::put_locality(e, copy_sum, "copy_local_share");
       e["init_local_share"] = init_sum.reported ? cws_apps::json(init_sum.mean_share) : cws_apps::json(nullptr);
       e["init_pages_moved"] = init_sum.pages_moved;
@@ -288,9 +297,10 @@ int main(int argc, char** argv) {
       e["follow_init_relocalize_pages_moved"] = r.pages_moved;
       e["follow_init_relocalize_pages_examined"] = r.pages_examined;
       e["follow_init_relocalize_s"] = r.seconds;
-      notes.push_back(fmt::format("{}: rt.relocalize(\"{}\") after the runs (untimed) moved {} of {} pages in "
-                                  "{:.2f} ms ({}; schedule follows data: expected 0)",
-                                  v.name, copy.name(), r.pages_moved, r.pages_examined, r.seconds * 1e3, r.backend));
+      notes.push_back(
+          fmt::format("{}: rt.relocalize(\"{}\") after the runs (untimed) moved {} of {} pages in "
+                      "{:.2f} ms ({}; schedule follows data: expected 0)",
+                      v.name, copy.name(), r.pages_moved, r.pages_examined, r.seconds * 1e3, r.backend));
     };
     // After the variant's last run: verification, its report, its arrays released.
     const auto finish = [&](variant& v, const cws_apps::phase_timer& timer) {

@@ -92,8 +92,8 @@ class mover_case {
       numa::move_outcome m;
       double t = cws_apps::seconds_of([&] { m = homes_->move(chosen_, *targets); });
       if (m.moved != chosen_.size() || m.failed != 0)
-        throw std::runtime_error(fmt::format("{}: moved {} of {} pages ({} failed)", homes_->name(), m.moved,
-                                             chosen_.size(), m.failed));
+        throw std::runtime_error(
+            fmt::format("{}: moved {} of {} pages ({} failed)", homes_->name(), m.moved, chosen_.size(), m.failed));
       if (record) seconds_.add(t);
     }
     double q = all_on_zero("after moving there and back");
@@ -131,8 +131,12 @@ int main(int argc, char** argv) {
   unsigned runs = 5;
   bool as_json = false;
   std::vector<std::size_t> run_lengths = {1, 4, 16, 64, 256, all_pages};
-  app.add_option("--mb", mib, "Array size in MiB")->check(CLI::Range(std::size_t{1}, std::size_t{1} << 16))->capture_default_str();
-  app.add_option("--runs", runs, "Measured runs (each moves there and back)")->check(CLI::Range(1u, 1000u))->capture_default_str();
+  app.add_option("--mb", mib, "Array size in MiB")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 16))
+      ->capture_default_str();
+  app.add_option("--runs", runs, "Measured runs (each moves there and back)")
+      ->check(CLI::Range(1u, 1000u))
+      ->capture_default_str();
   app.add_option("--run-pages", run_lengths, "Run lengths L to measure (0: the whole array as one run)")
       ->delimiter(',')
       ->capture_default_str();
@@ -153,9 +157,13 @@ int main(int argc, char** argv) {
     json results = json::array();
     const cws_apps::samples copy = time_memcpy(s, nodes > 1 ? 1 : 0);
     const double memcpy_gbps = static_cast<double>(s.bytes) / copy.median() / 1e9;
-    results.push_back({{"variant", "memcpy"}, {"run_pages", nullptr}, {"pages", s.bytes / page},
-                       {"median_s", copy.median()}, {"gbps", memcpy_gbps},
-                       {"best_gbps", static_cast<double>(s.bytes) / copy.min() / 1e9}, {"ratio_vs_memcpy", 1.0}});
+    results.push_back({{"variant", "memcpy"},
+                       {"run_pages", nullptr},
+                       {"pages", s.bytes / page},
+                       {"median_s", copy.median()},
+                       {"gbps", memcpy_gbps},
+                       {"best_gbps", static_cast<double>(s.bytes) / copy.min() / 1e9},
+                       {"ratio_vs_memcpy", 1.0}});
 
     const std::vector<numa::page_mover> movers = {numa::page_mover::move_pages, numa::page_mover::mbind,
                                                   numa::page_mover::automatic};
@@ -170,14 +178,15 @@ int main(int argc, char** argv) {
         const mover_case& c = *cases[i];
         c.check_data();
         const double moved = static_cast<double>(c.pages() * page);
-        results.push_back({{"variant", std::string(numa::to_string(movers[i]))},
-                           {"run_pages", run == all_pages ? json("all") : json(run)},
-                           {"pages", c.pages()},
-                           {"median_s", c.seconds().median()},
-                           {"gbps", moved / c.seconds().median() / 1e9},
-                           {"best_gbps", moved / c.seconds().min() / 1e9},
-                           {"ratio_vs_memcpy", moved / c.seconds().median() / 1e9 / memcpy_gbps},
-                           {"query_mpages_per_s", static_cast<double>(s.bytes / page) / c.query_seconds().median() / 1e6}});
+        results.push_back(
+            {{"variant", std::string(numa::to_string(movers[i]))},
+             {"run_pages", run == all_pages ? json("all") : json(run)},
+             {"pages", c.pages()},
+             {"median_s", c.seconds().median()},
+             {"gbps", moved / c.seconds().median() / 1e9},
+             {"best_gbps", moved / c.seconds().min() / 1e9},
+             {"ratio_vs_memcpy", moved / c.seconds().median() / 1e9 / memcpy_gbps},
+             {"query_mpages_per_s", static_cast<double>(s.bytes / page) / c.query_seconds().median() / 1e6}});
       }
     }
 
@@ -196,16 +205,18 @@ int main(int argc, char** argv) {
     for (const json& e : results) {
       const json& r = e["run_pages"];
       std::string run = r.is_null() ? "-" : r.is_string() ? r.get<std::string>() : r.dump();
-      std::string query = e.contains("query_mpages_per_s") ? fmt::format("{:.2f}", e["query_mpages_per_s"].get<double>()) : "-";
-      fmt::print("{:<12} {:>9} {:>8} {:>8.3f} {:>9.3f} {:>8.3f} {:>12}\n", e["variant"].get<std::string>(),
-                 run, e["pages"].get<std::size_t>(), e["gbps"].get<double>(),
-                 e["best_gbps"].get<double>(), e["ratio_vs_memcpy"].get<double>(), query);
+      std::string query =
+          e.contains("query_mpages_per_s") ? fmt::format("{:.2f}", e["query_mpages_per_s"].get<double>()) : "-";
+      fmt::print("{:<12} {:>9} {:>8} {:>8.3f} {:>9.3f} {:>8.3f} {:>12}\n", e["variant"].get<std::string>(), run,
+                 e["pages"].get<std::size_t>(), e["gbps"].get<double>(), e["best_gbps"].get<double>(),
+                 e["ratio_vs_memcpy"].get<double>(), query);
     }
     if (nodes < 2)
       fmt::print("{}\n", note);
     else
-      fmt::print("run pages L: every other run of L consecutive pages moves (all: the whole array, one run); "
-                 "memcpy copies node 0 -> node 1\n");
+      fmt::print(
+          "run pages L: every other run of L consecutive pages moves (all: the whole array, one run); "
+          "memcpy copies node 0 -> node 1\n");
     return 0;
   });
 }

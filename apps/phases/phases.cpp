@@ -65,8 +65,7 @@ std::string label_of(std::size_t kib) {
 unsigned calls_for(std::size_t kib, unsigned most) {
   if (kib == 0) return most;
   constexpr std::size_t budget_kib = 256 * 1024;
-  return static_cast<unsigned>(
-      std::clamp<std::size_t>(budget_kib / (2 * kib), std::min(3u, most), std::size_t{most}));
+  return static_cast<unsigned>(std::clamp<std::size_t>(budget_kib / (2 * kib), std::min(3u, most), std::size_t{most}));
 }
 
 // Phases per gap length and run: about 100 ms of gaps, at least 5, so that
@@ -202,8 +201,9 @@ int main(int argc, char** argv) {
     std::vector<variant> variants;
     variants.push_back({.name = "serial", .loop = loop_flavour::serial});
     for (const std::string& p : policies)
-      variants.push_back(
-          {.name = "cws-" + p, .loop = p == cws::policy::user ? loop_flavour::cws_owned : loop_flavour::cws, .policy = p});
+      variants.push_back({.name = "cws-" + p,
+                          .loop = p == cws::policy::user ? loop_flavour::cws_owned : loop_flavour::cws,
+                          .policy = p});
     for (auto [name, flavour] : {std::pair{"tbb-simple", loop_flavour::tbb_simple},
                                  {"tbb-static", loop_flavour::tbb_static},
                                  {"tbb-affinity", loop_flavour::tbb_affinity},
@@ -263,8 +263,8 @@ int main(int argc, char** argv) {
                              std::all_of(visits.begin(), visits.end(), [](unsigned n) { return n == verify_calls; }));
       }
     };
-    const std::vector<cws_apps::phase_timer> timers =
-        cws_apps::measure_variants(variants, opt.plan, [](variant&) {}, one_run, finish);
+    const std::vector<cws_apps::phase_timer> timers = cws_apps::measure_variants(
+        variants, opt.plan, [](variant&) {}, one_run, finish);
 
     std::vector<unsigned> calls, cycles;
     for (const size_case& s : sizes) calls.push_back(s.calls);
@@ -290,8 +290,10 @@ int main(int argc, char** argv) {
                           {"load_average", load_at_start}});
     // The tables: one row per variant, one column per size (gap).
     cws_apps::table times{"us per phase", cws_apps::json::array(), {{"variant", "variant"}}};
-    cws_apps::table ratios{"time / omp-static time (lower is better)", cws_apps::json::array(), {{"variant", "variant"}}};
-    cws_apps::table gaps{"CPU of the runtime's threads during a serial gap, % of the gap", cws_apps::json::array(),
+    cws_apps::table ratios{
+        "time / omp-static time (lower is better)", cws_apps::json::array(), {{"variant", "variant"}}};
+    cws_apps::table gaps{"CPU of the runtime's threads during a serial gap, % of the gap",
+                         cws_apps::json::array(),
                          {{"variant", "variant"}}};
     for (const size_case& s : sizes) {
       times.columns.push_back({s.label, s.label, 1, 1});
@@ -316,11 +318,16 @@ int main(int argc, char** argv) {
         const cws_apps::samples& t = timer[s.label];
         const double omp_median = omp[s.label].median();
         const cws_apps::json ratio = omp_median > 0 ? cws_apps::json(t.median() / omp_median) : cws_apps::json(nullptr);
-        cws_apps::json p = {{"size", s.label},         {"kib", s.kib},
-                            {"elements", s.elements},  {"calls_per_run", s.calls},
-                            {"median_s", t.median()},  {"min_s", t.min()},
-                            {"runs", t.size()},        {"us_per_phase", t.median() * 1e6},
-                            {"ratio_vs_omp_static", ratio}, {"checksum", v.checksums[k]},
+        cws_apps::json p = {{"size", s.label},
+                            {"kib", s.kib},
+                            {"elements", s.elements},
+                            {"calls_per_run", s.calls},
+                            {"median_s", t.median()},
+                            {"min_s", t.min()},
+                            {"runs", t.size()},
+                            {"us_per_phase", t.median() * 1e6},
+                            {"ratio_vs_omp_static", ratio},
+                            {"checksum", v.checksums[k]},
                             {"verified", static_cast<bool>(v.verified[k])}};
         if (cws_variant) cws_apps::put_phase_breakdown(p, v.clocks[k]);
         per_size.push_back(std::move(p));
@@ -361,9 +368,10 @@ int main(int argc, char** argv) {
         fmt::format("a phase: one call of the loop (rt.run, tbb::parallel_for in the arena, the OpenMP region) over "
                     "{} leaves of a[i] = a[i] * 0.5 + b[i], a and b pre-faulted (empty: the leaves hold nothing);",
                     blocks),
-        fmt::format("us: the wall clock around each call, mean of a run's calls ({} for the smallest size, at least 3 "
-                    "for the largest), median over {} runs (+{} warm-up), interleaved; one untimed call per size first;",
-                    calls.empty() ? 0u : calls.front(), opt.plan.runs, opt.plan.warmup),
+        fmt::format(
+            "us: the wall clock around each call, mean of a run's calls ({} for the smallest size, at least 3 "
+            "for the largest), median over {} runs (+{} warm-up), interleaved; one untimed call per size first;",
+            calls.empty() ? 0u : calls.front(), opt.plan.runs, opt.plan.warmup),
         "ok: every leaf ran once per call and the checksum equals the serial loop's (3 calls of each size);",
         fmt::format("load average at start: {:.2f} (other processes stretch the phases that wait for a preempted "
                     "thread)",

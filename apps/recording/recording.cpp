@@ -68,7 +68,9 @@ int main(int argc, char** argv) {
   app.add_option("--mb", mib, "Size of each memcopy array in MiB")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 16))
       ->capture_default_str();
-  app.add_option("--pairs", pairs, "Phase pairs (off/on) per kernel")->check(CLI::Range(1u, 100000u))->capture_default_str();
+  app.add_option("--pairs", pairs, "Phase pairs (off/on) per kernel")
+      ->check(CLI::Range(1u, 100000u))
+      ->capture_default_str();
   app.add_option("--phases", phases, "Copy phases recorded for the size figure")
       ->check(CLI::Range(1u, 1000000u))
       ->capture_default_str();
@@ -89,9 +91,12 @@ int main(int argc, char** argv) {
     cws::numa::prefault_zero(b);
     const std::size_t grain = std::max<std::size_t>(1, elems / (2 * std::size_t{rt.workers()}));
     auto copy = [&] {
-      cws::parallel_for_range(0, elems, [&](std::size_t lo, std::size_t hi) {
-        for (std::size_t i = lo; i < hi; ++i) b[i] = a[i];
-      }, grain);
+      cws::parallel_for_range(
+          0, elems,
+          [&](std::size_t lo, std::size_t hi) {
+            for (std::size_t i = lo; i < hi; ++i) b[i] = a[i];
+          },
+          grain);
     };
     std::uint64_t sink = 0;
     const paired f = measure_pairs(rt, fib_phase, pairs, [&] { sink += fib(n); });
@@ -106,8 +111,7 @@ int main(int argc, char** argv) {
     std::uint64_t steals = 0;
     for (const auto& r : file.phases) steals += cws::steal_tree::summarize(r.steals).steals;
 
-    cws_apps::report out("recording", env,
-                         {{"n", n}, {"mb_per_array", mib}, {"pairs", pairs}, {"phases", phases}});
+    cws_apps::report out("recording", env, {{"n", n}, {"mb_per_array", mib}, {"pairs", pairs}, {"phases", phases}});
     for (const auto& [name, p] : {std::pair{"fib", &f}, std::pair{"memcopy-copy", &c}}) {
       cws_apps::json& e = out.add(name);
       cws_apps::put_timing(e, p->on, "on_");

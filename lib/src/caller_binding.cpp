@@ -55,8 +55,8 @@ struct sticky_pin {
   std::atomic<const void*> owner{nullptr};  // the caller_binding that took it (gives it back when destroyed)
   std::atomic<bool> active{false};
   std::atomic<std::uint64_t> generation{1};  // bumped whenever the pin is given back
-  std::atomic<bool> in_phase{false};  // the pinned thread is running a phase as worker 0
-  std::atomic<pid_t> tid{0};  // of the pinned thread (sched_getaffinity compares pids lock-free)
+  std::atomic<bool> in_phase{false};         // the pinned thread is running a phase as worker 0
+  std::atomic<pid_t> tid{0};                 // of the pinned thread (sched_getaffinity compares pids lock-free)
   unsigned pu = 0;
   cpu_mask saved;
 };
@@ -73,8 +73,8 @@ constinit thread_local std::uint64_t tls_held_generation = 0;
 void give_back_locked(sticky_pin& p) noexcept {
   if (!p.active.load(std::memory_order_relaxed)) return;
   if (!write_affinity(p.tid.load(std::memory_order_relaxed), p.saved) && errno != ESRCH)
-    std::fprintf(stderr, "cws: warning: cannot restore the CPU set of thread %d: %s\n", static_cast<int>(p.tid.load(std::memory_order_relaxed)),
-                 std::strerror(errno));
+    std::fprintf(stderr, "cws: warning: cannot restore the CPU set of thread %d: %s\n",
+                 static_cast<int>(p.tid.load(std::memory_order_relaxed)), std::strerror(errno));
   p.active.store(false, std::memory_order_relaxed);
   p.owner.store(nullptr, std::memory_order_relaxed);
   p.generation.fetch_add(1, std::memory_order_release);
@@ -228,9 +228,9 @@ extern "C" int sched_getaffinity(pid_t pid, std::size_t size, cpu_set_t* mask) n
   static const fn next = cws::detail::real<fn>("sched_getaffinity");
   cws::detail::sticky_pin& p = cws::detail::the_pin();
   if (p.active.load(std::memory_order_acquire)) {
-    const bool give_back = pid == 0 ? pin_to_give_back()
-                                    : pid == p.tid.load(std::memory_order_relaxed) &&
-                                          !p.in_phase.load(std::memory_order_acquire);
+    const bool give_back =
+        pid == 0 ? pin_to_give_back()
+                 : pid == p.tid.load(std::memory_order_relaxed) && !p.in_phase.load(std::memory_order_acquire);
     if (give_back) cws::detail::give_back_now();
   }
   return next(pid, size, mask);

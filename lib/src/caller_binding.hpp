@@ -61,7 +61,7 @@ class caller_binding {
   struct phase_mask;  // the CPU set phase mode restores (defined in the .cpp)
   caller_pinning mode_;
   unsigned pu_;
-  bool phase_pinned_ = false;  // mode phase: pinned by the current enter()
+  bool phase_pinned_ = false;                // mode phase: pinned by the current enter()
   std::unique_ptr<phase_mask> phase_saved_;  // mode phase only
 };
 

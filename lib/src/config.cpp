@@ -21,36 +21,48 @@ namespace cws {
 
 std::string_view to_string(idle_mode m) noexcept {
   switch (m) {
-    case idle_mode::adaptive: return "adaptive";
-    case idle_mode::spin: return "spin";
-    case idle_mode::sleep: return "sleep";
+    case idle_mode::adaptive:
+      return "adaptive";
+    case idle_mode::spin:
+      return "spin";
+    case idle_mode::sleep:
+      return "sleep";
   }
   return "unknown";
 }
 
 std::string_view to_string(caller_pinning p) noexcept {
   switch (p) {
-    case caller_pinning::sticky: return "sticky";
-    case caller_pinning::phase: return "phase";
-    case caller_pinning::off: return "off";
+    case caller_pinning::sticky:
+      return "sticky";
+    case caller_pinning::phase:
+      return "phase";
+    case caller_pinning::off:
+      return "off";
   }
   return "unknown";
 }
 
 std::string_view to_string(page_backend b) noexcept {
   switch (b) {
-    case page_backend::automatic: return "auto";
-    case page_backend::kernel: return "kernel";
-    case page_backend::simulated: return "simulated";
+    case page_backend::automatic:
+      return "auto";
+    case page_backend::kernel:
+      return "kernel";
+    case page_backend::simulated:
+      return "simulated";
   }
   return "unknown";
 }
 
 std::string_view numa::to_string(numa::page_mover m) noexcept {
   switch (m) {
-    case numa::page_mover::automatic: return "auto";
-    case numa::page_mover::move_pages: return "move_pages";
-    case numa::page_mover::mbind: return "mbind";
+    case numa::page_mover::automatic:
+      return "auto";
+    case numa::page_mover::move_pages:
+      return "move_pages";
+    case numa::page_mover::mbind:
+      return "mbind";
   }
   return "unknown";
 }
@@ -144,7 +156,7 @@ numa::page_mover parse_mover(const char* name, std::string_view v) {
 std::uint64_t parse_seed(const char* name, std::string_view v) {
   std::uint64_t x = 0;
   bool ok = (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) ? parse_unsigned(v.substr(2), 16, x)
-                                                                           : parse_unsigned(v, 10, x);
+                                                                          : parse_unsigned(v, 10, x);
   if (!ok) reject(name, v, "an unsigned 64-bit integer (decimal or 0x hex)");
   return x;
 }
@@ -172,7 +184,8 @@ runtime_config parse_config(runtime_config cfg, const char* (*lookup)(const char
   if (auto v = get("CWS_EVOLVE_BOUND"); !v.empty())
     cfg.replay.evolve_bound = parse_ranged("CWS_EVOLVE_BOUND", v, 1, 1000, "an integer (1..1000)");
   if (auto v = get("CWS_EVOLVE_SLOWDOWN"); !v.empty())
-    cfg.replay.evolve_slowdown_pct = parse_ranged("CWS_EVOLVE_SLOWDOWN", v, 0, 1000, "a percentage (1..1000), or 0 for never");
+    cfg.replay.evolve_slowdown_pct =
+        parse_ranged("CWS_EVOLVE_SLOWDOWN", v, 0, 1000, "a percentage (1..1000), or 0 for never");
   if (auto v = get("CWS_STALL_MS"); !v.empty())
     cfg.replay.stall_ms = parse_ranged("CWS_STALL_MS", v, 1, 60000, "milliseconds (1..60000)");
   if (auto v = get("CWS_EVOLVE_RELOCALIZE"); !v.empty())

@@ -18,7 +18,8 @@ std::unique_ptr<numa::page_homes> pick(const runtime_config& cfg, const cws::top
     case page_backend::kernel:
       why = "CWS_PAGES=kernel";
       return std::make_unique<cached_page_homes>(numa::make_kernel_page_homes(topo, cfg.page_mover));  // throws why not
-    case page_backend::automatic: break;
+    case page_backend::automatic:
+      break;
   }
   if (topo.is_synthetic()) {
     why = "synthetic topology";

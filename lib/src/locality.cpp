@@ -69,7 +69,8 @@ page_usage usage_of(const touch_map& touches, std::span<const unsigned> node_of_
   for (std::size_t w = 0; w < touches.per_worker.size() && w < node_of_worker.size(); ++w)
     for (const byte_range& r : touches.per_worker[w])
       if (r.end > r.begin) all.push_back({r, node_of_worker[w]});
-  std::sort(all.begin(), all.end(), [](const node_range& a, const node_range& b) { return a.range.begin < b.range.begin; });
+  std::sort(all.begin(), all.end(),
+            [](const node_range& a, const node_range& b) { return a.range.begin < b.range.begin; });
 
   // Ranges sorted by begin give page runs sorted by first page: merge the
   // ones that overlap or touch into runs of consecutive pages.
@@ -94,7 +95,8 @@ page_usage usage_of(const touch_map& touches, std::span<const unsigned> node_of_
 
   for (const node_range& r : all) {
     std::uintptr_t page = r.range.begin & mask;
-    auto run = std::upper_bound(runs.begin(), runs.end(), page, [](std::uintptr_t p, const page_run& x) { return p < x.first; });
+    auto run = std::upper_bound(runs.begin(), runs.end(), page,
+                                [](std::uintptr_t p, const page_run& x) { return p < x.first; });
     std::size_t index = std::prev(run)->index + (page - std::prev(run)->first) / page_size;
     for (; page < r.range.end; page += page_size, ++index) {
       std::uintptr_t lo = std::max(page, r.range.begin), hi = std::min(page + page_size, r.range.end);
@@ -108,7 +110,8 @@ unsigned desired_node(const page_usage& u, std::size_t p, int home) noexcept {
   unsigned best = 0;
   for (unsigned n = 1; n < u.nodes; ++n)
     if (u.bytes_of(p, n) > u.bytes_of(p, best)) best = n;
-  if (home >= 0 && static_cast<unsigned>(home) < u.nodes && u.bytes_of(p, static_cast<unsigned>(home)) == u.bytes_of(p, best))
+  if (home >= 0 && static_cast<unsigned>(home) < u.nodes &&
+      u.bytes_of(p, static_cast<unsigned>(home)) == u.bytes_of(p, best))
     return static_cast<unsigned>(home);
   return best;
 }

@@ -68,4 +68,3 @@ class mailbox {
 };
 
 }  // namespace cws::detail
-

@@ -30,10 +30,14 @@ namespace cws::numa {
 
 std::string to_string(const placement& p) {
   switch (p.kind) {
-    case placement_kind::first_touch: return "first_touch";
-    case placement_kind::on_node: return fmt::format("on_node({})", p.node);
-    case placement_kind::interleaved: return "interleaved";
-    case placement_kind::block_cyclic: return "block_cyclic";
+    case placement_kind::first_touch:
+      return "first_touch";
+    case placement_kind::on_node:
+      return fmt::format("on_node({})", p.node);
+    case placement_kind::interleaved:
+      return "interleaved";
+    case placement_kind::block_cyclic:
+      return "block_cyclic";
   }
   return "unknown";
 }
@@ -90,9 +94,15 @@ allocation::allocation(std::size_t bytes, placement p, const topology& topo) {
   r->page_shift_ = static_cast<unsigned>(std::countr_zero(r->page_size_));
   r->pages_ = (bytes + r->page_size_ - 1) / r->page_size_;
   switch (p.kind) {
-    case placement_kind::interleaved: r->block_pages_ = 1; break;
-    case placement_kind::block_cyclic: r->block_pages_ = (r->pages_ + nodes - 1) / nodes; break;
-    default: r->block_pages_ = r->pages_; break;
+    case placement_kind::interleaved:
+      r->block_pages_ = 1;
+      break;
+    case placement_kind::block_cyclic:
+      r->block_pages_ = (r->pages_ + nodes - 1) / nodes;
+      break;
+    default:
+      r->block_pages_ = r->pages_;
+      break;
   }
 
   detail::kernel_layout k = detail::map_placed(r->pages_, r->page_size_, r->block_pages_, p, topo);

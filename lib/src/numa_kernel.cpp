@@ -149,13 +149,16 @@ kernel_layout map_placed(std::size_t pages, std::size_t page_size, std::size_t b
     out.bound.assign(map.size(), -1);
     return out;
   };
-  if (p.kind == placement_kind::first_touch) return intent_only("first touch: each page goes where it is first written");
+  if (p.kind == placement_kind::first_touch)
+    return intent_only("first touch: each page goes where it is first written");
   if (!kernel().available) return intent_only("libnuma: NUMA is not available here; placement recorded, not applied");
-  if (!mapped) return intent_only("a node of the topology is not usable by this process; placement recorded, not applied");
+  if (!mapped)
+    return intent_only("a node of the topology is not usable by this process; placement recorded, not applied");
 
   if (p.kind == placement_kind::interleaved) {
     if (topo.is_synthetic()) return intent_only("synthetic topology: interleave recorded, not applied");
-    if (!ascending) return intent_only("kernel node order differs from the topology's: interleave recorded, not applied");
+    if (!ascending)
+      return intent_only("kernel node order differs from the topology's: interleave recorded, not applied");
     kernel_layout out = interleave(len, page_size, map);
     if (!out.placed) out.bound.assign(map.size(), -1);
     return out;
@@ -189,8 +192,9 @@ kernel_layout map_placed(std::size_t pages, std::size_t page_size, std::size_t b
   // A synthetic topology is still bound (round-robin onto the kernel's nodes)
   // but its virtual layout is not what the kernel realises.
   out.placed = !topo.is_synthetic();
-  out.note = fmt::format("{}{} kernel node{} {}", topo.is_synthetic() ? "synthetic topology (virtual layout kept): " : "",
-                         what, used.size() == 1 ? "" : "s", join(used));
+  out.note =
+      fmt::format("{}{} kernel node{} {}", topo.is_synthetic() ? "synthetic topology (virtual layout kept): " : "",
+                  what, used.size() == 1 ? "" : "s", join(used));
   return out;
 }
 

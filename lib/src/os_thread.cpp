@@ -21,8 +21,8 @@ os_thread::os_thread(std::size_t stack_bytes, std::function<void()> body) : body
   if (e == 0) e = ::pthread_create(&thread_, &attr, &os_thread::start, this);
   ::pthread_attr_destroy(&attr);
   if (e != 0)
-    throw error(fmt::format("cannot start a worker thread with a {} KiB stack (CWS_STACK_KIB): {}",
-                            stack_bytes / 1024, std::strerror(e)));
+    throw error(fmt::format("cannot start a worker thread with a {} KiB stack (CWS_STACK_KIB): {}", stack_bytes / 1024,
+                            std::strerror(e)));
   joinable_ = true;
 }
 

@@ -40,9 +40,10 @@ std::unique_ptr<scheduling_policy> policy_registry::create(std::string_view name
     // Names cws::cws provides, for a program that linked only cws::core.
     for (std::string_view replay : {"stows", "stuws", "relws", "evolve", "user"})
       if (name == replay)
-        throw error(fmt::format("policy '{}' is not linked into this program: the replay policies come with cws::cws "
-                                "(target_link_libraries(... cws::cws), or pkg-config cws); available here: {}",
-                                name, fmt::join(valid, ", ")));
+        throw error(
+            fmt::format("policy '{}' is not linked into this program: the replay policies come with cws::cws "
+                        "(target_link_libraries(... cws::cws), or pkg-config cws); available here: {}",
+                        name, fmt::join(valid, ", ")));
     throw error(fmt::format("unknown policy '{}' (valid: {})", name, fmt::join(valid, ", ")));
   }
   return it->second();

@@ -58,8 +58,7 @@ load_balance balance_of(std::span<const worker_stats> per_worker) noexcept {
     b.idle_workers += w.tasks == 0;
   }
   if (total > 0)
-    b.max_over_fair = static_cast<double>(most) * static_cast<double>(per_worker.size()) /
-                      static_cast<double>(total);
+    b.max_over_fair = static_cast<double>(most) * static_cast<double>(per_worker.size()) / static_cast<double>(total);
   return b;
 }
 

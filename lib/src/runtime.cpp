@@ -58,7 +58,7 @@ runtime::runtime(const runtime_config& cfg) {
 
 runtime::~runtime() {
   delist(this);
-  schedules_.clear();  // policies first: they may hold on to extensions
+  schedules_.clear();                                   // policies first: they may hold on to extensions
   while (!extensions_.empty()) extensions_.pop_back();  // reverse order of creation
   sched_.reset();
 }
@@ -71,19 +71,22 @@ runtime_extension* runtime::extension(std::string_view name) const noexcept {
 
 void runtime::save_traces(const std::string& path) const {
   trace_io* io = trace_io::installed();
-  if (io == nullptr) throw error("cws::runtime::save_traces: trace files come with cws::cws (link cws::cws, or pkg-config cws)");
+  if (io == nullptr)
+    throw error("cws::runtime::save_traces: trace files come with cws::cws (link cws::cws, or pkg-config cws)");
   io->save(*this, path);
 }
 
 void runtime::load_traces(const std::string& path) {
   trace_io* io = trace_io::installed();
-  if (io == nullptr) throw error("cws::runtime::load_traces: trace files come with cws::cws (link cws::cws, or pkg-config cws)");
+  if (io == nullptr)
+    throw error("cws::runtime::load_traces: trace files come with cws::cws (link cws::cws, or pkg-config cws)");
   io->load(*this, path);
 }
 
 void runtime::trace_to(const std::string& path) {
   trace_io* io = trace_io::installed();
-  if (io == nullptr) throw error("cws::runtime::trace_to: trace files come with cws::cws (link cws::cws, or pkg-config cws)");
+  if (io == nullptr)
+    throw error("cws::runtime::trace_to: trace files come with cws::cws (link cws::cws, or pkg-config cws)");
   io->stream_to(*this, path);
 }
 
@@ -106,10 +109,9 @@ std::string runtime::describe() const {
   const std::size_t caller_kib = detail::caller_stack_limit_kib();
   const caller_pinning asked = c.pin ? c.pin_caller : caller_pinning::off;
   const caller_pinning used = sched_->caller_pinning_in_effect();
-  out += fmt::format("phases:   blocktime {} us, caller pinning {}{}, history {} runs per schedule\n", c.blocktime_us,
-                     to_string(used),
-                     used == asked ? "" : " (sticky needs cws's pthread_create interposer, not in effect here)",
-                     c.history);
+  out += fmt::format(
+      "phases:   blocktime {} us, caller pinning {}{}, history {} runs per schedule\n", c.blocktime_us, to_string(used),
+      used == asked ? "" : " (sticky needs cws's pthread_create interposer, not in effect here)", c.history);
   out += fmt::format("stacks:   helpers {} KiB (CWS_STACK_KIB); worker 0 is the calling thread: {}\n", c.stack_kib,
                      caller_kib ? fmt::format("{} KiB (ulimit -s)", caller_kib) : std::string("unlimited (ulimit -s)"));
   out += fmt::format("pages:    {}\n", sched_->placement_state().description());
@@ -123,8 +125,8 @@ cws::schedule& runtime::schedule(std::string_view name, std::string_view policy)
   for (auto& s : schedules_) {
     if (s->name() != name) continue;
     if (s->policy_name() != policy)
-      throw error(fmt::format("schedule '{}' already exists with policy '{}' (asked for '{}')", name,
-                              s->policy_name(), policy));
+      throw error(fmt::format("schedule '{}' already exists with policy '{}' (asked for '{}')", name, s->policy_name(),
+                              policy));
     return *s;
   }
   auto made = policy_registry::create(policy);  // throws for an unknown name
@@ -153,7 +155,7 @@ const run_report& runtime::run_phase(cws::schedule& s, void (*fn)(void*), void* 
 const relocalization_report& runtime::relocalize(cws::schedule& s) {
   s.relocalization_ = sched_->relocalize(s.touches_, s.name(), s.iterations_ ? s.iterations_ - 1 : 0);
   s.relocalized_ = true;
-  if (s.iterations_ > 0) {  // made from the latest run's touches: part of its report
+  if (s.iterations_ > 0) {                          // made from the latest run's touches: part of its report
     s.report_.relocalization_ = s.relocalization_;  // reuses the strings' capacity
     s.report_.relocalized_ = true;
   }

@@ -111,7 +111,8 @@ bool scheduler::await_phase(std::uint32_t& seen) {
   }
   if (!next()) {
     parked_.fetch_add(1, std::memory_order_seq_cst);
-    for (std::uint32_t e; (e = epoch_.load(std::memory_order_seq_cst)) == seen;) epoch_.wait(e, std::memory_order_seq_cst);
+    for (std::uint32_t e; (e = epoch_.load(std::memory_order_seq_cst)) == seen;)
+      epoch_.wait(e, std::memory_order_seq_cst);
     parked_.fetch_sub(1, std::memory_order_relaxed);
   }
   seen = epoch_.load(std::memory_order_acquire);
@@ -127,7 +128,10 @@ void scheduler::wake_helpers() {
 void scheduler::await_helpers() {
   for (unsigned round = 0; round < 4096; ++round) {
     if (running_.load(std::memory_order_acquire) == 0) return;
-    if (round < 1024) cpu_relax(); else std::this_thread::yield();
+    if (round < 1024)
+      cpu_relax();
+    else
+      std::this_thread::yield();
   }
   caller_parked_.store(true, std::memory_order_seq_cst);
   for (unsigned r; (r = running_.load(std::memory_order_seq_cst)) != 0;) running_.wait(r, std::memory_order_seq_cst);

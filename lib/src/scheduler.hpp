@@ -112,7 +112,7 @@ class scheduler {
   std::vector<observer*> observers_;
   std::vector<observer*> task_observers_;  // rebuilt per phase
 
-  std::mutex run_mutex_;  // one phase at a time
+  std::mutex run_mutex_;                             // one phase at a time
   alignas(64) std::atomic<std::uint32_t> epoch_{0};  // a 32-bit word: futex-waitable directly
   std::atomic<unsigned> parked_{0};                  // helpers sleeping (or about to) on epoch_
   alignas(64) std::atomic<bool> active_{false};

@@ -19,8 +19,8 @@ struct level_counter {
 
 struct open_segment final : segment_marks {
   segment_id id = no_segment;
-  std::uint64_t tasks = 0;             // tasks executed in this segment
-  std::vector<level_counter> levels;   // indexed by level
+  std::uint64_t tasks = 0;            // tasks executed in this segment
+  std::vector<level_counter> levels;  // indexed by level
 
   level_counter& at(std::uint32_t level) {
     if (level >= levels.size()) [[unlikely]]

@@ -42,7 +42,8 @@ thread_local thread_watch tls_watch;
 // Handler state: written under `install_mutex` while no phase runs, read by the handler.
 std::mutex install_mutex;
 unsigned installs = 0;
-struct sigaction previous_segv{}, previous_bus{};
+struct sigaction previous_segv {
+}, previous_bus{};
 std::atomic<std::size_t> helper_stack_kib{0};
 std::atomic<unsigned (*)() noexcept> depth_reader{nullptr};
 
@@ -52,7 +53,8 @@ void put(std::uint64_t v) noexcept {
   char buf[24];
   char* p = buf + sizeof(buf);
   *--p = '\0';
-  do *--p = static_cast<char>('0' + v % 10); while ((v /= 10) != 0);
+  do *--p = static_cast<char>('0' + v % 10);
+  while ((v /= 10) != 0);
   put(p);
 }
 
@@ -67,7 +69,7 @@ void chain(int sig, siginfo_t* info, void* context) noexcept {
     return;
   }
   // Default action: reinstall it and return; the faulting instruction runs again and kills the process.
-  struct sigaction dfl{};
+  struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   ::sigemptyset(&dfl.sa_mask);
   ::sigaction(sig, &dfl, nullptr);
@@ -89,9 +91,14 @@ void on_fault(int sig, siginfo_t* info, void* context) noexcept {
   put(helper_stack_kib.load(std::memory_order_relaxed));
   put("; worker 0 is the calling thread, stack limit ");
   const std::size_t limit = caller_stack_limit_kib();
-  if (limit == 0) put("unlimited"); else { put(limit); put(" KiB, ulimit -s"); }
+  if (limit == 0)
+    put("unlimited");
+  else {
+    put(limit);
+    put(" KiB, ulimit -s");
+  }
   put(")\n");
-  struct sigaction dfl{};
+  struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   ::sigemptyset(&dfl.sa_mask);
   ::sigaction(SIGABRT, &dfl, nullptr);
@@ -111,7 +118,7 @@ overflow_handler::overflow_handler(std::size_t stack_kib, unsigned (*depth_of_th
   helper_stack_kib.store(stack_kib, std::memory_order_relaxed);
   depth_reader.store(depth_of_this_thread, std::memory_order_relaxed);
   if (installs++ != 0) return;
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_sigaction = on_fault;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
   ::sigemptyset(&sa.sa_mask);
@@ -125,7 +132,7 @@ overflow_handler::~overflow_handler() {
   std::lock_guard lock(install_mutex);
   if (--installs != 0) return;
   // Put back what was there, unless someone replaced our handler meanwhile.
-  struct sigaction current{};
+  struct sigaction current {};
   if (::sigaction(SIGSEGV, nullptr, &current) == 0 && current.sa_sigaction == on_fault)
     ::sigaction(SIGSEGV, &previous_segv, nullptr);
   if (::sigaction(SIGBUS, nullptr, &current) == 0 && current.sa_sigaction == on_fault)

@@ -8,7 +8,8 @@ namespace {
 template <class Field>
 auto sum(const std::vector<worker_stats>& v, Field field) {
   using value = std::remove_cvref_t<decltype(v.front().*field)>;
-  return std::accumulate(v.begin(), v.end(), value{}, [field](value acc, const worker_stats& w) { return acc + w.*field; });
+  return std::accumulate(v.begin(), v.end(), value{},
+                         [field](value acc, const worker_stats& w) { return acc + w.*field; });
 }
 }  // namespace
 

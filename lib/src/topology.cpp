@@ -39,7 +39,9 @@ std::string one_line(std::string s) {
   return s;
 }
 
-std::string plural(unsigned n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
+std::string plural(unsigned n, const char* one, const char* many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
 
 }  // namespace
 
@@ -75,7 +77,8 @@ struct topology_builder {
     std::vector<hwloc_obj_t> used;
     for (hwloc_obj_t n : local)
       if (n) used.push_back(n);
-    std::sort(used.begin(), used.end(), [](hwloc_obj_t a, hwloc_obj_t b) { return a->logical_index < b->logical_index; });
+    std::sort(used.begin(), used.end(),
+              [](hwloc_obj_t a, hwloc_obj_t b) { return a->logical_index < b->logical_index; });
     used.erase(std::unique(used.begin(), used.end()), used.end());
     for (hwloc_obj_t n : used) out.numa_os_.push_back(n->os_index);
     if (out.numa_os_.empty()) out.numa_os_.push_back(0);  // no NUMA information: one node
@@ -173,8 +176,7 @@ topology detail::topology_from_xml(const std::string& xml) {
   hwloc_topology_t raw = nullptr;
   if (hwloc_topology_init(&raw) != 0) throw error("hwloc_topology_init failed: cannot build a topology from XML");
   owned_topology t(raw);
-  if (hwloc_topology_set_xmlbuffer(raw, xml.data(), static_cast<int>(xml.size())) != 0 ||
-      hwloc_topology_load(raw) != 0)
+  if (hwloc_topology_set_xmlbuffer(raw, xml.data(), static_cast<int>(xml.size())) != 0 || hwloc_topology_load(raw) != 0)
     throw error("hwloc rejected the XML topology");
   return topology_builder::build_virtual(raw, "hwloc XML");
 }
@@ -188,8 +190,8 @@ std::string topology::summary() const {
 std::vector<worker_placement> topology::place_workers(unsigned workers) const {
   if (workers == 0) throw error(fmt::format("cannot place 0 workers: at least one is needed ({})", summary()));
   if (workers > pus_)
-    throw error(fmt::format("cannot place {} workers on a topology with {} ({})", workers,
-                            plural(pus_, "PU", "PUs"), summary()));
+    throw error(fmt::format("cannot place {} workers on a topology with {} ({})", workers, plural(pus_, "PU", "PUs"),
+                            summary()));
   if (synthetic_ && real_pus_.empty()) throw error("cannot pin workers: no real PU of this machine is known");
 
   // Round r gives every core that has an (r+1)-th PU one more worker, so all

@@ -75,8 +75,8 @@ void worker::route(task* t) {
 
 void worker::designate_next_spawn(unsigned to) {
   if (to >= workers())
-    throw error(fmt::format("cws::designate_after_next_spawn({}): no such worker (this runtime has {})", to,
-                            workers()));
+    throw error(
+        fmt::format("cws::designate_after_next_spawn({}): no such worker (this runtime has {})", to, workers()));
   frame_->designated = to;  // for the next spawn of this task (or finish scope)
 }
 

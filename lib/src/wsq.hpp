@@ -65,8 +65,7 @@ class wsq {
     }
     T item = r->get(b);
     if (t == b) {  // last entry: race the thieves for it
-      if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed))
-        item = nullptr;
+      if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed)) item = nullptr;
       bottom_.store(b + 1, std::memory_order_relaxed);
     }
     return item;
@@ -84,8 +83,7 @@ class wsq {
     std::int64_t b = bottom_.load(std::memory_order_seq_cst);
     if (t >= b) return nullptr;
     T item = ring_.load(std::memory_order_acquire)->get(t);
-    if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed))
-      return nullptr;
+    if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed)) return nullptr;
     return item;
   }
 

@@ -80,12 +80,12 @@ class replay_policy final : public scheduling_policy {
   std::string template_from_;
   std::string missing_;
   std::shared_ptr<const detail::template_plan> plan_;  // cached: recompiled only when the template changes
-  std::string inconsistency_;                 // consistency_error() of plan_'s tree
-  std::vector<std::uint32_t> check_scratch_;  // for the template checks
+  std::string inconsistency_;                          // consistency_error() of plan_'s tree
+  std::vector<std::uint32_t> check_scratch_;           // for the template checks
   // Plans compiled so far, reused once neither plan_ nor the engine holds them
   // (relws gets a new template every run).
   std::vector<std::shared_ptr<detail::template_plan>> plans_;
-  bool relocalize_ = false;  // evolve: move the pages to where the template runs (see end_phase)
+  bool relocalize_ = false;          // evolve: move the pages to where the template runs (see end_phase)
   bool relocalizing_stows_ = false;  // ... after a stows run (settling), not a template-making one
 };
 
@@ -112,15 +112,16 @@ cws::runtime& replay_policy::runtime() const {
 const steal_tree::recorder& recorder_for(const steal_tree::recorder* rec, std::string_view schedule,
                                          std::string_view policy) {
   if (rec == nullptr)
-    throw error(fmt::format("schedule '{}': policy '{}' replays recorded steal trees, but recording is off "
-                            "(CWS_RECORD=0 or runtime_config::record = false)",
-                            schedule, policy));
+    throw error(
+        fmt::format("schedule '{}': policy '{}' replays recorded steal trees, but recording is off "
+                    "(CWS_RECORD=0 or runtime_config::record = false)",
+                    schedule, policy));
   return *rec;
 }
 
-std::shared_ptr<const steal_tree::tree> replay_policy::choose_template(const phase_info& info,
-                                                                      schedule_store& store, schedule_state& s,
-                                                                      const steal_tree::recorder& rec) {
+std::shared_ptr<const steal_tree::tree> replay_policy::choose_template(const phase_info& info, schedule_store& store,
+                                                                       schedule_state& s,
+                                                                       const steal_tree::recorder& rec) {
   template_from_.clear();
   missing_.clear();
   if (info.follows.empty()) {
@@ -180,7 +181,9 @@ void replay_policy::begin_phase(const phase_info& info) {
     if (name_ == policy::evolve)
       mode = state.mode == evolve_mode::stows ? replay_mode::stows : replay_mode::relws;
     else
-      mode = name_ == policy::stows ? replay_mode::stows : name_ == policy::stuws ? replay_mode::stuws : replay_mode::relws;
+      mode = name_ == policy::stows   ? replay_mode::stows
+             : name_ == policy::stuws ? replay_mode::stuws
+                                      : replay_mode::relws;
     if (!chosen) mode = replay_mode::random;
   }
 
@@ -316,8 +319,10 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
       s.pages_settled = false;
       s.settling_runs = 0;
       r.converged = true;
-      if (settled) format_into(r.note, "converged after {} relws runs: switching to stows", s.relws_runs);
-      else format_into(r.note, "bound of {} relws runs reached: switching to stows", cfg.replay.evolve_bound);
+      if (settled)
+        format_into(r.note, "converged after {} relws runs: switching to stows", s.relws_runs);
+      else
+        format_into(r.note, "bound of {} relws runs reached: switching to stows", cfg.replay.evolve_bound);
       s.relws_runs = 0;
     }
     return;
@@ -334,14 +339,15 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
     s.converged = false;
     s.slow_stows_runs = 0;
     format_into(r.note, "two stows runs in a row over {}% slower than the best one: back to relws",
-                         cfg.replay.evolve_slowdown_pct);
+                cfg.replay.evolve_slowdown_pct);
   }
 }
 
 void replay_policy::relocalized(const relocalization_report& report) {
   cws::runtime& rt = runtime();
   schedule_state& s = store_->state(report.schedule);
-  if (!s.history.empty() && s.history.back().iteration == report.iteration) s.history.back().pages_moved = report.pages_moved;
+  if (!s.history.empty() && s.history.back().iteration == report.iteration)
+    s.history.back().pages_moved = report.pages_moved;
   if (!relocalizing_stows_ || s.pages_settled) return;
   // Under stows every run replays the same tree, so the touches repeat with the
   // phase's own period; a bound still stops phases whose touches follow the data.
@@ -351,7 +357,8 @@ void replay_policy::relocalized(const relocalization_report& report) {
     std::string& note = s.history.back().note;
     note += note.empty() ? "" : "; ";
     // Appended in place (the report's storage is reused from run to run).
-    if (report.pages_moved == 0) note += "pages in place: no more relocalization";
+    if (report.pages_moved == 0)
+      note += "pages in place: no more relocalization";
     else
       fmt::format_to(std::back_inserter(note), "pages still moving after {} stows runs: no more relocalization",
                      s.settling_runs);

@@ -6,11 +6,16 @@ namespace cws::schedulers::detail {
 
 cws::ran_as ran_as_of(replay_mode m) noexcept {
   switch (m) {
-    case replay_mode::random: return cws::ran_as::random_no_template;
-    case replay_mode::stows: return cws::ran_as::stows;
-    case replay_mode::stuws: return cws::ran_as::stuws;
-    case replay_mode::relws: return cws::ran_as::relws;
-    case replay_mode::user: return cws::ran_as::user;
+    case replay_mode::random:
+      return cws::ran_as::random_no_template;
+    case replay_mode::stows:
+      return cws::ran_as::stows;
+    case replay_mode::stuws:
+      return cws::ran_as::stuws;
+    case replay_mode::relws:
+      return cws::ran_as::relws;
+    case replay_mode::user:
+      return cws::ran_as::user;
   }
   return cws::ran_as::other;
 }
@@ -52,8 +57,7 @@ void replay_engine::diverge(std::string why) {
 
 // ---------------------------------------------------------------- routing
 
-spawn_target replay_engine::route(unsigned spawner, const task_tag& tag, unsigned designated,
-                                  segment_marks& marks) {
+spawn_target replay_engine::route(unsigned spawner, const task_tag& tag, unsigned designated, segment_marks& marks) {
   if (diverged()) {
     marks.clear_all();
     return {};
@@ -71,8 +75,7 @@ spawn_target replay_engine::route(unsigned spawner, const task_tag& tag, unsigne
   return {plan_->thief(c.segment, i - 1), p.child, mode_ == replay_mode::relws};
 }
 
-void replay_engine::segment_begin(unsigned worker, const task_tag& root, std::uint32_t note,
-                                  segment_marks& marks) {
+void replay_engine::segment_begin(unsigned worker, const task_tag& root, std::uint32_t note, segment_marks& marks) {
   lane& l = lanes_[worker];
   if (l.depth == l.open.size()) l.open.emplace_back();
   cursor& c = l.open[l.depth++];
@@ -98,9 +101,10 @@ void replay_engine::segment_end(unsigned worker) {
   for (std::uint32_t level = 0; level + 1 < bounds.size(); ++level) {
     if (c.next[level] == bounds[level + 1]) continue;
     const steal_tree::steal_point& p = plan_->point(c.segment, c.next[level]);
-    diverge(fmt::format("template segment #{} ended on worker {} without spawning ({},{}), which the template "
-                        "hands to worker {}",
-                        c.segment, worker, p.level, p.step, plan_->thief(c.segment, c.next[level])));
+    diverge(
+        fmt::format("template segment #{} ended on worker {} without spawning ({},{}), which the template "
+                    "hands to worker {}",
+                    c.segment, worker, p.level, p.step, plan_->thief(c.segment, c.next[level])));
     return;
   }
 }

@@ -10,10 +10,9 @@
 //
 // Who touches what. Per-worker state (`lane`) is written only by its worker
 // (segment hooks, route, find_work, idle_pass run on it). Shared during a
-// phase: the `diverged_` flag and each worker's latest idle pass (relaxed atomics: all are hints checked again on the next
-// call) and the divergence reason (under a mutex, first writer wins).
-// Everything else is written between phases on the thread that calls
-// runtime::run.
+// phase: the `diverged_` flag and each worker's latest idle pass (relaxed atomics: all are hints checked again on the
+// next call) and the divergence reason (under a mutex, first writer wins). Everything else is written between phases on
+// the thread that calls runtime::run.
 //
 // Divergence. Strict modes treat a template segment that ends with an
 // unreached steal point, or a stall, as divergence: from then on route()
@@ -45,11 +44,11 @@
 namespace cws::schedulers::detail {
 
 enum class replay_mode {
-  random,   // no template (first iteration) or refused one: plain random stealing
-  stows,    // strict, ordered
-  stuws,    // strict, unordered
-  relws,    // relaxed
-  user,     // designations, run like stuws
+  random,  // no template (first iteration) or refused one: plain random stealing
+  stows,   // strict, ordered
+  stuws,   // strict, unordered
+  relws,   // relaxed
+  user,    // designations, run like stuws
 };
 // What a run in mode `m` reports it ran as (random: a replaying policy without a template).
 cws::ran_as ran_as_of(replay_mode m) noexcept;
@@ -57,8 +56,7 @@ cws::ran_as ran_as_of(replay_mode m) noexcept;
 class replay_engine {
  public:
   // Called between phases.
-  void prepare(replay_mode mode, std::shared_ptr<const template_plan> plan, unsigned workers,
-               unsigned stall_ms);
+  void prepare(replay_mode mode, std::shared_ptr<const template_plan> plan, unsigned workers, unsigned stall_ms);
   replay_mode mode() const noexcept { return mode_; }
   bool routes() const noexcept { return mode_ != replay_mode::random; }
   bool diverged() const noexcept { return diverged_.load(std::memory_order_relaxed); }
@@ -77,15 +75,15 @@ class replay_engine {
   using clock = std::chrono::steady_clock;
   // An open segment of a worker, and where it stands in its template segment.
   struct cursor {
-    std::uint32_t segment = no_note;   // template segment replayed, no_note: none
-    std::vector<std::uint32_t> next;   // per level: index of its next steal point
+    std::uint32_t segment = no_note;  // template segment replayed, no_note: none
+    std::vector<std::uint32_t> next;  // per level: index of its next steal point
   };
   struct alignas(64) lane {
-    std::vector<cursor> open;     // a stack, like the worker's segments
-    std::size_t depth = 0;        // open[0 .. depth) are live (storage is reused)
-    std::size_t next_in_order = 0;     // stows: index into plan->order[worker]
-    std::size_t planned_started = 0;   // template segments started
-    std::uint32_t stall_exits = 0;     // idle exits (worker_view::idle_state) when the stall was first seen
+    std::vector<cursor> open;         // a stack, like the worker's segments
+    std::size_t depth = 0;            // open[0 .. depth) are live (storage is reused)
+    std::size_t next_in_order = 0;    // stows: index into plan->order[worker]
+    std::size_t planned_started = 0;  // template segments started
+    std::uint32_t stall_exits = 0;    // idle exits (worker_view::idle_state) when the stall was first seen
     clock::time_point stall_since{};
     bool stalling = false;
   };

@@ -23,8 +23,8 @@ const schedule_state* schedule_store::find(std::string_view name) const noexcept
 
 const schedule_state& schedule_store::at(std::string_view name) const {
   if (const schedule_state* s = find(name)) return *s;
-  throw error(fmt::format("schedule '{}' has no replay state (it never ran under a replaying policy nor was seeded)",
-                          name));
+  throw error(
+      fmt::format("schedule '{}' has no replay state (it never ran under a replaying policy nor was seeded)", name));
 }
 
 schedule_state& schedule_store::state(std::string_view name) {
@@ -47,8 +47,7 @@ void schedule_store::seed(std::string_view name, steal_tree::tree t, std::string
   s.converged = false;
 }
 
-steal_tree::coarsen_summary schedule_store::coarsen(std::string_view name,
-                                                    const steal_tree::coarsen_options& options) {
+steal_tree::coarsen_summary schedule_store::coarsen(std::string_view name, const steal_tree::coarsen_options& options) {
   std::shared_ptr<const steal_tree::tree> source;
   std::string from;
   if (const schedule_state* s = find(name); s != nullptr && s->templ) {

@@ -26,7 +26,8 @@ std::string structural_error(const steal_tree::tree& t, std::vector<std::uint32_
     if (s.worker >= workers) return fmt::format("segment #{} names worker {}", i, s.worker);
     for (std::size_t k = 0; k < s.steals.size(); ++k) {
       const steal_tree::steal_point& p = s.steals[k];
-      if (p.child == 0 || p.child >= n) return fmt::format("segment #{}: steal {} points to segment #{}", i, k, p.child);
+      if (p.child == 0 || p.child >= n)
+        return fmt::format("segment #{}: steal {} points to segment #{}", i, k, p.child);
       if (p.level == 0) return fmt::format("segment #{}: steal {} at level 0", i, k);
       if (k > 0 && std::tie(s.steals[k - 1].level, s.steals[k - 1].step) >= std::tie(p.level, p.step))
         return fmt::format("segment #{}: steal points not sorted by (level, step)", i);
@@ -47,8 +48,8 @@ std::string structural_error(const steal_tree::tree& t, std::vector<std::uint32_
 }
 
 std::string consistency_error(const steal_tree::tree& t, std::vector<std::uint32_t>& seen) {
-  if (t.segments[0].worker != 0) return fmt::format("the root segment is on worker {}, phases start on worker 0",
-                                                    t.segments[0].worker);
+  if (t.segments[0].worker != 0)
+    return fmt::format("the root segment is on worker {}, phases start on worker 0", t.segments[0].worker);
   for (std::size_t i = 0; i < t.segments.size(); ++i)
     for (const steal_tree::steal_point& p : t.segments[i].steals) {
       if (p.thief != t.segments[p.child].worker)

@@ -22,8 +22,8 @@ void depths_into(const tree& t, std::vector<std::uint32_t>& d, std::vector<std::
   if (n == 0) return;
   if (n > no_segment_index) throw cws::error("steal tree: too many segments");
   if (t.segments[0].parent != no_parent)
-    throw cws::error(fmt::format("steal tree: segments[0] must be the root segment (it has parent {})",
-                                 t.segments[0].parent));
+    throw cws::error(
+        fmt::format("steal tree: segments[0] must be the root segment (it has parent {})", t.segments[0].parent));
   d[0] = 1;
   chain.clear();
   for (std::uint32_t i = 1; i < n; ++i) {
@@ -33,8 +33,7 @@ void depths_into(const tree& t, std::vector<std::uint32_t>& d, std::vector<std::
       const std::uint32_t p = t.segments[v].parent;
       if (p == no_parent)
         throw cws::error(fmt::format("steal tree: segment {} has no parent but is not segments[0]", v));
-      if (p >= n)
-        throw cws::error(fmt::format("steal tree: segment {} has parent {} (only {} segments)", v, p, n));
+      if (p >= n) throw cws::error(fmt::format("steal tree: segment {} has parent {} (only {} segments)", v, p, n));
       chain.push_back(v);
       if (chain.size() > n) throw cws::error(fmt::format("steal tree: the parent links of segment {} form a cycle", i));
       v = p;
@@ -89,9 +88,10 @@ constexpr std::uint32_t none = ~std::uint32_t{0};
 void check_workers(const tree& t, const std::vector<std::uint32_t>& node_of_worker, const char* which) {
   auto check = [&](std::uint32_t w) {
     if (w >= node_of_worker.size())
-      throw cws::error(fmt::format("schedule_distance: worker {} of tree {} has no NUMA node (node_of_worker "
-                                   "covers {} workers)",
-                                   w, which, node_of_worker.size()));
+      throw cws::error(
+          fmt::format("schedule_distance: worker {} of tree {} has no NUMA node (node_of_worker "
+                      "covers {} workers)",
+                      w, which, node_of_worker.size()));
   };
   for (const segment& s : t.segments) check(s.worker);
   for (const audit_record& r : t.audit) check(r.worker);
@@ -222,7 +222,8 @@ audit_children children_of(const tree& t) {
       ++c.first[r.parent + 1];
     }
   }
-  if (c.root == no_parent) throw cws::error("steal tree: no audit record is the phase root (parent links form a cycle)");
+  if (c.root == no_parent)
+    throw cws::error("steal tree: no audit record is the phase root (parent links form a cycle)");
   for (std::size_t i = 0; i < n; ++i) c.first[i + 1] += c.first[i];
   c.kids.resize(n - 1);
   std::vector<std::uint32_t> fill(c.first.begin(), c.first.end() - 1);
@@ -254,9 +255,10 @@ std::vector<std::uint32_t> spawn_ids(const tree& t, path_table& table) {
     }
   }
   if (reached != t.audit.size())
-    throw cws::error(fmt::format("steal tree: {} audit records are not reachable from the phase root (parent links "
-                                 "form a cycle)",
-                                 t.audit.size() - reached));
+    throw cws::error(
+        fmt::format("steal tree: {} audit records are not reachable from the phase root (parent links "
+                    "form a cycle)",
+                    t.audit.size() - reached));
   return id;
 }
 

@@ -44,9 +44,10 @@ shape explore(const tree& t) {
                               p.child, n));
       const segment& c = t.segments[p.child];
       if (c.parent != i || c.level != p.level || c.step != p.step || c.worker != p.thief)
-        malformed(fmt::format("segment {}: steal at ({}, {}) by worker {} does not match segment {} (parent {}, "
-                              "taken at ({}, {}) by worker {})",
-                              i, p.level, p.step, p.thief, p.child, c.parent, c.level, c.step, c.worker));
+        malformed(
+            fmt::format("segment {}: steal at ({}, {}) by worker {} does not match segment {} (parent {}, "
+                        "taken at ({}, {}) by worker {})",
+                        i, p.level, p.step, p.thief, p.child, c.parent, c.level, c.step, c.worker));
     }
     std::sort(list.begin(), list.end(), [](const steal_point& a, const steal_point& b) {
       return a.level != b.level ? a.level < b.level : a.step < b.step;

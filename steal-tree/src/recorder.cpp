@@ -50,9 +50,7 @@ std::unique_ptr<cws::runtime_extension> recorder::make(cws::runtime& rt) {
   return std::make_unique<recorder>(rt);
 }
 
-recorder* recorder_of(const cws::runtime& rt) noexcept {
-  return dynamic_cast<recorder*>(rt.extension(extension_name));
-}
+recorder* recorder_of(const cws::runtime& rt) noexcept { return dynamic_cast<recorder*>(rt.extension(extension_name)); }
 
 void recorder::clear() noexcept { window_.clear(); }
 
@@ -62,8 +60,8 @@ std::size_t recorder::history_bytes() const noexcept { return window_.bytes(); }
 
 std::size_t recorder::merge_scratch::bytes() const noexcept {
   return vector_bytes(base) + vector_bytes(worker_of) + vector_bytes(parent) + vector_bytes(first) +
-         vector_bytes(kids) + vector_bytes(fill) + vector_bytes(final_of) + vector_bytes(order) +
-         vector_bytes(stack) + vector_bytes(raw);
+         vector_bytes(kids) + vector_bytes(fill) + vector_bytes(final_of) + vector_bytes(order) + vector_bytes(stack) +
+         vector_bytes(raw);
 }
 
 std::size_t recorder::buffer_bytes() const noexcept {
@@ -162,8 +160,10 @@ void recorder::on_phase_end(const cws::phase_stats& stats) {
   r.policy = stats.phase.policy;
   r.wall_s = stats.wall_s;
   r.stats = stats.per_worker;
-  if (stats.locality) r.locality = *stats.locality;  // assigns into an engaged one
-  else r.locality.reset();
+  if (stats.locality)
+    r.locality = *stats.locality;  // assigns into an engaged one
+  else
+    r.locality.reset();
   r.relocalizations.clear();
   const unsigned workers = static_cast<unsigned>(std::max<std::size_t>(stats.per_worker.size(), stats.phase.workers));
   merge(std::min<unsigned>(workers, static_cast<unsigned>(buffers_.size())), r.steals);
@@ -222,8 +222,10 @@ void recorder::merge(unsigned workers, tree& t) {
   m.kids.resize(n);
   std::uint32_t roots = 0;
   for (std::uint32_t i = 0; i < n; ++i)
-    if (m.parent[i] != no_parent) ++m.first[m.parent[i] + 1];
-    else ++roots;
+    if (m.parent[i] != no_parent)
+      ++m.first[m.parent[i] + 1];
+    else
+      ++roots;
   for (std::uint32_t i = 0; i < n; ++i) m.first[i + 1] += m.first[i];
   m.fill.assign(m.first.begin(), m.first.end() - 1);
   for (std::uint32_t i = 0; i < n; ++i)
@@ -299,10 +301,11 @@ void recorder::merge(unsigned workers, tree& t) {
   }
 
   t.audit.clear();
-  if (audit_) damaged |= merge_audit(t, workers, [&](cws::segment_id id) {
-    const std::uint32_t i = temp_of(id);
-    return i == no_parent ? no_parent : m.final_of[i];
-  });
+  if (audit_)
+    damaged |= merge_audit(t, workers, [&](cws::segment_id id) {
+      const std::uint32_t i = temp_of(id);
+      return i == no_parent ? no_parent : m.final_of[i];
+    });
 
   if (damaged && !warned_) {
     warned_ = true;
@@ -350,8 +353,10 @@ bool recorder::merge_audit(tree& t, unsigned workers,
   for (unsigned w = 0; w < workers; ++w)
     for (const raw_spawn& sp : buffers_[w].spawns) {
       const std::uint32_t p = sp.parent < index_of[w].size() ? index_of[w][sp.parent] : no_parent;
-      if (p == no_parent) damaged = true;
-      else parent_of.emplace(sp.tag, p);
+      if (p == no_parent)
+        damaged = true;
+      else
+        parent_of.emplace(sp.tag, p);
     }
   std::size_t a = 0;
   for (unsigned w = 0; w < workers; ++w)
@@ -360,8 +365,10 @@ bool recorder::merge_audit(tree& t, unsigned workers,
       const cws::task_tag& tag = buffers_[w].tasks[i].tag;
       if (tag.segment != cws::no_segment) {
         auto it = parent_of.find(tag);
-        if (it == parent_of.end()) damaged = true;
-        else t.audit[a].parent = it->second;
+        if (it == parent_of.end())
+          damaged = true;
+        else
+          t.audit[a].parent = it->second;
       }
       ++a;
     }

@@ -52,7 +52,8 @@ void assign_tree(tree& dst, const tree& src, steal_spares& spares) {
 }
 
 std::size_t tree_bytes(const tree& t) noexcept {
-  std::size_t n = t.segments.capacity() * sizeof(segment) + t.worker_segments.capacity() * sizeof(t.worker_segments[0]) +
+  std::size_t n = t.segments.capacity() * sizeof(segment) +
+                  t.worker_segments.capacity() * sizeof(t.worker_segments[0]) +
                   t.audit.capacity() * sizeof(audit_record);
   for (const segment& s : t.segments) n += s.steals.capacity() * sizeof(steal_point);
   for (const auto& ws : t.worker_segments) n += ws.capacity() * sizeof(std::uint32_t);

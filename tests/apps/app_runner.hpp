@@ -47,7 +47,7 @@ struct run_result {
   int code = -1;           // exit status; 128 + signal number when a signal ended it
   bool timed_out = false;  // killed after the time limit
   std::string out, err;
-  std::string command;     // for failure messages
+  std::string command;  // for failure messages
 
   // The lines of stderr (without their '\n'; a last line without '\n' counts too).
   std::vector<std::string> err_lines() const {

@@ -78,8 +78,8 @@ TEST_P(AppErrors, UnknownPolicyNamesTheValidOnes) {
 
 TEST_P(AppErrors, UnknownPolicyInAList) {
   // fib takes a list in --policy, memcopy and heat in --policies; recording one name.
-  const strings flags = app == "memcopy" || app == "heat" ? strings{"--policies", "random,nosuch"}
-                                                          : strings{"--policy", "random,nosuch"};
+  const strings flags =
+      app == "memcopy" || app == "heat" ? strings{"--policies", "random,nosuch"} : strings{"--policy", "random,nosuch"};
   const run_result r = run(with(flags, {"--json"}));
   expect_cws_error(r, app, {"unknown policy '", "nosuch", "valid: ", "random"});
 }
@@ -258,8 +258,8 @@ TEST(RecordingTrace, RecordingWritesTheCopyPhasesOfItsSizeFigure) {
   scratch_dir dir;
   const std::string path = dir.file("recording.cwst");
   run_result r;
-  const json doc = run_json("recording", {"-n", "10", "--mb", "1", "--pairs", "1", "--phases", "3", "--trace-out", path},
-                            two_nodes, &r);
+  const json doc = run_json(
+      "recording", {"-n", "10", "--mb", "1", "--pairs", "1", "--phases", "3", "--trace-out", path}, two_nodes, &r);
   ASSERT_FALSE(doc.is_null());
   EXPECT_NE(r.err.find("trace: 3 phase runs written to " + path), std::string::npos) << r.dump();
 #ifdef CWS_TRACE_CLI

@@ -115,9 +115,8 @@ std::size_t count_measured(const json& phases, const char* flag, bool value) {
 // ---- fib -------------------------------------------------------------------
 
 TEST(FibJson, OneCwsVariantPerPolicyRandomFirst) {
-  const json doc = run_json("fib", {"-n", "15", "--policy", "stows,random", "--runs", "3", "--warmup", "1", "--iters",
-                                    "2"},
-                            two_nodes);
+  const json doc = run_json(
+      "fib", {"-n", "15", "--policy", "stows,random", "--runs", "3", "--warmup", "1", "--iters", "2"}, two_nodes);
   ASSERT_FALSE(doc.is_null());
   expect_envelope(doc, "fib", 2);
   expect_two_node_topology(doc);
@@ -246,8 +245,8 @@ TEST(MemcopyJson, DefaultPoliciesGiveTheDocumentedVariants) {
   EXPECT_EQ(stows["copy_ran_as_kind"], "stows");
   EXPECT_TRUE(starts_with(stows.value("copy_template_from", ""), "follows 'init/cws-stows': "))
       << stows["copy_template_from"];
-  for (const char* k : {"follow_init_relocalize_pages_moved", "follow_init_relocalize_pages_examined",
-                        "follow_init_relocalize_s"})
+  for (const char* k :
+       {"follow_init_relocalize_pages_moved", "follow_init_relocalize_pages_examined", "follow_init_relocalize_s"})
     EXPECT_TRUE(stows.contains(k)) << k;
   // evolve: its own copy schedule (no follow), init under --evolve-init.
   const json& evolve = entry(doc, "cws-evolve");
@@ -261,8 +260,8 @@ TEST(MemcopyJson, DefaultPoliciesGiveTheDocumentedVariants) {
 
 TEST(MemcopyJson, PolicyFlagsSelectTheVariants) {
   {  // repeated names dropped, order kept
-    const json doc = run_json("memcopy", {"--mb", "1", "--runs", "1", "--warmup", "0", "--policies", "stows,random,stows"},
-                              two_nodes);
+    const json doc = run_json(
+        "memcopy", {"--mb", "1", "--runs", "1", "--warmup", "0", "--policies", "stows,random,stows"}, two_nodes);
     ASSERT_FALSE(doc.is_null());
     EXPECT_EQ(variants_of(doc), (strings{"cws-stows", "cws-random-firsttouch", "cws-random-prefault",
                                          "cws-random-interleave", "tbb-auto", "tbb-affinity", "omp-static"}));
@@ -270,9 +269,8 @@ TEST(MemcopyJson, PolicyFlagsSelectTheVariants) {
     for (const json& e : doc["results"]) expect_memcopy_entry(e, 1, 1, 0, 1 << 20);
   }
   {  // --policy P is --policies P; stuws follows init too; --grain is echoed
-    const json doc = run_json("memcopy", {"--mb", "1", "--runs", "1", "--warmup", "0", "--policy", "stuws", "--grain",
-                                          "8192"},
-                              two_nodes);
+    const json doc = run_json(
+        "memcopy", {"--mb", "1", "--runs", "1", "--warmup", "0", "--policy", "stuws", "--grain", "8192"}, two_nodes);
     ASSERT_FALSE(doc.is_null());
     EXPECT_EQ(variants_of(doc), (strings{"cws-stuws", "tbb-auto", "tbb-affinity", "omp-static"}));
     EXPECT_EQ(doc["params"]["policies"], (strings{"stuws"}));
@@ -281,9 +279,8 @@ TEST(MemcopyJson, PolicyFlagsSelectTheVariants) {
     for (const json& e : doc["results"]) expect_memcopy_entry(e, 1, 1, 0, 1 << 20);
   }
   {  // --no-follow-init: the stows copy gets its own template, no relocalization footnote
-    const json doc = run_json("memcopy", {"--mb", "1", "--runs", "1", "--warmup", "1", "--policies", "stows",
-                                          "--no-follow-init"},
-                              two_nodes);
+    const json doc = run_json(
+        "memcopy", {"--mb", "1", "--runs", "1", "--warmup", "1", "--policies", "stows", "--no-follow-init"}, two_nodes);
     ASSERT_FALSE(doc.is_null());
     const json& stows = entry(doc, "cws-stows");
     EXPECT_EQ(stows["copy_follows"], "");
@@ -296,9 +293,9 @@ TEST(MemcopyJson, PolicyFlagsSelectTheVariants) {
 
 TEST(HeatJson, VariantsFieldsAndIterations) {
   const unsigned iters = 2, runs = 2, warmup = 1, n = 64;
-  const json doc = run_json("heat", {"--size", "64", "--iters", "2", "--runs", "2", "--warmup", "1", "--policies",
-                                     "random,stows,user"},
-                            two_nodes);
+  const json doc = run_json(
+      "heat", {"--size", "64", "--iters", "2", "--runs", "2", "--warmup", "1", "--policies", "random,stows,user"},
+      two_nodes);
   ASSERT_FALSE(doc.is_null());
   expect_envelope(doc, "heat", 2);
   expect_two_node_topology(doc);
@@ -334,7 +331,8 @@ TEST(HeatJson, VariantsFieldsAndIterations) {
     expect_share_triple(e, "local_share");
     EXPECT_EQ(e["locality_phases"], iters * runs);
     EXPECT_EQ(e["unknown_bytes"], 0);
-    EXPECT_EQ(e["pages_moved"], e["step_pages_moved"].get<std::uint64_t>() + e["init_pages_moved"].get<std::uint64_t>());
+    EXPECT_EQ(e["pages_moved"],
+              e["step_pages_moved"].get<std::uint64_t>() + e["init_pages_moved"].get<std::uint64_t>());
     // Step phases of every run (warm-up flagged), init phases one per run.
     const json& its = e["iterations"];
     ASSERT_EQ(its.size(), std::size_t{iters} * (warmup + runs)) << its.dump();
@@ -368,9 +366,10 @@ TEST(HeatJson, VariantsFieldsAndIterations) {
 }
 
 TEST(HeatJson, FollowInitFlag) {
-  const json doc = run_json("heat", {"--size", "32", "--iters", "1", "--runs", "1", "--warmup", "0", "--policies",
-                                     "stows,random", "--follow-init"},
-                            two_nodes);
+  const json doc = run_json(
+      "heat",
+      {"--size", "32", "--iters", "1", "--runs", "1", "--warmup", "0", "--policies", "stows,random", "--follow-init"},
+      two_nodes);
   ASSERT_FALSE(doc.is_null());
   // No separate cws-stows-follow-init: every replaying policy follows init.
   EXPECT_EQ(variants_of(doc), (strings{"serial", "cws-stows", "cws-random", "cws-random-interleave", "tbb-auto",
@@ -389,14 +388,15 @@ TEST(HeatJson, FollowInitFlag) {
 // Per variant, one entry per size: timings of every measured run, ratios to
 // omp-static, the same checksum as every other variant, verified.
 TEST(PhasesJson, SizesChecksumsAndRatios) {
-  const json doc = run_json("phases", {"--sizes", "0,1,16", "--iters", "4", "--runs", "2", "--warmup", "1",
-                                       "--policies", "random,stows", "--no-gaps"},
-                            two_nodes);
+  const json doc = run_json(
+      "phases",
+      {"--sizes", "0,1,16", "--iters", "4", "--runs", "2", "--warmup", "1", "--policies", "random,stows", "--no-gaps"},
+      two_nodes);
   ASSERT_FALSE(doc.is_null());
   expect_envelope(doc, "phases", 2);
   expect_two_node_topology(doc);
-  EXPECT_EQ(variants_of(doc), (strings{"serial", "cws-random", "cws-stows", "tbb-simple", "tbb-static", "tbb-affinity",
-                                       "omp-static"}));
+  EXPECT_EQ(variants_of(doc),
+            (strings{"serial", "cws-random", "cws-stows", "tbb-simple", "tbb-static", "tbb-affinity", "omp-static"}));
   const json& p = doc["params"];
   EXPECT_EQ(p["sizes_kib"], (std::vector<int>{0, 1, 16}));
   EXPECT_EQ(p["blocks"], 2);  // one leaf per worker
@@ -453,12 +453,13 @@ TEST(PhasesJson, SizesChecksumsAndRatios) {
 
 // The CPU-in-gaps figure: one entry per gap length, shares of the gaps' time.
 TEST(PhasesJson, GapsAndSequentialOrder) {
-  const json doc = run_json("phases", {"--sizes", "1", "--iters", "2", "--runs", "1", "--warmup", "0", "--policy",
-                                       "evolve", "--gaps-ms", "5", "--gap-kib", "1", "--order", "sequential"},
+  const json doc = run_json("phases",
+                            {"--sizes", "1", "--iters", "2", "--runs", "1", "--warmup", "0", "--policy", "evolve",
+                             "--gaps-ms", "5", "--gap-kib", "1", "--order", "sequential"},
                             two_nodes);
   ASSERT_FALSE(doc.is_null());
-  EXPECT_EQ(variants_of(doc), (strings{"serial", "cws-evolve", "tbb-simple", "tbb-static", "tbb-affinity",
-                                       "omp-static"}));
+  EXPECT_EQ(variants_of(doc),
+            (strings{"serial", "cws-evolve", "tbb-simple", "tbb-static", "tbb-affinity", "omp-static"}));
   const json& p = doc["params"];
   EXPECT_EQ(p["gaps_ms"], (std::vector<double>{5.0}));
   EXPECT_EQ(p["gap_cycles"], (std::vector<int>{20}));  // about 100 ms of gaps
@@ -563,7 +564,9 @@ TEST(Table, RowsAreTheVariants) {
     strings args, variants;
   };
   const std::vector<app_case> cases = {
-      {"fib", {"-n", "12", "--runs", "1", "--policy", "random,stows"}, {"cws-random", "cws-stows", "tbb-task-group", "serial"}},
+      {"fib",
+       {"-n", "12", "--runs", "1", "--policy", "random,stows"},
+       {"cws-random", "cws-stows", "tbb-task-group", "serial"}},
       {"heat",
        {"--size", "32", "--iters", "1", "--runs", "1", "--policies", "stows", "-q"},
        {"serial", "cws-stows", "cws-stows-follow-init", "tbb-auto", "tbb-affinity", "omp-static"}},
@@ -588,7 +591,8 @@ TEST(Table, RowsAreTheVariants) {
     }
   }
   // Without -q, heat prints the iteration lines of each cws variant before the table.
-  const run_result r = run_app("heat", {"--size", "32", "--iters", "2", "--runs", "1", "--policies", "stows"}, two_nodes);
+  const run_result r =
+      run_app("heat", {"--size", "32", "--iters", "2", "--runs", "1", "--policies", "stows"}, two_nodes);
   ASSERT_EQ(r.code, 0) << r.dump();
   EXPECT_NE(r.out.find("cws-stows: schedule \"heat-step/stows\""), std::string::npos) << r.dump();
   EXPECT_NE(r.out.find("random (no template yet)"), std::string::npos) << r.dump();
@@ -597,8 +601,8 @@ TEST(Table, RowsAreTheVariants) {
 // ---- locality on a synthetic 2-node machine --------------------------------
 
 TEST(Locality, MemcopyCopyFollowsInit) {
-  const json doc = run_json("memcopy", {"--mb", "1", "--runs", "2", "--warmup", "1", "--policies", "random,stows"},
-                            two_nodes);
+  const json doc =
+      run_json("memcopy", {"--mb", "1", "--runs", "2", "--warmup", "1", "--policies", "random,stows"}, two_nodes);
   ASSERT_FALSE(doc.is_null());
   expect_two_node_topology(doc);
   ASSERT_EQ(doc["params"]["page_homes"], "simulated");
@@ -626,9 +630,10 @@ TEST(Locality, MemcopyCopyFollowsInit) {
 TEST(Locality, HeatStepsFollowInit) {
   // Rows of 512 doubles are one page each; 4 blocks of 128 rows keep the halo
   // rows read across a node boundary (at most 3 boundaries x 2 rows) under 1 %.
-  const json doc = run_json("heat", {"--size", "512", "--block", "128", "--iters", "3", "--runs", "2", "--warmup", "1",
-                                     "--policies", "random,stows"},
-                            two_nodes);
+  const json doc = run_json(
+      "heat",
+      {"--size", "512", "--block", "128", "--iters", "3", "--runs", "2", "--warmup", "1", "--policies", "random,stows"},
+      two_nodes);
   ASSERT_FALSE(doc.is_null());
   expect_two_node_topology(doc);
   EXPECT_EQ(doc["params"]["block_rows"], 128);

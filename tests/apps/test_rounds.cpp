@@ -73,9 +73,9 @@ std::vector<std::string> calls_of(cws_apps::run_order order, unsigned warmup, un
 
 TEST(measure_variants, sequential_runs_one_variant_after_the_other) {
   EXPECT_EQ(calls_of(cws_apps::run_order::sequential, 1, 2),
-            (std::vector<std::string>{"prepare a", "warmup a", "run a", "run a", "finish a 2",
-                                      "prepare b", "warmup b", "run b", "run b", "finish b 2",
-                                      "prepare c", "warmup c", "run c", "run c", "finish c 2"}));
+            (std::vector<std::string>{"prepare a", "warmup a", "run a", "run a", "finish a 2", "prepare b", "warmup b",
+                                      "run b", "run b", "finish b 2", "prepare c", "warmup c", "run c", "run c",
+                                      "finish c 2"}));
 }
 
 TEST(measure_variants, interleaved_prepares_all_then_runs_rounds_then_finishes_all) {

@@ -32,8 +32,8 @@ const cws::topology& machine() {
 }
 
 // Memory-only nodes are not nodes of the topology, so count both.
-#define REQUIRE_NUMA_NODES()                                                                     \
-  if (numa_available() < 0 || numa_num_configured_nodes() < 2 || machine().numa_nodes() < 2)     \
+#define REQUIRE_NUMA_NODES()                                                                 \
+  if (numa_available() < 0 || numa_num_configured_nodes() < 2 || machine().numa_nodes() < 2) \
   GTEST_SKIP() << "needs >= 2 NUMA nodes with CPUs (ctest label numa-vm runs this in numa-vm)"
 
 std::vector<std::uintptr_t> pages_of(const numa::region& r) {
@@ -109,7 +109,8 @@ TEST(NumaVmKernelHomes, QueryAgreesWithPlacement) {
     const numa::region& r = *a.memory();
     std::vector<int> got(r.pages(), -7);
     homes->query(pages_of(r), got);
-    for (std::size_t p = 0; p < r.pages(); ++p) ASSERT_EQ(got[p], r.node_of_page(p)) << numa::describe(r) << " page " << p;
+    for (std::size_t p = 0; p < r.pages(); ++p)
+      ASSERT_EQ(got[p], r.node_of_page(p)) << numa::describe(r) << " page " << p;
   }
 }
 

@@ -28,8 +28,8 @@ constexpr std::size_t block_pages = 48;  // pages per worker
 
 // Memory-only nodes are not nodes of the topology, so count both.
 bool two_nodes() {
-  static const bool yes = numa_available() >= 0 && numa_num_configured_nodes() >= 2 &&
-                          cws::topology::discover().numa_nodes() >= 2;
+  static const bool yes =
+      numa_available() >= 0 && numa_num_configured_nodes() >= 2 && cws::topology::discover().numa_nodes() >= 2;
   return yes;
 }
 #define REQUIRE_NUMA_NODES() \
@@ -154,10 +154,13 @@ TEST_P(NumaVmRelocalize, ParallelForLeavesMoveToWhoeverRanThem) {
   // Stealing decides who runs what; retry until some page ran off node 0.
   for (int attempt = 0; attempt < 20; ++attempt) {
     rt.run(s, [&] {
-      cws::parallel_for_range(0, pages, [&](std::size_t lo, std::size_t hi) {
-        cws::touch(a.data() + lo * per_page, (hi - lo) * page);
-        for (std::size_t i = lo * per_page; i < hi * per_page; ++i) a[i] ^= 0x5a5a;
-      }, 1);
+      cws::parallel_for_range(
+          0, pages,
+          [&](std::size_t lo, std::size_t hi) {
+            cws::touch(a.data() + lo * per_page, (hi - lo) * page);
+            for (std::size_t i = lo * per_page; i < hi * per_page; ++i) a[i] ^= 0x5a5a;
+          },
+          1);
     });
     want = toucher_nodes(rt, s.touches(), a);
     if (std::any_of(want.begin(), want.end(), [](int v) { return v > 0; })) break;

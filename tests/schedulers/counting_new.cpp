@@ -49,16 +49,32 @@ void* operator new[](std::size_t n) { return allocate(n); }
 void* operator new(std::size_t n, std::align_val_t a) { return allocate_aligned(n, a); }
 void* operator new[](std::size_t n, std::align_val_t a) { return allocate_aligned(n, a); }
 void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  try { return allocate(n); } catch (...) { return nullptr; }
+  try {
+    return allocate(n);
+  } catch (...) {
+    return nullptr;
+  }
 }
 void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
-  try { return allocate(n); } catch (...) { return nullptr; }
+  try {
+    return allocate(n);
+  } catch (...) {
+    return nullptr;
+  }
 }
 void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  try { return allocate_aligned(n, a); } catch (...) { return nullptr; }
+  try {
+    return allocate_aligned(n, a);
+  } catch (...) {
+    return nullptr;
+  }
 }
 void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  try { return allocate_aligned(n, a); } catch (...) { return nullptr; }
+  try {
+    return allocate_aligned(n, a);
+  } catch (...) {
+    return nullptr;
+  }
 }
 
 void operator delete(void* p) noexcept { std::free(p); }

@@ -28,7 +28,8 @@ struct heat_grid {
         b[i * n + j] = 0.25 * (a[(i - 1) * n + j] + a[(i + 1) * n + j] + a[i * n + j - 1] + a[i * n + j + 1]);
   }
   void step(std::size_t block) {
-    cws::parallel_for_range(0, n, [this](std::size_t lo, std::size_t hi) { step_rows(lo, hi); }, block);
+    cws::parallel_for_range(
+        0, n, [this](std::size_t lo, std::size_t hi) { step_rows(lo, hi); }, block);
     a.swap(b);
   }
   void serial_step() {

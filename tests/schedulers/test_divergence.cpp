@@ -69,7 +69,8 @@ void expect_diverged_once(const outcome& o, std::string_view policy) {
   EXPECT_EQ(o.first.reason, o.first.divergence);
   // One warning, naming the schedule.
   EXPECT_NE(o.warning.find("cws: warning: schedule 'phase' diverged"), std::string::npos) << o.warning;
-  EXPECT_EQ(o.warning.find("warning", o.warning.find("warning") + 1), std::string::npos) << "warned twice: " << o.warning;
+  EXPECT_EQ(o.warning.find("warning", o.warning.find("warning") + 1), std::string::npos)
+      << "warned twice: " << o.warning;
   // The fresh tree replaced the template: the second run fits.
   EXPECT_FALSE(o.second.diverged) << o.second.divergence;
 }

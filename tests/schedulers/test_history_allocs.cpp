@@ -117,15 +117,16 @@ figures measure_all(const body& phase) {
 }
 
 void print(const char* what, const figures& f) {
-  std::printf("allocations per phase (%s, 2 workers, window %u, %d phases after %d):\n"
-              "  core alone (random, recording off): %.3f between phases, %.3f while the workers ran\n"
-              "  recording + replay bookkeeping beyond the core: random %.3f, stows %.3f, relws %.3f, evolve %.3f, "
-              "follow %.3f\n"
-              "  while the workers ran (core mailboxes, recorder buffers): random %.3f, stows %.3f, relws %.3f, "
-              "evolve %.3f, follow %.3f\n",
-              what, window, measure, warmup, f.core.outside(), f.core.inside, f.beyond(f.random), f.beyond(f.stows),
-              f.beyond(f.relws), f.beyond(f.evolve), f.beyond(f.follow), f.random.inside, f.stows.inside,
-              f.relws.inside, f.evolve.inside, f.follow.inside);
+  std::printf(
+      "allocations per phase (%s, 2 workers, window %u, %d phases after %d):\n"
+      "  core alone (random, recording off): %.3f between phases, %.3f while the workers ran\n"
+      "  recording + replay bookkeeping beyond the core: random %.3f, stows %.3f, relws %.3f, evolve %.3f, "
+      "follow %.3f\n"
+      "  while the workers ran (core mailboxes, recorder buffers): random %.3f, stows %.3f, relws %.3f, "
+      "evolve %.3f, follow %.3f\n",
+      what, window, measure, warmup, f.core.outside(), f.core.inside, f.beyond(f.random), f.beyond(f.stows),
+      f.beyond(f.relws), f.beyond(f.evolve), f.beyond(f.follow), f.random.inside, f.stows.inside, f.relws.inside,
+      f.evolve.inside, f.follow.inside);
 }
 
 // Phases without steals: every tree is one segment, so nothing grows after

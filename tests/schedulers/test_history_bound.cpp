@@ -27,7 +27,10 @@ cws::runtime_config with_history(unsigned k) {
 // One phase of schedule `s`: designations for `user`, plain fib otherwise.
 void run_once(cws::runtime& rt, cws::schedule& s) {
   if (s.policy_name() == cws::policy::user)
-    rt.run(s, [] { cws::parallel_for_owned(0, 64, [](std::size_t) {}, 8); });
+    rt.run(s, [] {
+      cws::parallel_for_owned(
+          0, 64, [](std::size_t) {}, 8);
+    });
   else
     rt.run(s, [] { (void)cws::test::fib(12); });
 }
@@ -73,8 +76,7 @@ TEST(history_bound, every_policy_keeps_its_last_k_runs) {
       // Replay kept working throughout: the latest run replayed a template.
       const cs::iteration_report& r = state.history.back();
       EXPECT_FALSE(r.diverged) << r.divergence;
-      EXPECT_TRUE(r.ran_as != cws::ran_as::random_no_template && r.ran_as != cws::ran_as::random_diverged)
-          << r.label();
+      EXPECT_TRUE(r.ran_as != cws::ran_as::random_no_template && r.ran_as != cws::ran_as::random_diverged) << r.label();
       ASSERT_TRUE(state.templ || state.followed);
     }
   }

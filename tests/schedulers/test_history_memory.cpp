@@ -53,8 +53,7 @@ TEST_P(history_memory, holds_what_the_first_ten_thousand_phases_did) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(policies, history_memory,
-                         ::testing::Values("random", "stows", "relws", "evolve", "follow"),
+INSTANTIATE_TEST_SUITE_P(policies, history_memory, ::testing::Values("random", "stows", "relws", "evolve", "follow"),
                          [](const auto& p) { return p.param; });
 
 }  // namespace

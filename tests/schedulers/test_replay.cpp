@@ -202,10 +202,12 @@ TEST(follow, copy_phase_replays_the_init_template) {
   EXPECT_EQ(copy.follows(), "init");
   for (int round = 0; round < 5; ++round) {
     rt.run(init, [&] {
-      cws::parallel_for(0, blocks, [&](std::size_t i) { init_worker[i] = cws::this_worker(); }, 1);
+      cws::parallel_for(
+          0, blocks, [&](std::size_t i) { init_worker[i] = cws::this_worker(); }, 1);
     });
     rt.run(copy, [&] {
-      cws::parallel_for(0, blocks, [&](std::size_t i) { copy_worker[i] = cws::this_worker(); }, 1);
+      cws::parallel_for(
+          0, blocks, [&](std::size_t i) { copy_worker[i] = cws::this_worker(); }, 1);
     });
     EXPECT_EQ(copy_worker, init_worker) << "round " << round;
     const auto& r = cws::schedulers::store_of(rt).at("copy").history.back();

@@ -41,8 +41,7 @@ TEST_P(replay_stress, many_iterations_many_seeds_stay_correct) {
 
 INSTANTIATE_TEST_SUITE_P(policies, replay_stress,
                          ::testing::Values(stress_case{"relws", 2}, stress_case{"relws", 4}, stress_case{"relws", 8},
-                                           stress_case{"stows", 4}, stress_case{"stuws", 8},
-                                           stress_case{"evolve", 4}),
+                                           stress_case{"stows", 4}, stress_case{"stuws", 8}, stress_case{"evolve", 4}),
                          [](const auto& p) {
                            return std::string(p.param.policy) + "_" + std::to_string(p.param.workers);
                          });

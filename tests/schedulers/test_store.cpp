@@ -29,8 +29,9 @@ TEST(policies, refuse_to_run_without_recording) {
   cws::runtime rt(cfg);
   auto& s = rt.schedule("x", cws::policy::stows);
   const std::string e = cws::test::error_of([&] { rt.run(s, [] {}); });
-  EXPECT_EQ(e, "schedule 'x': policy 'stows' replays recorded steal trees, but recording is off (CWS_RECORD=0 or "
-               "runtime_config::record = false)");
+  EXPECT_EQ(e,
+            "schedule 'x': policy 'stows' replays recorded steal trees, but recording is off (CWS_RECORD=0 or "
+            "runtime_config::record = false)");
   rt.run([] {});  // the runtime is still usable
 }
 
@@ -55,8 +56,9 @@ TEST(store, refuses_a_template_for_another_worker_count_before_the_phase) {
   bool ran = false;
   const std::string e = cws::test::error_of([&] { rt.run(follower, [&] { ran = true; }); });
   EXPECT_FALSE(ran);
-  EXPECT_EQ(e, "schedule 'follower' (policy stows): refusing to replay its template (follows 'fourway': a 4-worker "
-               "run): recorded for 4 workers, this runtime has 2 (set CWS_WORKERS=4 to replay it)");
+  EXPECT_EQ(e,
+            "schedule 'follower' (policy stows): refusing to replay its template (follows 'fourway': a 4-worker "
+            "run): recorded for 4 workers, this runtime has 2 (set CWS_WORKERS=4 to replay it)");
   EXPECT_EQ(follower.iterations(), 0u);
 }
 

@@ -47,8 +47,8 @@ TEST(stows_trace, cws_trace_diff_between_stows_iterations_is_zero) {
   }
   for (const char* phase : {"fib", "heat"}) {
     for (auto [a, b] : {std::pair{1, 7}, std::pair{2, 3}, std::pair{4, 6}}) {
-      const std::string args = "diff " + path + "@" + phase + "#" + std::to_string(a) + " " + path + "@" + phase +
-                               "#" + std::to_string(b) + " --json";
+      const std::string args = "diff " + path + "@" + phase + "#" + std::to_string(a) + " " + path + "@" + phase + "#" +
+                               std::to_string(b) + " --json";
       const cli_result r = run_cli(args);
       ASSERT_EQ(r.code, 0) << args << "\n" << r.out;
       const auto doc = nlohmann::json::parse(r.out);

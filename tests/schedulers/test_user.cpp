@@ -18,8 +18,9 @@ namespace st = cws::steal_tree;
 // runs; the audited tree agrees.
 TEST(user_policy, designations_are_honoured_including_nested_ones) {
   for (unsigned workers : {2u, 4u, 8u}) {
-    cws::runtime rt(cws::test::audited(workers, workers == 2 ? "" : workers == 4 ? cws::test::four_cores
-                                                                                  : cws::test::eight_cores));
+    cws::runtime rt(cws::test::audited(workers, workers == 2   ? ""
+                                                : workers == 4 ? cws::test::four_cores
+                                                               : cws::test::eight_cores));
     auto& s = rt.schedule("user", cws::policy::user);
     const unsigned p = rt.workers();
     constexpr unsigned outer = 6, inner = 5;
@@ -41,7 +42,8 @@ TEST(user_policy, designations_are_honoured_including_nested_ones) {
       for (unsigned i = 0; i < outer; ++i) {
         EXPECT_EQ(ran[i * (inner + 1)], i % p) << "outer task " << i << ", " << p << " workers";
         for (unsigned k = 0; k < inner; ++k)
-          EXPECT_EQ(ran[i * (inner + 1) + k + 1], (i + k + 1) % p) << "task " << i << "." << k << ", " << p << " workers";
+          EXPECT_EQ(ran[i * (inner + 1) + k + 1], (i + k + 1) % p)
+              << "task " << i << "." << k << ", " << p << " workers";
       }
       const auto& r = cws::schedulers::store_of(rt).at("user").history.back();
       EXPECT_EQ(r.ran_as, cws::ran_as::user);
@@ -91,10 +93,13 @@ TEST(user_policy, parallel_for_owned_gives_openmp_static_ownership) {
     std::vector<unsigned> owner(n, 99);
     std::vector<std::atomic<int>> hits(n);
     rt.run(s, [&] {
-      cws::parallel_for_owned(0, n, [&](std::size_t i) {
-        owner[i] = cws::this_worker();
-        hits[i].fetch_add(1);
-      }, blocks);
+      cws::parallel_for_owned(
+          0, n,
+          [&](std::size_t i) {
+            owner[i] = cws::this_worker();
+            hits[i].fetch_add(1);
+          },
+          blocks);
     });
     for (std::size_t i = 0; i < n; ++i) {
       ASSERT_EQ(hits[i].load(), 1) << i;
@@ -110,7 +115,10 @@ TEST(user_policy, parallel_for_owned_is_a_plain_loop_under_other_policies_and_ou
   std::vector<int> v(100, 0);
   cws::parallel_for_owned(0, v.size(), [&](std::size_t i) { v[i] += 1; });
   cws::runtime rt(cws::test::config(2));
-  rt.run([&] { cws::parallel_for_owned(0, v.size(), [&](std::size_t i) { v[i] += 1; }, 10); });
+  rt.run([&] {
+    cws::parallel_for_owned(
+        0, v.size(), [&](std::size_t i) { v[i] += 1; }, 10);
+  });
   for (int x : v) EXPECT_EQ(x, 2);
 }
 

@@ -56,7 +56,8 @@ inline void check_tree(const st::phase_record& r, const cws::phase_stats& s, con
       EXPECT_NE(p.worker, g.worker) << "a segment's root task comes from another worker";
       EXPECT_GE(g.level, 1u);
       const st::steal_point sp{g.level, g.step, g.worker, i};
-      EXPECT_EQ(std::count(p.steals.begin(), p.steals.end(), sp), 1) << "segment " << i << " missing in its parent's steals";
+      EXPECT_EQ(std::count(p.steals.begin(), p.steals.end(), sp), 1)
+          << "segment " << i << " missing in its parent's steals";
     }
     for (std::size_t k = 0; k < g.steals.size(); ++k) {
       const st::steal_point& sp = g.steals[k];
@@ -236,7 +237,7 @@ struct memcopy {
 
 struct topo_case {
   const char* name;
-  unsigned workers;      // 0: one per core of the topology
+  unsigned workers;       // 0: one per core of the topology
   const char* synthetic;  // empty: this machine
 };
 inline void PrintTo(const topo_case& c, std::ostream* os) { *os << c.name; }

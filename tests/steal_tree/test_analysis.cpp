@@ -110,14 +110,14 @@ TEST(steal_tree_analysis, paths_and_worker_of) {
   EXPECT_EQ(st::find_segment(t, {{1, 0}, {2, 1}}), st::no_segment_index);
   EXPECT_EQ(st::find_segment(t, {{2, 0}}), st::no_segment_index);
 
-  EXPECT_EQ(st::worker_of(t, task_path{{}, {0, 0}}), 0u);          // the phase root
-  EXPECT_EQ(st::worker_of(t, task_path{{}, {1, 0}}), 1u);          // stolen by w1
-  EXPECT_EQ(st::worker_of(t, task_path{{}, {1, 1}}), 3u);          // stolen by w3
-  EXPECT_EQ(st::worker_of(t, task_path{{}, {1, 2}}), 0u);          // ran locally in the root segment
-  EXPECT_EQ(st::worker_of(t, task_path{{}, {2, 0}}), 0u);          // same (level 2 of the root segment)
-  EXPECT_EQ(st::worker_of(t, task_path{{{1, 0}}, {2, 0}}), 2u);    // stolen out of #1 by w2
-  EXPECT_EQ(st::worker_of(t, task_path{{{1, 0}}, {2, 1}}), 1u);    // local in #1
-  EXPECT_EQ(st::worker_of(t, task_path{{{1, 0}}, {0, 0}}), 1u);    // #1's root, second name
+  EXPECT_EQ(st::worker_of(t, task_path{{}, {0, 0}}), 0u);        // the phase root
+  EXPECT_EQ(st::worker_of(t, task_path{{}, {1, 0}}), 1u);        // stolen by w1
+  EXPECT_EQ(st::worker_of(t, task_path{{}, {1, 1}}), 3u);        // stolen by w3
+  EXPECT_EQ(st::worker_of(t, task_path{{}, {1, 2}}), 0u);        // ran locally in the root segment
+  EXPECT_EQ(st::worker_of(t, task_path{{}, {2, 0}}), 0u);        // same (level 2 of the root segment)
+  EXPECT_EQ(st::worker_of(t, task_path{{{1, 0}}, {2, 0}}), 2u);  // stolen out of #1 by w2
+  EXPECT_EQ(st::worker_of(t, task_path{{{1, 0}}, {2, 1}}), 1u);  // local in #1
+  EXPECT_EQ(st::worker_of(t, task_path{{{1, 0}}, {0, 0}}), 1u);  // #1's root, second name
   EXPECT_EQ(st::worker_of(t, task_path{{{1, 0}, {2, 0}}, {5, 9}}), 2u);
   EXPECT_EQ(st::worker_of(t, task_path{{{7, 7}}, {1, 0}}), st::no_segment_index);
 

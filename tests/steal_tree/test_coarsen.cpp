@@ -41,8 +41,8 @@ st::tree coarsen(const st::tree& t, std::optional<std::uint32_t> max_level, std:
   return st::coarsen(t, o, s);
 }
 
-st::coarsen_summary summary(std::uint64_t seg_before, std::uint64_t seg_after, std::uint64_t level,
-                            std::uint64_t small, std::uint64_t deeper, std::uint64_t inside) {
+st::coarsen_summary summary(std::uint64_t seg_before, std::uint64_t seg_after, std::uint64_t level, std::uint64_t small,
+                            std::uint64_t deeper, std::uint64_t inside) {
   st::coarsen_summary s;
   s.segments_before = seg_before;
   s.segments_after = seg_after;
@@ -132,10 +132,13 @@ TEST(steal_tree_coarsen, min_tasks_cut) {
   // (2,0), small and deeper than the dropped (1,1) of #0, counts as small:
   // a steal the criteria drop is counted under its criterion.
   const st::tree at35 = coarsen(tree_t(), std::nullopt, 35, &s);
-  EXPECT_EQ(at35, make(4, {segment_of(0, none, 0, 0, 0, 1000, 10 + 30 + 5, {{1, 0, 1, 1}}), segment_of(1, 0, 1, 0, 100, 900, 35)},
-                       {{0}, {1}, {}, {}}));
+  EXPECT_EQ(
+      at35,
+      make(4, {segment_of(0, none, 0, 0, 0, 1000, 10 + 30 + 5, {{1, 0, 1, 1}}), segment_of(1, 0, 1, 0, 100, 900, 35)},
+           {{0}, {1}, {}, {}}));
   EXPECT_EQ(s, summary(8, 2, 0, 4, 0, 2));  // #5, #6 out of #0, #2, #3 out of #1; #4, #7 inside
-  EXPECT_EQ(coarsen(tree_t(), std::nullopt, 36, &s), make(4, {segment_of(0, none, 0, 0, 0, 1000, 80)}, {{0}, {}, {}, {}}));
+  EXPECT_EQ(coarsen(tree_t(), std::nullopt, 36, &s),
+            make(4, {segment_of(0, none, 0, 0, 0, 1000, 80)}, {{0}, {}, {}, {}}));
   EXPECT_EQ(s, summary(8, 1, 0, 3, 0, 4));
 }
 
@@ -167,7 +170,8 @@ TEST(steal_tree_coarsen, both_criteria) {
 st::tree tree_r() {
   return make(4,
               {
-                  segment_of(0, none, 0, 0, 0, 1000, 10, {{1, 0, 1, 1}, {2, 0, 2, 2}, {2, 1, 3, 3}, {3, 0, 1, 4}, {4, 5, 2, 6}}),
+                  segment_of(0, none, 0, 0, 0, 1000, 10,
+                             {{1, 0, 1, 1}, {2, 0, 2, 2}, {2, 1, 3, 3}, {3, 0, 1, 4}, {4, 5, 2, 6}}),
                   segment_of(1, 0, 1, 0, 10, 400, 50),
                   segment_of(2, 0, 2, 0, 20, 100, 3),
                   segment_of(3, 0, 2, 1, 30, 900, 40),
@@ -192,14 +196,15 @@ TEST(steal_tree_coarsen, deeper_steals_of_the_same_segment_also_go) {
   // The level criterion alone cuts the same way only from its level down:
   // max_level 2 drops (3,0) and (4,5) but keeps both level-2 steals.
   const st::tree by_level = coarsen(tree_r(), 2, 0, &s);
-  EXPECT_EQ(by_level, make(4,
-                           {
-                               segment_of(0, none, 0, 0, 0, 1000, 10 + 80 + 70, {{1, 0, 1, 1}, {2, 0, 2, 2}, {2, 1, 3, 3}}),
-                               segment_of(1, 0, 1, 0, 10, 400, 50),
-                               segment_of(2, 0, 2, 0, 20, 100, 3),
-                               segment_of(3, 0, 2, 1, 30, 900, 40),
-                           },
-                           {{0}, {1}, {2}, {3}}));
+  EXPECT_EQ(by_level,
+            make(4,
+                 {
+                     segment_of(0, none, 0, 0, 0, 1000, 10 + 80 + 70, {{1, 0, 1, 1}, {2, 0, 2, 2}, {2, 1, 3, 3}}),
+                     segment_of(1, 0, 1, 0, 10, 400, 50),
+                     segment_of(2, 0, 2, 0, 20, 100, 3),
+                     segment_of(3, 0, 2, 1, 30, 900, 40),
+                 },
+                 {{0}, {1}, {2}, {3}}));
   EXPECT_EQ(s, summary(7, 4, 2, 0, 0, 1));
   // A small steal at the deepest level takes nothing else along.
   st::tree r = tree_r();
@@ -246,15 +251,14 @@ TEST(steal_tree_coarsen, nested_subtrees_are_cut_on_their_own) {
                                  segment_of(2, 1, 2, 0, 20, 95, 100),
                              },
                              {{0, 4}, {1, 5}, {2, 6}, {3}});
-  EXPECT_EQ(coarsen(deep, std::nullopt, 2, &s),
-            make(4,
-                 {
-                     segment_of(0, none, 0, 0, 0, 100, 1, {{1, 0, 1, 1}}),
-                     segment_of(1, 0, 1, 0, 1, 99, 1 + 1 + 100, {{1, 1, 3, 2}}),
-                     segment_of(3, 1, 1, 1, 3, 90, 100, {{3, 0, 0, 3}}),
-                     segment_of(0, 2, 3, 0, 4, 80, 100 + 1),
-                 },
-                 {{0, 3}, {1}, {}, {2}}));
+  EXPECT_EQ(coarsen(deep, std::nullopt, 2, &s), make(4,
+                                                     {
+                                                         segment_of(0, none, 0, 0, 0, 100, 1, {{1, 0, 1, 1}}),
+                                                         segment_of(1, 0, 1, 0, 1, 99, 1 + 1 + 100, {{1, 1, 3, 2}}),
+                                                         segment_of(3, 1, 1, 1, 3, 90, 100, {{3, 0, 0, 3}}),
+                                                         segment_of(0, 2, 3, 0, 4, 80, 100 + 1),
+                                                     },
+                                                     {{0, 3}, {1}, {}, {2}}));
   EXPECT_EQ(s, summary(7, 4, 0, 2, 1, 0));
 }
 
@@ -342,7 +346,8 @@ TEST(steal_tree_coarsen, malformed_trees_are_refused) {
   t = tree_t();
   t.segments[5].worker = 4;
   t.segments[0].steals[1].thief = 4;
-  EXPECT_EQ(error_of([&] { coarsen(t, 1, 0); }), "coarsen: malformed steal tree: segment 5 runs on worker 4 (4 workers)");
+  EXPECT_EQ(error_of([&] { coarsen(t, 1, 0); }),
+            "coarsen: malformed steal tree: segment 5 runs on worker 4 (4 workers)");
   t = tree_t();
   t.segments[2].level = 2;
   t.segments[2].step = 1;

@@ -49,11 +49,12 @@ TEST(recorder_memory, a_million_phases_hold_what_ten_thousand_did) {
   EXPECT_EQ(rec->latest("other")->iteration, 0u);
   EXPECT_EQ(rec->latest("tiny")->iteration, total - 1);
   const double per_phase = (static_cast<double>(bytes_late) - static_cast<double>(bytes_early)) / (total - first);
-  std::printf("recorder after %llu phases: %llu bytes (history %zu + buffers %zu); after %llu: %llu bytes; "
-              "retained per phase beyond the window: %.6f bytes; VmRSS %.1f MB -> %.1f MB\n",
-              static_cast<unsigned long long>(first), static_cast<unsigned long long>(bytes_early),
-              rec->history_bytes(), rec->buffer_bytes(), static_cast<unsigned long long>(total),
-              static_cast<unsigned long long>(bytes_late), per_phase, rss_early / 1e6, rss_late / 1e6);
+  std::printf(
+      "recorder after %llu phases: %llu bytes (history %zu + buffers %zu); after %llu: %llu bytes; "
+      "retained per phase beyond the window: %.6f bytes; VmRSS %.1f MB -> %.1f MB\n",
+      static_cast<unsigned long long>(first), static_cast<unsigned long long>(bytes_early), rec->history_bytes(),
+      rec->buffer_bytes(), static_cast<unsigned long long>(total), static_cast<unsigned long long>(bytes_late),
+      per_phase, rss_early / 1e6, rss_late / 1e6);
   EXPECT_LT(bytes_late, bytes_early + (1u << 20));
   EXPECT_LE(bytes_late, bytes_early) << "the window was full after 10 000 phases: nothing should grow";
   if (rss_early > 0) {

@@ -92,11 +92,12 @@ TEST(steal_tree_recorder, phase_that_throws_is_recorded) {
   st::recorder* rec = st::recorder_of(rt);
   ASSERT_NE(rec, nullptr);
   auto& s = rt.schedule("boom");
-  EXPECT_THROW(rt.run(s, [] {
-    cws::test::fib(16);
-    cws::spawn([] { throw std::runtime_error("child failed"); });
-    cws::test::fib(14);
-  }),
+  EXPECT_THROW(rt.run(s,
+                      [] {
+                        cws::test::fib(16);
+                        cws::spawn([] { throw std::runtime_error("child failed"); });
+                        cws::test::fib(14);
+                      }),
                std::runtime_error);
   ASSERT_EQ(rec->phases().size(), 1u);
   ASSERT_NE(s.last(), nullptr);
@@ -129,7 +130,8 @@ TEST(steal_tree_recorder, size_is_proportional_to_segments_not_tasks) {
     const std::size_t per_segment = sizeof(st::segment) + 6 * sizeof(st::steal_point) + sizeof(std::uint32_t);
     // Fixed: the record, its strings and per-worker vectors, and the window's
     // bookkeeping (one schedule's entry, its ring and the order).
-    const std::size_t fixed = sizeof(st::phase_record) + 2 * 64 + s.per_worker.size() * (sizeof(cws::worker_stats) + 24) + 256;
+    const std::size_t fixed =
+        sizeof(st::phase_record) + 2 * 64 + s.per_worker.size() * (sizeof(cws::worker_stats) + 24) + 256;
     EXPECT_LE(rec->history_bytes(), fixed + segs * per_segment) << segs << " segments";
     // The workers' buffers: a fixed reserve plus at most twice the segments they held.
     EXPECT_LE(rec->buffer_bytes(), 2 * 64 * 1024 + 2 * segs * 64);

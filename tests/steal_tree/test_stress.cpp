@@ -41,8 +41,10 @@ std::map<std::vector<std::uint32_t>, std::uint32_t> workers_by_spawn_path(const 
   std::map<std::uint32_t, std::vector<std::uint32_t>> kids;  // parent -> children
   std::uint32_t root = st::no_parent;
   for (std::uint32_t i = 0; i < t.audit.size(); ++i) {
-    if (t.audit[i].parent == st::no_parent) root = i;
-    else kids[t.audit[i].parent].push_back(i);
+    if (t.audit[i].parent == st::no_parent)
+      root = i;
+    else
+      kids[t.audit[i].parent].push_back(i);
   }
   std::map<std::vector<std::uint32_t>, std::uint32_t> out;
   std::vector<std::pair<std::uint32_t, std::vector<std::uint32_t>>> todo{{root, {}}};
@@ -123,8 +125,7 @@ TEST_P(steal_tree_stress, exact_distance_between_runs_matches_a_recount) {
     EXPECT_DOUBLE_EQ(back.moved_worker, d.moved_worker);
     EXPECT_DOUBLE_EQ(back.moved_node, d.moved_node);
     // The spawn path computed by the analysis for a few records.
-    for (std::uint32_t k = 0; k < a.audit.size(); k += 997)
-      EXPECT_EQ(wa.at(st::spawn_path(a, k)), a.audit[k].worker);
+    for (std::uint32_t k = 0; k < a.audit.size(); k += 997) EXPECT_EQ(wa.at(st::spawn_path(a, k)), a.audit[k].worker);
   }
   EXPECT_GT(moved_total, 0u) << pairs << " pairs of runs where no task ever moved: the comparison was not exercised";
 }
@@ -139,12 +140,15 @@ TEST_P(steal_tree_stress, busy_leaves_many_steals) {
     ASSERT_NE(rec, nullptr);
     std::vector<std::uint64_t> out(512, 0);
     const cws::phase_stats& s = rt.run([&] {
-      cws::parallel_for(0, out.size(), [&](std::size_t i) {
-        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
-        std::uint64_t x = i;
-        while (std::chrono::steady_clock::now() < until) x = x * 6364136223846793005ull + 1;
-        out[i] = x | 1;
-      }, 1);
+      cws::parallel_for(
+          0, out.size(),
+          [&](std::size_t i) {
+            const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
+            std::uint64_t x = i;
+            while (std::chrono::steady_clock::now() < until) x = x * 6364136223846793005ull + 1;
+            out[i] = x | 1;
+          },
+          1);
     });
     ASSERT_TRUE(std::all_of(out.begin(), out.end(), [](std::uint64_t v) { return v != 0; }));
     const st::phase_record& r = *rec->latest("default");

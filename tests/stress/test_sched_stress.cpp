@@ -38,7 +38,8 @@ TEST_P(sched_stress, mixed_workload_many_phases_and_seeds) {
       std::atomic<int> caught{0};
       rt.run(s, [&] {
         cws::spawn([&] { f = cws::test::fib(n); });
-        cws::parallel_for(0, hits.size(), [&](std::size_t i) { hits[i].fetch_add(1); }, 1 + phase % 17);
+        cws::parallel_for(
+            0, hits.size(), [&](std::size_t i) { hits[i].fetch_add(1); }, 1 + phase % 17);
         cws::finish([&] {
           cws::spawn([&] {
             try {

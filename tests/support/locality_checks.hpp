@@ -68,8 +68,8 @@ inline void check_random_and_interleave(const runtime_config& cfg) {
   }
   if (random_shares.size() < 3) GTEST_SKIP() << "no worker ever stole from init's (machine too loaded)";
   const double random_mean = mean_share(random_shares), interleaved_mean = mean_share(interleaved_shares);
-  std::printf("  %u nodes (%s): random + first touch %.1f%% local (lowest %.1f%%), random + interleave %.1f%%\n",
-              nodes, rt.page_homes().name().c_str(), 100 * random_mean, 100 * lowest_random, 100 * interleaved_mean);
+  std::printf("  %u nodes (%s): random + first touch %.1f%% local (lowest %.1f%%), random + interleave %.1f%%\n", nodes,
+              rt.page_homes().name().c_str(), 100 * random_mean, 100 * lowest_random, 100 * interleaved_mean);
   // Page p on node p % N: whatever the schedule, about 1/N of the bytes are local.
   EXPECT_NEAR(interleaved_mean, 1.0 / nodes, 0.15);
   // Two independent random trees can still coincide, so only some runs must lose locality.
@@ -84,7 +84,8 @@ inline double best_share(const cws::runtime& rt, const cws::schedule& s) {
   const unsigned nodes = rt.topology().numa_nodes();
   const cws::page_usage u = cws::usage_of(s.touches(), node_of_worker, nodes, system_page());
   std::vector<int> best_homes(u.pages.size());
-  for (std::size_t p = 0; p < u.pages.size(); ++p) best_homes[p] = static_cast<int>(cws::desired_node(u, p, cws::unknown_home));
+  for (std::size_t p = 0; p < u.pages.size(); ++p)
+    best_homes[p] = static_cast<int>(cws::desired_node(u, p, cws::unknown_home));
   return cws::measure_locality(u, best_homes).share();
 }
 
@@ -110,8 +111,7 @@ inline void check_evolve_heat(const runtime_config& cfg, unsigned steps = 14) {
   std::string history;
   for (const auto& r : state->history)
     history += "\n  #" + std::to_string(r.iteration) + " " + r.label() + " moved " +
-               (r.pages_moved ? std::to_string(*r.pages_moved) : std::string("-")) + " " + r.note + " " +
-               r.divergence;
+               (r.pages_moved ? std::to_string(*r.pages_moved) : std::string("-")) + " " + r.note + " " + r.divergence;
   ASSERT_TRUE(state->converged) << "evolve did not converge within " << steps << " iterations:" << history;
   ASSERT_TRUE(state->pages_settled) << "pages still moving after " << steps << " iterations:" << history;
   ASSERT_EQ(state->history.size(), steps);
@@ -132,14 +132,15 @@ inline void check_evolve_heat(const runtime_config& cfg, unsigned steps = 14) {
   // From the first run that found every page in place: as local as any
   // placement of these touches can be, and so at least 99%.
   for (std::uint64_t it = last_move + 1; it < steps; ++it) {
-    EXPECT_DOUBLE_EQ(shares[it], best[it]) << "iteration " << it << " (pages placed after " << last_move << ")" << history;
+    EXPECT_DOUBLE_EQ(shares[it], best[it])
+        << "iteration " << it << " (pages placed after " << last_move << ")" << history;
     EXPECT_GE(shares[it], 0.99) << "iteration " << it << " (pages placed after " << last_move << ")" << history;
   }
-  std::printf("  %u nodes (%s): evolve converged at iteration %llu, pages in place from %llu; local share first "
-              "%.1f%%, last %.2f%% (best placement %.2f%%)\n",
-              rt.topology().numa_nodes(), rt.page_homes().name().c_str(),
-              static_cast<unsigned long long>(converged_at), static_cast<unsigned long long>(last_move + 1),
-              100 * shares.front(), 100 * shares.back(), 100 * best.back());
+  std::printf(
+      "  %u nodes (%s): evolve converged at iteration %llu, pages in place from %llu; local share first "
+      "%.1f%%, last %.2f%% (best placement %.2f%%)\n",
+      rt.topology().numa_nodes(), rt.page_homes().name().c_str(), static_cast<unsigned long long>(converged_at),
+      static_cast<unsigned long long>(last_move + 1), 100 * shares.front(), 100 * shares.back(), 100 * best.back());
   EXPECT_EQ(rt.relocalize(step).pages_moved, 0u);
 }
 

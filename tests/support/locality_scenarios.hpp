@@ -115,8 +115,7 @@ struct heat_scenario {
           [&](std::size_t lo, std::size_t hi) {
             for (int g = 0; g < 2; ++g) {
               cws::touch(row(g, lo), (hi - lo) * cols * sizeof(double));
-              for (std::size_t r = lo; r < hi; ++r)
-                std::fill(row(g, r), row(g, r) + cols, r == 0 ? 100.0 : 1.0);
+              for (std::size_t r = lo; r < hi; ++r) std::fill(row(g, r), row(g, r) + cols, r == 0 ? 100.0 : 1.0);
             }
           },
           block);
@@ -156,7 +155,7 @@ struct heat_scenario {
       for (std::size_t r = 1; r + 1 < rows; ++r)
         for (std::size_t j = 1; j + 1 < cols; ++j)
           g[1 - c][r * cols + j] = 0.25 * (g[c][(r - 1) * cols + j] + g[c][(r + 1) * cols + j] +
-                                          g[c][r * cols + j - 1] + g[c][r * cols + j + 1]);
+                                           g[c][r * cols + j - 1] + g[c][r * cols + j + 1]);
       c = 1 - c;
     }
     double sum = 0;

@@ -21,8 +21,8 @@
 namespace cws::test {
 
 // Every archive kind a trace file can be written in.
-inline constexpr cws::traces::archive_kind all_kinds[] = {cws::traces::archive_kind::text, cws::traces::archive_kind::xml,
-                                                         cws::traces::archive_kind::binary};
+inline constexpr cws::traces::archive_kind all_kinds[] = {
+    cws::traces::archive_kind::text, cws::traces::archive_kind::xml, cws::traces::archive_kind::binary};
 
 // Little-endian field access in an envelope (layout: trace_file.hpp).
 inline std::uint64_t get_le(std::string_view b, std::size_t at, int bytes) {

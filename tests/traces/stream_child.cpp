@@ -49,7 +49,9 @@ int main(int argc, char** argv) {
       const cws::phase_stats& s = rt.run(touch, [&data] {
         cws::parallel_for_range(
             std::size_t{0}, data.size(),
-            [&data](std::size_t lo, std::size_t hi) { cws::touch(data.data() + lo, (hi - lo) * sizeof(std::uint64_t)); },
+            [&data](std::size_t lo, std::size_t hi) {
+              cws::touch(data.data() + lo, (hi - lo) * sizeof(std::uint64_t));
+            },
             256);
       });
       report(fd, phase_message(1, s));

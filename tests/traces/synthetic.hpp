@@ -111,28 +111,28 @@ inline cws::steal_tree::phase_record synthetic_run(std::uint64_t iteration,
   constexpr std::uint32_t none = st::no_parent;
   t.audit = {
       // worker 0: segment #0                                   index
-      task(0, none, 0, 0, 0, none),                          //  0 the phase root
-      task(0, 0, 1, 2, 0, 0),                                //  1
-      task(0, 0, 2, 1, 0, 1),                                //  2
-      task(0, 0, 2, 2, 0, 1),                                //  3
-      task(0, 0, 3, 0, 0, 2),                                //  4
+      task(0, none, 0, 0, 0, none),  //  0 the phase root
+      task(0, 0, 1, 2, 0, 0),        //  1
+      task(0, 0, 2, 1, 0, 1),        //  2
+      task(0, 0, 2, 2, 0, 1),        //  3
+      task(0, 0, 3, 0, 0, 2),        //  4
       // worker 1: segment #1, with the nested #5 in the middle
-      task(1, 0, 1, 0, 1, 0),                                //  5 root of #1
-      task(1, 1, 1, 1, 1, 5),                                //  6
-      task(1, 1, 2, 0, 1, 6),                                //  7
-      task(5, 3, 2, 1, 1, 14),                               //  8 root of #5
-      task(1, 1, 2, 1, 1, 6),                                //  9
+      task(1, 0, 1, 0, 1, 0),   //  5 root of #1
+      task(1, 1, 1, 1, 1, 5),   //  6
+      task(1, 1, 2, 0, 1, 6),   //  7
+      task(5, 3, 2, 1, 1, 14),  //  8 root of #5
+      task(1, 1, 2, 1, 1, 6),   //  9
       // segment #2 (worker 2, or 3 in odd runs)
-      task(2, 1, 1, 0, w_seg2, 5),                           // 10 root of #2
-      task(2, 2, 1, 0, w_seg2, 10),                          // 11
-      task(2, 2, 1, 1, w_seg2, 10),                          // 12
+      task(2, 1, 1, 0, w_seg2, 5),   // 10 root of #2
+      task(2, 2, 1, 0, w_seg2, 10),  // 11
+      task(2, 2, 1, 1, w_seg2, 10),  // 12
       // worker 2: segment #3
-      task(3, 0, 1, 1, 2, 0),                                // 13 root of #3
-      task(3, 3, 1, 0, 2, 13),                               // 14
-      task(3, 3, 2, 0, 2, 14),                               // 15
+      task(3, 0, 1, 1, 2, 0),   // 13 root of #3
+      task(3, 3, 1, 0, 2, 13),  // 14
+      task(3, 3, 2, 0, 2, 14),  // 15
       // worker 3: segment #4
-      task(4, 0, 2, 0, 3, 1),                                // 16 root of #4
-      task(4, 4, 1, 0, 3, 16),                               // 17
+      task(4, 0, 2, 0, 3, 1),   // 16 root of #4
+      task(4, 4, 1, 0, 3, 16),  // 17
   };
 
   cws::worker_stats w0{5, 1, 0, 3, 0, 0.0};

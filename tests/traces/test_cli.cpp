@@ -299,11 +299,9 @@ TEST_F(Cli, CoarsenByLevel) {
   const result r = run("coarsen " + quote(syn2) + " --max-level 1 " + quote(out));
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("coarsen " + syn2 + " (max level 1): 2 phase runs"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("stencil #0 (relws)          6 -> 4          5 -> 3  2 / 0 / 0 / 0"),
-            std::string::npos)
+  EXPECT_NE(r.out.find("stencil #0 (relws)          6 -> 4          5 -> 3  2 / 0 / 0 / 0"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("stencil #1 (stows)          6 -> 4          5 -> 3  2 / 0 / 0 / 0"),
-            std::string::npos)
+  EXPECT_NE(r.out.find("stencil #1 (stows)          6 -> 4          5 -> 3  2 / 0 / 0 / 0"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("wrote " + out + " (text archive, "), std::string::npos) << r.out;
   st::coarsen_options o;
@@ -353,9 +351,9 @@ TEST_F(Cli, CoarsenByTasksOfOneRunAsJson) {
   EXPECT_EQ(back.phases[2].steals.segments[1].tasks, 13u);
   // Both options, every run, an XML input: the output is XML too.
   const std::string xml_out = dir.file("x.cwst");
-  const json k = run_json("coarsen " + quote(golden("v2-synthetic-4w-audit.xml.cwst")) + " --max-level 2 --min-tasks 3 " +
-                              quote(xml_out),
-                          0);
+  const json k = run_json(
+      "coarsen " + quote(golden("v2-synthetic-4w-audit.xml.cwst")) + " --max-level 2 --min-tasks 3 " + quote(xml_out),
+      0);
   EXPECT_EQ(k["archive"], "xml");
   EXPECT_EQ(k["runs"].size(), 2u);
   o.max_level = 2;

@@ -12,8 +12,8 @@
 namespace {
 
 namespace tr = cws::traces;
-using cws::test::golden;
 using cws::test::Cli;
+using cws::test::golden;
 using cws::test::quote;
 using cws::test::result;
 using nlohmann::json;

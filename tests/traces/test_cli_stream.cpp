@@ -73,8 +73,8 @@ TEST_F(CliStream, ValidateReportsATornTail) {
 }
 
 TEST_F(CliStream, ReadingSubcommandsUseTheCompleteRecordsWithOneWarning) {
-  const std::string warning =
-      "cws-trace: warning: " + torn + ": file ends inside record 3; 2 complete records; using the 2 intact phase runs\n";
+  const std::string warning = "cws-trace: warning: " + torn +
+                              ": file ends inside record 3; 2 complete records; using the 2 intact phase runs\n";
   const result i = run("info " + quote(torn));
   EXPECT_EQ(i.code, 0) << i.err;
   EXPECT_EQ(i.err, warning);

@@ -62,7 +62,8 @@ TEST(Corruption, EveryByteFlipAndEveryTruncationIsRefused) {
         classify(bad, original, o, "flip at " + std::to_string(at));
       }
     }
-    for (std::size_t len = 0; len < good.size(); ++len) classify(good.substr(0, len), original, o, "length " + std::to_string(len));
+    for (std::size_t len = 0; len < good.size(); ++len)
+      classify(good.substr(0, len), original, o, "length " + std::to_string(len));
     // Appended garbage.
     classify(good + '\0', original, o, "appended byte");
     EXPECT_EQ(o.identical, 0u);
@@ -90,13 +91,22 @@ TEST(Corruption, DamagedPayloadWithValidChecksumNeverCrashes) {
       for (int m = 0; m < 4; ++m) {
         std::string p = payload;
         switch (m) {
-          case 0: p[at] = static_cast<char>(p[at] ^ 0x01); break;
-          case 1: p[at] = static_cast<char>(p[at] ^ 0x80); break;
-          case 2: p[at] = '9'; break;                        // text: larger numbers
-          case 3: p[at] = static_cast<char>(0xFF); break;    // binary: huge counts
+          case 0:
+            p[at] = static_cast<char>(p[at] ^ 0x01);
+            break;
+          case 1:
+            p[at] = static_cast<char>(p[at] ^ 0x80);
+            break;
+          case 2:
+            p[at] = '9';
+            break;  // text: larger numbers
+          case 3:
+            p[at] = static_cast<char>(0xFF);
+            break;  // binary: huge counts
         }
         if (p == payload) continue;
-        classify(cws::test::wrap(p, k), original, o, "payload byte " + std::to_string(at) + " mutation " + std::to_string(m));
+        classify(cws::test::wrap(p, k), original, o,
+                 "payload byte " + std::to_string(at) + " mutation " + std::to_string(m));
       }
     }
     for (std::size_t len = 0; len < payload.size(); ++len) {
@@ -151,15 +161,24 @@ TEST(Corruption, DamagedRecordWithValidChecksumsCostsOnlyItself) {
       for (int m = 0; m < 4; ++m) {
         std::string p = payload;
         switch (m) {
-          case 0: p[i] = static_cast<char>(p[i] ^ 0x01); break;
-          case 1: p[i] = static_cast<char>(p[i] ^ 0x80); break;
-          case 2: p[i] = '9'; break;
-          case 3: p[i] = static_cast<char>(0xFF); break;
+          case 0:
+            p[i] = static_cast<char>(p[i] ^ 0x01);
+            break;
+          case 1:
+            p[i] = static_cast<char>(p[i] ^ 0x80);
+            break;
+          case 2:
+            p[i] = '9';
+            break;
+          case 3:
+            p[i] = static_cast<char>(0xFF);
+            break;
         }
         if (p != payload) check(p, "byte " + std::to_string(i) + " mutation " + std::to_string(m));
       }
     }
-    for (std::size_t len = 0; len < payload.size(); len += step) check(payload.substr(0, len), "length " + std::to_string(len));
+    for (std::size_t len = 0; len < payload.size(); len += step)
+      check(payload.substr(0, len), "length " + std::to_string(len));
     std::printf("[ %s ] record payload %zu bytes: %zu reported damaged, %zu loaded valid\n",
                 std::string(tr::to_string(kind)).c_str(), payload.size(), reported, loaded);
     EXPECT_GT(reported, 0u);

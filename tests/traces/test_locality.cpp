@@ -17,8 +17,8 @@ namespace tr = cws::traces;
 namespace st = cws::steal_tree;
 using cws::test::error_of;
 using cws::test::payload_of;
-using cws::test::whole_payload;
 using cws::test::synthetic_trace;
+using cws::test::whole_payload;
 using cws::test::wrap;
 
 using cws::test::all_kinds;
@@ -108,8 +108,7 @@ TEST(TraceLocality, VersionDecidesWhetherReportsAreRead) {
   for (tr::archive_kind kind : all_kinds) {
     SCOPED_TRACE(std::string(tr::to_string(kind)));
     const std::string payload = whole_payload(synthetic_trace(), kind);
-    const std::string msg =
-        error_of([&] { tr::decode(wrap(payload, static_cast<std::uint32_t>(kind), 2), "y.cwst"); });
+    const std::string msg = error_of([&] { tr::decode(wrap(payload, static_cast<std::uint32_t>(kind), 2), "y.cwst"); });
     EXPECT_EQ(msg.rfind("y.cwst: ", 0), 0u) << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   }

@@ -180,7 +180,10 @@ TEST(RuntimeIo, LoadTracesKeepsTheFileAndChecksTheWorkerCount) {
     const std::string bad = dir.file("bad.cwst");
     cws::test::spit(bad, "not a trace");
     EXPECT_EQ(error_of([&] { rt.load_traces(bad); }), bad + ": not a cws trace file");
-    EXPECT_EQ(error_of([&] { rt.save_traces(dir.file("no/dir/x.cwst")); }).rfind(dir.file("no/dir/x.cwst") + ": cannot write", 0), 0u);
+    EXPECT_EQ(error_of([&] {
+                rt.save_traces(dir.file("no/dir/x.cwst"));
+              }).rfind(dir.file("no/dir/x.cwst") + ": cannot write", 0),
+              0u);
   }
 }
 
@@ -220,10 +223,11 @@ TEST(RuntimeIo, TraceSizeOnDisk) {
     const std::size_t head = tr::encode(header_only, kind).size();
     // Per phase without steals: name, stats of 4 workers, root segment, 4 lists.
     const double per_steal = steals ? static_cast<double>(all - head) / static_cast<double>(steals) : 0;
-    std::printf("[ size ] %-6s %zu runs, %llu steals: %zu bytes (header %zu), %.1f bytes per steal incl. per-run "
-                "overhead, %.1f bytes per worker per run\n",
-                std::string(tr::to_string(kind)).c_str(), f.phases.size(), static_cast<unsigned long long>(steals), all,
-                head, per_steal, static_cast<double>(all - head) / static_cast<double>(f.phases.size() * 4));
+    std::printf(
+        "[ size ] %-6s %zu runs, %llu steals: %zu bytes (header %zu), %.1f bytes per steal incl. per-run "
+        "overhead, %.1f bytes per worker per run\n",
+        std::string(tr::to_string(kind)).c_str(), f.phases.size(), static_cast<unsigned long long>(steals), all, head,
+        per_steal, static_cast<double>(all - head) / static_cast<double>(f.phases.size() * 4));
     if (kind == tr::archive_kind::text) {
       EXPECT_LT(all - head, 200 * (segments + 4 * f.phases.size()));
     }

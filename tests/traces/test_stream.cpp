@@ -294,8 +294,8 @@ TEST(StreamFile, BytesPerStealAndTimePerRecord) {
     std::optional<tr::archive_kind> kind;
   };
   double baseline_us = 0;
-  for (const mode& m : {mode{"off", std::nullopt}, mode{"text", tr::archive_kind::text},
-                        mode{"binary", tr::archive_kind::binary}}) {
+  for (const mode& m :
+       {mode{"off", std::nullopt}, mode{"text", tr::archive_kind::text}, mode{"binary", tr::archive_kind::binary}}) {
     const std::string path = dir.file(std::string(m.name) + ".cwst");
     constexpr int runs = 40;
     std::uint64_t steals = 0, header = 0;
@@ -321,12 +321,13 @@ TEST(StreamFile, BytesPerStealAndTimePerRecord) {
     }
     const std::uint64_t size = std::filesystem::file_size(path);
     const std::uint64_t records = size - header - (tr::record_frame::size + 8);  // without header and end record
-    std::printf("[ size ] stream %-6s %d runs on 4 workers, %llu steals: %llu bytes (header %llu), %.1f bytes per "
-                "steal incl. per-run overhead, %.0f bytes per run; %.1f us per run beyond the phase (%.1f without "
-                "streaming)\n",
-                m.name, runs, static_cast<unsigned long long>(steals), static_cast<unsigned long long>(size),
-                static_cast<unsigned long long>(header), steals ? static_cast<double>(records) / steals : 0.0,
-                static_cast<double>(records) / runs, us, baseline_us);
+    std::printf(
+        "[ size ] stream %-6s %d runs on 4 workers, %llu steals: %llu bytes (header %llu), %.1f bytes per "
+        "steal incl. per-run overhead, %.0f bytes per run; %.1f us per run beyond the phase (%.1f without "
+        "streaming)\n",
+        m.name, runs, static_cast<unsigned long long>(steals), static_cast<unsigned long long>(size),
+        static_cast<unsigned long long>(header), steals ? static_cast<double>(records) / steals : 0.0,
+        static_cast<double>(records) / runs, us, baseline_us);
     EXPECT_TRUE(tr::read_with_report(path).complete());
   }
 }

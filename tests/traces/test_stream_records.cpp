@@ -43,7 +43,7 @@ TEST(StreamRecords, CompleteFileHasHeaderRecordsAndEnd) {
     const std::string bytes = tr::encode(f, kind);
     EXPECT_EQ(cws::test::get_le(bytes, 8, 4), 4u);
     const std::vector<std::size_t> at = record_offsets(bytes);
-    ASSERT_EQ(at.size(), 4u);  // three runs (relocalizations inside), the end record
+    ASSERT_EQ(at.size(), 4u);                               // three runs (relocalizations inside), the end record
     EXPECT_EQ(cws::test::get_le(bytes, at[3] + 4, 4), 3u);  // kind end
     EXPECT_EQ(at[3] + tr::record_frame::size + 8, bytes.size());
     const tr::read_report rep = tr::decode_with_report(bytes, "s.cwst");
@@ -229,8 +229,7 @@ TEST(StreamRecords, InconsistentRecordIsReported) {
   const std::string mixed = head2.substr(0, at2[0]) + good.substr(at[0], at[3] - at[0]);
   const tr::read_report rep = tr::decode_with_report(mixed, "i.cwst");
   ASSERT_EQ(rep.damaged.size(), 3u);
-  EXPECT_EQ(rep.damaged[0].problem,
-            "inconsistent data: phase 'stencil' #0: statistics for 4 workers, the trace has 2");
+  EXPECT_EQ(rep.damaged[0].problem, "inconsistent data: phase 'stencil' #0: statistics for 4 workers, the trace has 2");
   EXPECT_TRUE(rep.file.phases.empty());
 }
 

@@ -18,8 +18,8 @@ namespace tr = cws::traces;
 namespace st = cws::steal_tree;
 using cws::test::error_of;
 using cws::test::payload_of;
-using cws::test::whole_payload;
 using cws::test::synthetic_trace;
+using cws::test::whole_payload;
 using cws::test::wrap;
 
 using cws::test::all_kinds;
@@ -72,7 +72,8 @@ TEST(TraceFile, RoundTripEveryArchiveKindIsBitIdentical) {
         EXPECT_EQ(original.phases[i].steals, back.phases[i].steals);
         EXPECT_EQ(original.phases[i].locality, back.phases[i].locality);
         EXPECT_EQ(original.phases[i].relocalizations, back.phases[i].relocalizations);
-        EXPECT_EQ(std::bit_cast<std::uint64_t>(original.phases[i].wall_s), std::bit_cast<std::uint64_t>(back.phases[i].wall_s));
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(original.phases[i].wall_s),
+                  std::bit_cast<std::uint64_t>(back.phases[i].wall_s));
       }
       EXPECT_EQ(back.header.format_version, tr::format_version);
       EXPECT_EQ(back.header.archive, kind);
@@ -128,7 +129,9 @@ TEST(TraceFile, WriteAndReadFilesOfEveryKind) {
 TEST(TraceFile, EnvelopeLayoutIsAsDocumented) {
   const std::string b = tr::encode(synthetic_trace(), tr::archive_kind::xml);
   ASSERT_GT(b.size(), tr::envelope::size);
-  EXPECT_EQ(b.substr(0, 8), std::string("\x89" "CWST\r\n\x1a", 8));
+  EXPECT_EQ(b.substr(0, 8), std::string("\x89"
+                                        "CWST\r\n\x1a",
+                                        8));
   EXPECT_EQ(cws::test::get_le(b, 8, 4), tr::format_version);
   EXPECT_EQ(cws::test::get_le(b, 12, 4), 2u);  // xml
   // Version 4: the envelope's payload is the header; the records follow it.
@@ -142,7 +145,9 @@ TEST(TraceFile, EnvelopeLayoutIsAsDocumented) {
   const std::vector<std::size_t> at = cws::test::record_offsets(b);
   ASSERT_EQ(at.size(), 3u);  // two runs, the end record
   EXPECT_EQ(at[0], 32 + header);
-  EXPECT_EQ(b.substr(at[0], 4), std::string("\x89" "REC", 4));
+  EXPECT_EQ(b.substr(at[0], 4), std::string("\x89"
+                                            "REC",
+                                            4));
   EXPECT_EQ(cws::test::get_le(b, at[0] + 4, 4), 1u);  // a phase run
   const std::size_t length = cws::test::get_le(b, at[0] + 8, 8);
   const std::string_view record = std::string_view(b).substr(at[0] + 24, length);
@@ -228,7 +233,8 @@ TEST(TraceFile, ForeignAndTruncatedFilesAreRefused) {
             "t.cwst: truncated (5 bytes; a trace file has at least 32)");
   EXPECT_EQ(error_of([&] { tr::decode(good.substr(0, 100), "t.cwst"); }),
             "t.cwst: truncated (100 of " + std::to_string(good.size()) + " bytes)");
-  EXPECT_EQ(error_of([&] { tr::decode(good + "x", "t.cwst"); }), "t.cwst: 1 bytes of unexpected data after the payload");
+  EXPECT_EQ(error_of([&] { tr::decode(good + "x", "t.cwst"); }),
+            "t.cwst: 1 bytes of unexpected data after the payload");
 }
 
 TEST(TraceFile, DamageIsReportedInOneLine) {
@@ -238,7 +244,8 @@ TEST(TraceFile, DamageIsReportedInOneLine) {
   EXPECT_EQ(error_of([&] { tr::decode(bad, "trace.cwst"); }), "trace.cwst: checksum mismatch (file damaged)");
   bad = good;
   bad[13] ^= 0x01;  // archive kind
-  EXPECT_EQ(error_of([&] { tr::decode(bad, "trace.cwst"); }), "trace.cwst: envelope damaged (header checksum mismatch)");
+  EXPECT_EQ(error_of([&] { tr::decode(bad, "trace.cwst"); }),
+            "trace.cwst: envelope damaged (header checksum mismatch)");
   EXPECT_EQ(error_of([&] { tr::decode(wrap(payload_of(good), 9), "k.cwst"); }), "k.cwst: unknown archive kind 9");
   // A payload declared as another kind than it is.
   const std::string as_binary = wrap(payload_of(good), 3);
@@ -295,8 +302,9 @@ TEST(TraceFile, AbsurdCountsAreRefusedBeforeAllocating) {
   EXPECT_EQ(error_of([&] { tr::decode(with("9 synthetic", "4000 synthetic"), "h.cwst"); }),
             "h.cwst: string of 4000 bytes cannot fit in a payload of " + std::to_string(text.size() + 3) + " bytes");
   // The number of phase runs (after the topology request string).
-  EXPECT_EQ(error_of([&] { tr::decode(with("core:2 pu:1 2 7 stencil", "core:2 pu:1 99999999999 7 stencil"), "p.cwst"); }),
-            "p.cwst: phase runs 99999999999 exceeds the limit of 1048576");
+  EXPECT_EQ(
+      error_of([&] { tr::decode(with("core:2 pu:1 2 7 stencil", "core:2 pu:1 99999999999 7 stencil"), "p.cwst"); }),
+      "p.cwst: phase runs 99999999999 exceeds the limit of 1048576");
   EXPECT_EQ(error_of([&] { tr::decode(with("core:2 pu:1 2 7 stencil", "core:2 pu:1 1000000 7 stencil"), "p.cwst"); }),
             "p.cwst: phase runs 1000000 cannot fit in a payload of " + std::to_string(text.size() + 6) + " bytes");
   // Binary archive: a huge length in Boost's header.

@@ -169,8 +169,9 @@ TEST(caller_binding, an_openmp_team_started_between_phases_spans_every_cpu) {
       counts.insert(c);
     }
     const bool ok = team == std::max(1, full) && counts == std::set<int>{full};
-    if (!ok) std::printf("OpenMP team of %d threads (want %d), CPU counts seen: %zu distinct, first %d\n", team, full,
-                         counts.size(), counts.empty() ? -1 : *counts.begin());
+    if (!ok)
+      std::printf("OpenMP team of %d threads (want %d), CPU counts seen: %zu distinct, first %d\n", team, full,
+                  counts.size(), counts.empty() ? -1 : *counts.begin());
     rt.run([] {});
     return ok;
   });
@@ -194,8 +195,9 @@ TEST(caller_binding, a_tbb_arena_started_between_phases_spans_every_cpu) {
       counts.insert(c);
     });
     const bool ok = concurrency == full && counts == std::set<int>{full};
-    if (!ok) std::printf("TBB concurrency %d (want %d), CPU counts seen: %zu distinct, first %d\n", concurrency, full,
-                         counts.size(), counts.empty() ? -1 : *counts.begin());
+    if (!ok)
+      std::printf("TBB concurrency %d (want %d), CPU counts seen: %zu distinct, first %d\n", concurrency, full,
+                  counts.size(), counts.empty() ? -1 : *counts.begin());
     rt.run([] {});
     return ok;
   });

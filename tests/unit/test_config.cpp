@@ -75,8 +75,14 @@ TEST(Config, EmptyVariablesCountAsUnset) {
   base.workers = 7;
   base.topology = "pack:2 core:1";
   base.record = false;
-  auto c = parse({{"CWS_WORKERS", ""}, {"CWS_TOPOLOGY", ""}, {"CWS_PIN", ""}, {"CWS_IDLE", ""},
-                  {"CWS_NESTING", ""}, {"CWS_SEED", ""}, {"CWS_RECORD", ""}, {"CWS_AUDIT", ""}},
+  auto c = parse({{"CWS_WORKERS", ""},
+                  {"CWS_TOPOLOGY", ""},
+                  {"CWS_PIN", ""},
+                  {"CWS_IDLE", ""},
+                  {"CWS_NESTING", ""},
+                  {"CWS_SEED", ""},
+                  {"CWS_RECORD", ""},
+                  {"CWS_AUDIT", ""}},
                  base);
   EXPECT_EQ(c.workers, 7u);
   EXPECT_EQ(c.topology, "pack:2 core:1");
@@ -160,8 +166,8 @@ TEST(Config, Seed) {
   EXPECT_EQ(parse({{"CWS_SEED", "0xDEADbeef"}}).seed, 0xdeadbeefull);
   EXPECT_EQ(parse({{"CWS_SEED", "0X10"}}).seed, 16u);
   EXPECT_EQ(parse({{"CWS_SEED", "0xffffffffffffffff"}}).seed, ~0ull);
-  for (const char* bad : {"18446744073709551616", "0x10000000000000000", "-1", "0x", "0x-1", "0x+1", "abc", "12a",
-                          "0xg", " 1"})
+  for (const char* bad :
+       {"18446744073709551616", "0x10000000000000000", "-1", "0x", "0x-1", "0x+1", "abc", "12a", "0xg", " 1"})
     expect_rejected("CWS_SEED", bad, "expected an unsigned 64-bit integer (decimal or 0x hex)");
 }
 
@@ -180,8 +186,10 @@ class env_guard {
     ::setenv(name, value, 1);
   }
   ~env_guard() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
   }
   env_guard(const env_guard&) = delete;
   env_guard& operator=(const env_guard&) = delete;
@@ -222,8 +230,10 @@ TEST(Config, ReplayKnobs) {
   EXPECT_EQ(parse({{"CWS_EVOLVE_SLOWDOWN", "10"}}).replay.evolve_slowdown_pct, 10u);
   EXPECT_EQ(parse({{"CWS_EVOLVE_SLOWDOWN", "0"}}).replay.evolve_slowdown_pct, 0u);  // never back to relws
   EXPECT_EQ(parse({{"CWS_STALL_MS", "200"}}).replay.stall_ms, 200u);
-  for (const char* bad : {"0", "1001", "x", "-2", "5 "}) expect_rejected("CWS_EVOLVE_BOUND", bad, "expected an integer (1..1000)");
-  for (const char* bad : {"1001", "25%", "-1"}) expect_rejected("CWS_EVOLVE_SLOWDOWN", bad, "expected a percentage (1..1000), or 0 for never");
+  for (const char* bad : {"0", "1001", "x", "-2", "5 "})
+    expect_rejected("CWS_EVOLVE_BOUND", bad, "expected an integer (1..1000)");
+  for (const char* bad : {"1001", "25%", "-1"})
+    expect_rejected("CWS_EVOLVE_SLOWDOWN", bad, "expected a percentage (1..1000), or 0 for never");
   for (const char* bad : {"0", "60001", "1s"}) expect_rejected("CWS_STALL_MS", bad, "expected milliseconds (1..60000)");
 }
 

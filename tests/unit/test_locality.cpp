@@ -85,7 +85,7 @@ TEST(DesiredNode, MajorityOfBytesWinsAndTiesKeepTheHome) {
   EXPECT_EQ(cws::desired_node(u, 1, 1), 1u);  // tied: stay
   EXPECT_EQ(cws::desired_node(u, 1, 0), 0u);
   EXPECT_EQ(cws::desired_node(u, 1, cws::unknown_home), 0u);  // tied, no home: lowest node
-  EXPECT_EQ(cws::desired_node(u, 1, 3), 0u);                   // a home outside the usage's nodes
+  EXPECT_EQ(cws::desired_node(u, 1, 3), 0u);                  // a home outside the usage's nodes
 }
 
 TEST(Locality, SharesPerNodeAndUnknownBytesAreExact) {

@@ -135,7 +135,8 @@ TEST(NumaNodeOf, ElementsStraddlingPages) {
 
 TEST(NumaNodeOf, OnNodeOutsideTheTopology) {
   std::string msg = error_of([] { numa::allocate<int>(10, numa::on_node(4), four_nodes()); });
-  EXPECT_EQ(msg, "numa::on_node(4): the topology has 4 NUMA nodes (4 packages, 4 NUMA nodes, 4 L3 groups, 8 cores, 8 PUs)");
+  EXPECT_EQ(msg,
+            "numa::on_node(4): the topology has 4 NUMA nodes (4 packages, 4 NUMA nodes, 4 L3 groups, 8 cores, 8 PUs)");
 }
 
 TEST(NumaArray, FreshZeroPagesUntouchedAndWritable) {
@@ -384,8 +385,9 @@ TEST(NumaKernel, SyntheticTopologyRecordsIntent) {
   auto bc = numa::allocate<double>(8 * per_page, numa::block_cyclic, four_nodes());
   EXPECT_FALSE(bc.memory()->kernel_placed());
   EXPECT_EQ(policy_at(bc.data()).mode, MPOL_BIND);
-  EXPECT_EQ(bc.memory()->kernel_note().rfind("synthetic topology (virtual layout kept): blocks bound to kernel nodes ", 0),
-            0u)
+  EXPECT_EQ(
+      bc.memory()->kernel_note().rfind("synthetic topology (virtual layout kept): blocks bound to kernel nodes ", 0),
+      0u)
       << bc.memory()->kernel_note();
   for (int k : bc.memory()->kernel_nodes()) EXPECT_GE(k, 0);
   EXPECT_EQ(bc.node_of(7 * per_page), 3);

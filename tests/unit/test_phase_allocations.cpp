@@ -72,8 +72,8 @@ TEST(phase_allocations, steady_state_phases_allocate_nothing_in_the_core) {
   constexpr int phases = 2000;
   for (int i = 0; i < phases; ++i) phase();
   const std::uint64_t made = allocations.load() - before;
-  std::printf("[ figure ] heap allocations in %d steady-state phases (random policy): %llu\n",
-              phases, static_cast<unsigned long long>(made));
+  std::printf("[ figure ] heap allocations in %d steady-state phases (random policy): %llu\n", phases,
+              static_cast<unsigned long long>(made));
   EXPECT_EQ(got, a.size());
   // A phase allocates nothing; what can still happen is a pool, deque or
   // segment-level table growing once to a new high-water mark when a steal

@@ -70,8 +70,7 @@ TEST_P(phase_gaps, every_phase_finishes_correctly_and_promptly) {
   cfg.record = false;
   cws::runtime rt(cfg);
   auto& s = rt.schedule("gaps");
-  const auto gap = std::chrono::microseconds(
-      static_cast<long>((c.blocktime_us ? c.blocktime_us : 50) * c.gap_factor));
+  const auto gap = std::chrono::microseconds(static_cast<long>((c.blocktime_us ? c.blocktime_us : 50) * c.gap_factor));
   constexpr std::uint64_t n = 4096;
   double worst_ms = 0;
   for (int i = 0; i < phases_per_case; ++i) {
@@ -102,8 +101,8 @@ std::vector<gap_case> gap_cases() {
 
 INSTANTIATE_TEST_SUITE_P(windows, phase_gaps, ::testing::ValuesIn(gap_cases()), [](const auto& param_info) {
   const gap_case& c = param_info.param;
-  return "bt" + std::to_string(c.blocktime_us) + "_gap" + std::to_string(static_cast<int>(c.gap_factor * 10)) +
-         "_w" + std::to_string(c.workers);
+  return "bt" + std::to_string(c.blocktime_us) + "_gap" + std::to_string(static_cast<int>(c.gap_factor * 10)) + "_w" +
+         std::to_string(c.workers);
 });
 
 long voluntary_switches_of_this_thread() {

@@ -172,9 +172,9 @@ TEST(run_report, says_what_ran_with_balance) {
 }
 
 TEST(run_report, ran_as_tokens_round_trip) {
-  for (cws::ran_as r : {cws::ran_as::other, cws::ran_as::random, cws::ran_as::stows, cws::ran_as::stuws,
-                        cws::ran_as::relws, cws::ran_as::user, cws::ran_as::random_no_template,
-                        cws::ran_as::random_diverged})
+  for (cws::ran_as r :
+       {cws::ran_as::other, cws::ran_as::random, cws::ran_as::stows, cws::ran_as::stuws, cws::ran_as::relws,
+        cws::ran_as::user, cws::ran_as::random_no_template, cws::ran_as::random_diverged})
     EXPECT_EQ(cws::ran_as_from_string(cws::to_string(r)), r);
   EXPECT_FALSE(cws::ran_as_from_string("random (no template yet)"));
   EXPECT_EQ(cws::ran_as_label(cws::ran_as::stows, cws::ran_as::stows, ""), "stows");
@@ -292,8 +292,11 @@ TEST(runtime, levels_and_steps_follow_the_spawn_tree) {
   recording_observer obs;
   rt.add_observer(obs);
   rt.run([&] {
-    cws::spawn([] { cws::spawn([] {}); cws::spawn([] {}); });  // (1,0) with children (2,0) (2,1)
-    cws::spawn([] { cws::spawn([] {}); });                     // (1,1) with child (2,2)
+    cws::spawn([] {
+      cws::spawn([] {});
+      cws::spawn([] {});
+    });                                     // (1,0) with children (2,0) (2,1)
+    cws::spawn([] { cws::spawn([] {}); });  // (1,1) with child (2,2)
   });
   rt.remove_observer(obs);
   std::set<std::pair<std::uint32_t, std::uint32_t>> got;

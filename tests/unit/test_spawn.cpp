@@ -69,7 +69,10 @@ TEST_P(spawn_test, parallel_for_runs_every_index_exactly_once) {
   for (std::size_t n : {0ul, 1ul, 7ul, 1000ul, 100003ul}) {
     for (std::size_t grain : {0ul, 1ul, 13ul, 4096ul}) {
       std::vector<std::atomic<int>> hits(n);
-      rt.run([&] { cws::parallel_for(0, n, [&](std::size_t i) { hits[i].fetch_add(1); }, grain); });
+      rt.run([&] {
+        cws::parallel_for(
+            0, n, [&](std::size_t i) { hits[i].fetch_add(1); }, grain);
+      });
       for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "n=" << n << " grain=" << grain << " i=" << i;
     }
   }
@@ -79,9 +82,12 @@ TEST_P(spawn_test, parallel_for_range_covers_offset_range) {
   cws::runtime rt(config(GetParam()));
   std::vector<std::atomic<int>> hits(500);
   rt.run([&] {
-    cws::parallel_for_range(100, 400, [&](std::size_t lo, std::size_t hi) {
-      for (std::size_t i = lo; i < hi; ++i) hits[i].fetch_add(1);
-    }, 7);
+    cws::parallel_for_range(
+        100, 400,
+        [&](std::size_t lo, std::size_t hi) {
+          for (std::size_t i = lo; i < hi; ++i) hits[i].fetch_add(1);
+        },
+        7);
   });
   for (std::size_t i = 0; i < hits.size(); ++i) EXPECT_EQ(hits[i].load(), i >= 100 && i < 400 ? 1 : 0) << i;
 }
@@ -90,9 +96,13 @@ TEST_P(spawn_test, nested_parallel_for) {
   cws::runtime rt(config(GetParam()));
   std::vector<std::atomic<int>> hits(64 * 64);
   rt.run([&] {
-    cws::parallel_for(0, 64, [&](std::size_t i) {
-      cws::parallel_for(0, 64, [&](std::size_t j) { hits[i * 64 + j].fetch_add(1); }, 4);
-    }, 1);
+    cws::parallel_for(
+        0, 64,
+        [&](std::size_t i) {
+          cws::parallel_for(
+              0, 64, [&](std::size_t j) { hits[i * 64 + j].fetch_add(1); }, 4);
+        },
+        1);
   });
   for (auto& h : hits) ASSERT_EQ(h.load(), 1);
 }
@@ -172,9 +182,9 @@ TEST_P(spawn_test, finish_rethrows_and_waits_even_when_body_throws) {
   rt.run([&] {
     std::atomic<int> done{0};
     EXPECT_THROW(cws::finish([&] {
-      for (int i = 0; i < 10; ++i) cws::spawn([&done] { done.fetch_add(1); });
-      throw std::out_of_range("body");
-    }),
+                   for (int i = 0; i < 10; ++i) cws::spawn([&done] { done.fetch_add(1); });
+                   throw std::out_of_range("body");
+                 }),
                  std::out_of_range);
     EXPECT_EQ(done.load(), 10);
   });

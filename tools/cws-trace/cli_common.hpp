@@ -79,7 +79,8 @@ inline void save_checked(const std::string& output, const tr::trace_file& f, tr:
   } catch (const cws::error& e) {
     fail(exit_output, fmt::format("{}: written file does not read back ({})", output, e.what()));
   }
-  if (!tr::identical(f, back)) fail(exit_output, fmt::format("{}: written file does not read back identically", output));
+  if (!tr::identical(f, back))
+    fail(exit_output, fmt::format("{}: written file does not read back identically", output));
 }
 
 // Runs picked by --phase / --iteration (all runs without them). A selection

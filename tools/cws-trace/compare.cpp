@@ -30,7 +30,7 @@ namespace st = cws::steal_tree;
 // One side of a diff: the argument as given, the file it names and the runs
 // it selects.
 struct diff_side {
-  std::string arg;   // as given
+  std::string arg;  // as given
   std::string path;
   std::optional<std::string> phase;
   std::optional<std::uint64_t> iteration;
@@ -64,8 +64,8 @@ diff_side parse_side(const std::string& arg) {
   s.file = load(s.path);
   s.runs = tr::select(s.file, s.phase, s.iteration);
   if (s.runs.empty())
-    fail(exit_not_comparable, fmt::format("'{}': no phase run matches{}", arg,
-                                          s.file.phases.empty() ? " (the file holds none)" : ""));
+    fail(exit_not_comparable,
+         fmt::format("'{}': no phase run matches{}", arg, s.file.phases.empty() ? " (the file holds none)" : ""));
   return s;
 }
 
@@ -153,9 +153,10 @@ int cmd_diff(const std::string& a_arg, const std::string& b_arg) {
           {"total", {{"moved_worker", moved_worker}, {"moved_node", moved_node}, {"work", work}}}});
     return exit_ok;
   }
-  std::string out = fmt::format("A: {}\nB: {}\n{} workers; schedule distance = share of the work that ran on another "
-                                "worker / NUMA node\n",
-                                a.arg, b.arg, wa);
+  std::string out = fmt::format(
+      "A: {}\nB: {}\n{} workers; schedule distance = share of the work that ran on another "
+      "worker / NUMA node\n",
+      a.arg, b.arg, wa);
   if (!same_nodes) out += "note: the two traces place workers on different NUMA nodes; A's map is used\n";
   std::size_t wa_col = 6, wb_col = 6;
   for (const row& r : rows) wa_col = std::max(wa_col, r.a.size()), wb_col = std::max(wb_col, r.b.size());

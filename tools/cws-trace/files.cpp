@@ -29,10 +29,10 @@ json stream_json(const tr::read_report& rep) {
           {"closed", rep.closed},
           {"torn_record", rep.torn_record ? json(*rep.torn_record) : json(nullptr)},
           {"damaged_records", damaged},
-          {"unreadable_from",
-           rep.unreadable ? json{{"record", rep.unreadable->record}, {"offset", rep.unreadable->offset},
-                                 {"problem", rep.unreadable->problem}}
-                          : json(nullptr)},
+          {"unreadable_from", rep.unreadable ? json{{"record", rep.unreadable->record},
+                                                    {"offset", rep.unreadable->offset},
+                                                    {"problem", rep.unreadable->problem}}
+                                             : json(nullptr)},
           {"trailing_bytes", rep.trailing_bytes}};
 }
 

@@ -157,8 +157,8 @@ int cmd_info(const std::string& path, const run_window& window) {
   out += fmt::format("host:      {}\n", h.host);
   out += fmt::format("created:   {}\n", h.created);
   out += fmt::format("topology:  {} [{}]\n", h.topology.summary, h.topology.source);
-  out += fmt::format("workers:   {} (pin={}, idle={}, nesting={}, seed={:#x}, record={}, audit={})\n", h.options.workers,
-                     on_off(h.options.pin), h.options.idle, h.options.max_nesting, h.options.seed,
+  out += fmt::format("workers:   {} (pin={}, idle={}, nesting={}, seed={:#x}, record={}, audit={})\n",
+                     h.options.workers, on_off(h.options.pin), h.options.idle, h.options.max_nesting, h.options.seed,
                      on_off(h.options.record), on_off(h.options.audit));
   for (const cws::worker_placement& p : h.placement)
     out += fmt::format("  worker {:>3} -> core {:>3}, NUMA node {:>2}, PU {:>3}\n", p.worker, p.core, p.numa_node,

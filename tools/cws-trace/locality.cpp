@@ -59,11 +59,9 @@ int cmd_locality(const std::string& path, const std::optional<std::string>& phas
   std::size_t wname = 8, wpol = 6;
   for (const std::size_t i : runs)
     wname = std::max(wname, f.phases[i].schedule.size()), wpol = std::max(wpol, f.phases[i].policy.size());
-  std::string out = fmt::format("{}: {} with a locality report{}\n\n", path,
-                                plural(with_report, "phase run", "phase runs"),
-                                runs.size() < with_report ? fmt::format(", the {} {} listed",
-                                                                        window.first ? "first" : "last", runs.size())
-                                                          : "");
+  std::string out = fmt::format(
+      "{}: {} with a locality report{}\n\n", path, plural(with_report, "phase run", "phase runs"),
+      runs.size() < with_report ? fmt::format(", the {} {} listed", window.first ? "first" : "last", runs.size()) : "");
   // local / unknown: shares of the touched bytes (unknown = on a page whose
   // home the backend could not tell; never counted as local). Each
   // relocalization made from a run's touches follows it on its own line.

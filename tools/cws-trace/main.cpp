@@ -102,18 +102,16 @@ int main(int argc, char** argv) {
   run_window window;
   bool dot_flag = false;
 
-  auto add_json = [](CLI::App* sub) {
-    sub->add_flag("--json", g_json_output, "Print one JSON document on stdout");
-  };
+  auto add_json = [](CLI::App* sub) { sub->add_flag("--json", g_json_output, "Print one JSON document on stdout"); };
   auto add_select = [&](CLI::App* sub) {
     sub->add_option("--phase", phase, "Only runs of this schedule (phase name)");
     sub->add_option("--iteration", iteration, "Only this iteration (0-based)");
   };
   auto add_window = [&](CLI::App* sub) {
-    CLI::Option* first =
-        sub->add_option("--first", window.first, "Only the earliest N of the runs it would list (after --phase / --iteration)")
-            ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40))
-            ->option_text("N");
+    CLI::Option* first = sub->add_option("--first", window.first,
+                                         "Only the earliest N of the runs it would list (after --phase / --iteration)")
+                             ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40))
+                             ->option_text("N");
     sub->add_option("--last", window.last, "Only the latest N of the runs it would list (after --phase / --iteration)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40))
         ->option_text("N")
@@ -159,7 +157,8 @@ int main(int argc, char** argv) {
   validate->add_option("FILE", files, "Trace files")->required();
   add_json(validate);
 
-  CLI::App* convert = app.add_subcommand("convert", "Rewrite a trace with another archive kind (read back and verified)");
+  CLI::App* convert =
+      app.add_subcommand("convert", "Rewrite a trace with another archive kind (read back and verified)");
   convert->add_option("FILE", file, "Trace file")->required();
   convert->add_option("OUT", output, "Output file")->required();
   convert->add_option("--to", to, "Archive kind: text (portable, default of cws), xml, binary (not portable)")

@@ -27,9 +27,12 @@ namespace cws::traces {
 
 std::string_view to_string(archive_kind k) noexcept {
   switch (k) {
-    case archive_kind::text: return "text";
-    case archive_kind::xml: return "xml";
-    case archive_kind::binary: return "binary";
+    case archive_kind::text:
+      return "text";
+    case archive_kind::xml:
+      return "xml";
+    case archive_kind::binary:
+      return "binary";
   }
   return "unknown";
 }
@@ -70,7 +73,9 @@ std::uint32_t crc32(std::string_view bytes, std::uint32_t crc) noexcept {
 // ---------------------------------------------------------------- identical
 
 namespace {
-bool same_double(double a, double b) noexcept { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+bool same_double(double a, double b) noexcept {
+  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
 
 bool same_stats(const worker_stats& a, const worker_stats& b) noexcept {
   return a.tasks == b.tasks && a.segments == b.segments && a.steals == b.steals && a.failed_steals == b.failed_steals &&
@@ -91,7 +96,8 @@ bool same_relocalization(const relocalization_report& a, const relocalization_re
 }  // namespace
 
 bool identical(const steal_tree::phase_record& a, const steal_tree::phase_record& b) noexcept {
-  if (a.schedule != b.schedule || a.iteration != b.iteration || a.policy != b.policy || !same_double(a.wall_s, b.wall_s))
+  if (a.schedule != b.schedule || a.iteration != b.iteration || a.policy != b.policy ||
+      !same_double(a.wall_s, b.wall_s))
     return false;
   if (a.stats.size() != b.stats.size()) return false;
   for (std::size_t i = 0; i < a.stats.size(); ++i)
@@ -161,9 +167,10 @@ std::string describe_current_exception() {
   } catch (const boost::archive::archive_exception& e) {
     using boost::archive::archive_exception;
     if (e.code == archive_exception::incompatible_native_format)
-      return fmt::format("binary archive written on an incompatible machine ({}); binary archives are not "
-                         "portable, convert the file to text where it was written",
-                         e.what());
+      return fmt::format(
+          "binary archive written on an incompatible machine ({}); binary archives are not "
+          "portable, convert the file to text where it was written",
+          e.what());
     if (e.code == archive_exception::unsupported_version)
       return "payload written by a newer Boost.Serialization than this cws was built with";
     return fmt::format("malformed payload ({})", e.what());
@@ -191,9 +198,9 @@ bool prefix_of_magic(std::string_view bytes) {
 // Versions 1 to 3: one payload after the envelope, all or nothing.
 trace_file decode_whole(std::string_view bytes, archive_kind kind, std::uint32_t version, std::uint64_t length) {
   const std::uint64_t have = bytes.size() - envelope::size;
-  if (have < length) throw format_error(fmt::format("truncated ({} of {} bytes)", bytes.size(), length + envelope::size));
-  if (have > length)
-    throw format_error(fmt::format("{} bytes of unexpected data after the payload", have - length));
+  if (have < length)
+    throw format_error(fmt::format("truncated ({} of {} bytes)", bytes.size(), length + envelope::size));
+  if (have > length) throw format_error(fmt::format("{} bytes of unexpected data after the payload", have - length));
   const std::string_view payload = bytes.substr(envelope::size);
   if (crc32(payload) != get_u32(bytes, 24)) throw format_error("checksum mismatch (file damaged)");
   trace_file f;
@@ -217,7 +224,8 @@ read_report decode_checked(std::string_view bytes) {
     throw format_error("envelope damaged (header checksum mismatch)");
   const std::uint32_t version = get_u32(bytes, 8);
   if (version > format_version)
-    throw format_error(fmt::format("format version {} is newer than this cws (reads up to {})", version, format_version));
+    throw format_error(
+        fmt::format("format version {} is newer than this cws (reads up to {})", version, format_version));
   if (version < oldest_readable_version)
     throw format_error(fmt::format("format version {} is not readable (this cws reads {} to {})", version,
                                    oldest_readable_version, format_version));
@@ -253,15 +261,18 @@ std::string read_report::summary() const {
     parts.push_back(fmt::format("records {} damaged (record {}: {})", list, damaged[0].record, damaged[0].problem));
   }
   if (unreadable) {
-    parts.push_back(fmt::format("record {}: {}; {}", unreadable->record, unreadable->problem, complete_records(records)));
+    parts.push_back(
+        fmt::format("record {}: {}; {}", unreadable->record, unreadable->problem, complete_records(records)));
   } else if (torn_record) {
     parts.push_back(fmt::format("file ends inside record {}; {}", *torn_record, complete_records(*torn_record - 1)));
   } else if (!closed) {
-    parts.push_back(fmt::format("file ends after record {} without the end record (the writer did not finish: "
-                                "killed, or still running); {}",
-                                records, complete_records(records)));
+    parts.push_back(
+        fmt::format("file ends after record {} without the end record (the writer did not finish: "
+                    "killed, or still running); {}",
+                    records, complete_records(records)));
   }
-  if (trailing_bytes > 0) parts.push_back(fmt::format("{} bytes of unexpected data after the end record", trailing_bytes));
+  if (trailing_bytes > 0)
+    parts.push_back(fmt::format("{} bytes of unexpected data after the end record", trailing_bytes));
   if (!damaged.empty()) parts.push_back(fmt::format("{} of {} records read", intact, records));
   std::string out;
   for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;

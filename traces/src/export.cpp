@@ -23,7 +23,9 @@ std::vector<std::size_t> select(const trace_file& f, const std::optional<std::st
   return out;
 }
 
-std::string run_label(const st::phase_record& r) { return fmt::format("{} #{} ({})", r.schedule, r.iteration, r.policy); }
+std::string run_label(const st::phase_record& r) {
+  return fmt::format("{} #{} ({})", r.schedule, r.iteration, r.policy);
+}
 
 namespace {
 
@@ -53,19 +55,24 @@ std::string chrome_trace(const trace_file& f, const std::vector<std::size_t>& se
   const std::uint32_t phase_track = workers;  // tid of the "phases" track
   json events = json::array();
 
-  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid},
+  events.push_back({{"name", "process_name"},
+                    {"ph", "M"},
+                    {"pid", pid},
                     {"args", {{"name", fmt::format("cws: {}", f.header.host)}}}});
   for (std::uint32_t w = 0; w < workers; ++w) {
     const std::uint32_t node = w < f.header.placement.size() ? f.header.placement[w].numa_node : 0;
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", w},
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", pid},
+                      {"tid", w},
                       {"args", {{"name", fmt::format("worker {} (node {})", w, node)}}}});
-    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", w},
-                      {"args", {{"sort_index", w + 1}}}});
+    events.push_back(
+        {{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", w}, {"args", {{"sort_index", w + 1}}}});
   }
-  events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", phase_track},
-                    {"args", {{"name", "phases"}}}});
-  events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", phase_track},
-                    {"args", {{"sort_index", 0}}}});
+  events.push_back(
+      {{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", phase_track}, {"args", {{"name", "phases"}}}});
+  events.push_back(
+      {{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", phase_track}, {"args", {{"sort_index", 0}}}});
 
   std::uint64_t base = 0;  // ns: where the current run starts on the common time line
   std::uint64_t flow_id = 0;
@@ -78,12 +85,21 @@ std::string chrome_trace(const trace_file& f, const std::vector<std::size_t>& se
       span = std::max(span, s.end_ns);
       tasks += s.tasks;
     }
-    events.push_back({{"name", run_label(r)}, {"cat", "phase"}, {"ph", "X"}, {"pid", pid}, {"tid", phase_track},
-                      {"ts", us(base)}, {"dur", us(span)},
-                      {"args", {{"schedule", r.schedule}, {"iteration", r.iteration}, {"policy", r.policy},
-                                {"wall_ms", r.wall_s * 1e3}, {"tasks", tasks},
-                                {"steals", t.segments.empty() ? 0 : t.segments.size() - 1},
-                                {"run", idx}}}});
+    events.push_back({{"name", run_label(r)},
+                      {"cat", "phase"},
+                      {"ph", "X"},
+                      {"pid", pid},
+                      {"tid", phase_track},
+                      {"ts", us(base)},
+                      {"dur", us(span)},
+                      {"args",
+                       {{"schedule", r.schedule},
+                        {"iteration", r.iteration},
+                        {"policy", r.policy},
+                        {"wall_ms", r.wall_s * 1e3},
+                        {"tasks", tasks},
+                        {"steals", t.segments.empty() ? 0 : t.segments.size() - 1},
+                        {"run", idx}}}});
     for (std::size_t i = 0; i < t.segments.size(); ++i) {
       const st::segment& s = t.segments[i];
       json args = {{"segment", i}, {"tasks", s.tasks}, {"run", run_label(r)}};
@@ -97,8 +113,14 @@ std::string chrome_trace(const trace_file& f, const std::vector<std::size_t>& se
         args["step"] = s.step;
       }
       args["steals"] = s.steals.size();
-      events.push_back({{"name", name}, {"cat", "segment"}, {"ph", "X"}, {"pid", pid}, {"tid", s.worker},
-                        {"ts", us(base + s.start_ns)}, {"dur", us(s.end_ns - s.start_ns)}, {"args", args}});
+      events.push_back({{"name", name},
+                        {"cat", "segment"},
+                        {"ph", "X"},
+                        {"pid", pid},
+                        {"tid", s.worker},
+                        {"ts", us(base + s.start_ns)},
+                        {"dur", us(s.end_ns - s.start_ns)},
+                        {"args", args}});
     }
     for (std::size_t i = 0; i < t.segments.size(); ++i) {
       const st::segment& p = t.segments[i];
@@ -108,10 +130,21 @@ std::string chrome_trace(const trace_file& f, const std::vector<std::size_t>& se
         const std::uint64_t from = std::clamp(c.start_ns, p.start_ns, p.end_ns);
         const std::string name = fmt::format("steal ({},{})", sp.level, sp.step);
         ++flow_id;
-        events.push_back({{"name", name}, {"cat", "steal"}, {"ph", "s"}, {"id", flow_id}, {"pid", pid},
-                          {"tid", p.worker}, {"ts", us(base + from)}});
-        events.push_back({{"name", name}, {"cat", "steal"}, {"ph", "f"}, {"bp", "e"}, {"id", flow_id},
-                          {"pid", pid}, {"tid", c.worker}, {"ts", us(base + c.start_ns)}});
+        events.push_back({{"name", name},
+                          {"cat", "steal"},
+                          {"ph", "s"},
+                          {"id", flow_id},
+                          {"pid", pid},
+                          {"tid", p.worker},
+                          {"ts", us(base + from)}});
+        events.push_back({{"name", name},
+                          {"cat", "steal"},
+                          {"ph", "f"},
+                          {"bp", "e"},
+                          {"id", flow_id},
+                          {"pid", pid},
+                          {"tid", c.worker},
+                          {"ts", us(base + c.start_ns)}});
       }
     }
     base += span + std::max<std::uint64_t>(1000, span / 20);
@@ -161,7 +194,8 @@ void dot_body(std::string& out, const st::tree& t, const std::string& prefix, co
   }
   for (std::size_t i = 0; i < t.segments.size(); ++i)
     for (const st::steal_point& p : t.segments[i].steals)
-      out += fmt::format("{}{}s{} -> {}s{} [label=\"({}, {})\"];\n", indent, prefix, i, prefix, p.child, p.level, p.step);
+      out +=
+          fmt::format("{}{}s{} -> {}s{} [label=\"({}, {})\"];\n", indent, prefix, i, prefix, p.child, p.level, p.step);
 }
 
 constexpr const char* dot_style =

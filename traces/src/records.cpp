@@ -142,8 +142,8 @@ read_report decode_records(std::string_view bytes, archive_kind kind, std::uint3
   read_report rep;
   const std::uint64_t have = bytes.size() - envelope::size;
   if (have < header_length)
-    throw format_error(fmt::format("truncated inside the header ({} of its {} bytes)", bytes.size(),
-                                   envelope::size + header_length));
+    throw format_error(
+        fmt::format("truncated inside the header ({} of its {} bytes)", bytes.size(), envelope::size + header_length));
   const std::string_view header = bytes.substr(envelope::size, static_cast<std::size_t>(header_length));
   if (crc32(header) != get_u32(bytes, 24)) throw format_error("header damaged (checksum mismatch)");
   load_payload(header, kind, version, "header", rep.file.header);
@@ -160,9 +160,8 @@ read_report decode_records(std::string_view bytes, archive_kind kind, std::uint3
   for (std::uint64_t index = 1; pos < bytes.size(); ++index) {
     const std::string_view rest = bytes.substr(pos);
     const auto unreadable = [&](std::string what) {
-      rep.unreadable = record_problem{index, pos,
-                                      fmt::format("{} (the {} bytes from offset {} on cannot be read)", what,
-                                                  rest.size(), pos)};
+      rep.unreadable = record_problem{
+          index, pos, fmt::format("{} (the {} bytes from offset {} on cannot be read)", what, rest.size(), pos)};
     };
     if (!matches_magic_prefix(rest)) {
       unreadable("not a record frame");

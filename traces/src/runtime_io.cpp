@@ -132,8 +132,10 @@ trace_file capture(const runtime& rt) {
           throw error(fmt::format("statistics for {} workers, tree of {}", r.stats.size(), r.steals.workers));
         validate(r.steals);
       } catch (const error& e) {
-        std::fprintf(stderr, "cws: warning: phase '%s' #%llu is not saved in the trace file: its steal tree is "
-                     "inconsistent (%s)\n", r.schedule.c_str(), static_cast<unsigned long long>(r.iteration), e.what());
+        std::fprintf(stderr,
+                     "cws: warning: phase '%s' #%llu is not saved in the trace file: its steal tree is "
+                     "inconsistent (%s)\n",
+                     r.schedule.c_str(), static_cast<unsigned long long>(r.iteration), e.what());
         continue;
       }
       f.phases.push_back(r);
@@ -156,10 +158,9 @@ bool install() {
   static std::once_flag once;
   std::call_once(once, [] {
     trace_io::install(&io);
-    extension_registry::add(std::string(loaded_extension_name),
-                            [](runtime&) -> std::unique_ptr<runtime_extension> {
-                              return std::make_unique<loaded_traces_extension>();
-                            });
+    extension_registry::add(std::string(loaded_extension_name), [](runtime&) -> std::unique_ptr<runtime_extension> {
+      return std::make_unique<loaded_traces_extension>();
+    });
     register_stream_extension();
   });
   return true;

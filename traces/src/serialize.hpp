@@ -100,7 +100,7 @@ void text(Archive& ar, const char* name, std::string& s) {
 
 }  // namespace cws::traces::detail
 
-#define CWS_TRACES_PLAIN(T)                                              \
+#define CWS_TRACES_PLAIN(T)                                                \
   BOOST_CLASS_IMPLEMENTATION(T, boost::serialization::object_serializable) \
   BOOST_CLASS_TRACKING(T, boost::serialization::track_never)
 
@@ -150,8 +150,7 @@ void serialize(Archive& ar, cws::worker_placement& p, unsigned) {
 
 template <class Archive>
 void serialize(Archive& ar, cws::steal_tree::steal_point& p, unsigned) {
-  ar& make_nvp("level", p.level) & make_nvp("step", p.step) & make_nvp("thief", p.thief) &
-      make_nvp("child", p.child);
+  ar& make_nvp("level", p.level) & make_nvp("step", p.step) & make_nvp("thief", p.thief) & make_nvp("child", p.child);
 }
 
 template <class Archive>

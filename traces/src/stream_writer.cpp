@@ -92,9 +92,7 @@ class stream_writer final : public observer {
 
   const std::string& path() const noexcept { return path_; }
   archive_kind kind() const noexcept { return enc_.kind(); }
-  stream_status status() const {
-    return {path_, enc_.kind(), records_, phases_, bytes_, fd_ < 0};
-  }
+  stream_status status() const { return {path_, enc_.kind(), records_, phases_, bytes_, fd_ < 0}; }
 
   // The recorder ran its on_phase_end before this one (it was registered
   // first): its latest record of the schedule is this run.
@@ -103,8 +101,8 @@ class stream_writer final : public observer {
     try {
       const steal_tree::phase_record* r = recorder_.latest(stats.phase.schedule);
       if (r == nullptr || r->iteration != stats.phase.iteration) {
-        warn(fmt::format("phase '{}' #{} is not in the stream: the recorder kept no record of it",
-                         stats.phase.schedule, stats.phase.iteration));
+        warn(fmt::format("phase '{}' #{} is not in the stream: the recorder kept no record of it", stats.phase.schedule,
+                         stats.phase.iteration));
         return;
       }
       try {
@@ -158,7 +156,8 @@ class stream_writer final : public observer {
       // Cut a partly written record off, so the file ends cleanly after the
       // last complete one; nothing more is written (the end record could
       // fail the same way: readers say the stream did not finish).
-      if (::ftruncate(fd_, static_cast<off_t>(bytes_)) != 0) { /* the torn record stays; readers report it */ }
+      if (::ftruncate(fd_, static_cast<off_t>(bytes_)) != 0) { /* the torn record stays; readers report it */
+      }
       ::close(fd_);
       fd_ = -1;
       warn(fmt::format("write failed ({}); phases from now on are not streamed", errno_text(e)));
@@ -247,9 +246,10 @@ void stream_to(runtime& rt, const std::string& path, archive_kind kind) {
     return;
   }
   if (!rt.config().record || steal_tree::recorder_of(rt) == nullptr)
-    throw error(fmt::format("{}: cannot stream phase records, recording is off (CWS_RECORD=0 or "
-                            "runtime_config::record)",
-                            path));
+    throw error(
+        fmt::format("{}: cannot stream phase records, recording is off (CWS_RECORD=0 or "
+                    "runtime_config::record)",
+                    path));
   ext->open(path, kind);
 }
 

@@ -18,7 +18,8 @@ namespace {
 [[noreturn]] void fail(const std::string& what) { throw error(what); }
 
 void check_time(double v, const char* what) {
-  if (!std::isfinite(v) || v < 0) fail(fmt::format("{} is {} (must be a finite, non-negative number of seconds)", what, v));
+  if (!std::isfinite(v) || v < 0)
+    fail(fmt::format("{} is {} (must be a finite, non-negative number of seconds)", what, v));
 }
 
 void check_string(const std::string& s, const char* what) {
@@ -117,9 +118,12 @@ void validate(const st::tree& t) {
   // Segments: fields in range; the root first.
   for (std::uint64_t i = 0; i < n; ++i) {
     const st::segment& s = t.segments[i];
-    if (s.worker >= t.workers) fail(fmt::format("segment {}: worker {} out of range ({} workers)", i, s.worker, t.workers));
-    if (s.start_ns > s.end_ns) fail(fmt::format("segment {}: ends ({} ns) before it starts ({} ns)", i, s.end_ns, s.start_ns));
-    if (s.steals.size() > limits::steals) fail(fmt::format("segment {}: {} steals exceed the limit", i, s.steals.size()));
+    if (s.worker >= t.workers)
+      fail(fmt::format("segment {}: worker {} out of range ({} workers)", i, s.worker, t.workers));
+    if (s.start_ns > s.end_ns)
+      fail(fmt::format("segment {}: ends ({} ns) before it starts ({} ns)", i, s.end_ns, s.start_ns));
+    if (s.steals.size() > limits::steals)
+      fail(fmt::format("segment {}: {} steals exceed the limit", i, s.steals.size()));
     if (i == 0) {
       if (s.parent != st::no_parent) fail(fmt::format("segment 0 (the root) has parent {}", s.parent));
     } else {
@@ -157,7 +161,8 @@ void validate(const st::tree& t) {
     }
   }
   for (std::uint64_t i = 1; i < n; ++i)
-    if (!listed[i]) fail(fmt::format("segment {} is missing from the steals of its parent {}", i, t.segments[i].parent));
+    if (!listed[i])
+      fail(fmt::format("segment {} is missing from the steals of its parent {}", i, t.segments[i].parent));
 
   // Connected and acyclic: walking the steal lists from the root reaches every
   // segment (each is listed exactly once, so a walk visits each at most once).
@@ -250,7 +255,8 @@ void validate(const trace_header& h) {
   check_string(h.options.topology_request, "topology request");
   const std::uint32_t workers = h.options.workers;
   if (workers == 0) fail("header: 0 workers");
-  if (workers > limits::workers) fail(fmt::format("header: {} workers exceed the limit of {}", workers, limits::workers));
+  if (workers > limits::workers)
+    fail(fmt::format("header: {} workers exceed the limit of {}", workers, limits::workers));
   if (h.placement.size() != workers)
     fail(fmt::format("header: {} placement entries for {} workers", h.placement.size(), workers));
   for (std::size_t w = 0; w < h.placement.size(); ++w) {

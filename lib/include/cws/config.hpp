@@ -90,22 +90,22 @@ struct replay_knobs {
 };
 
 struct runtime_config {
-  unsigned workers = 0;                    // 0 = one per core of the topology
-  std::optional<std::string> topology;     // hwloc synthetic description; empty = this machine
+  unsigned workers = 0;                 // 0 = one per core of the topology
+  std::optional<std::string> topology;  // hwloc synthetic description; empty = this machine
   bool pin = true;
   idle_mode idle = idle_mode::adaptive;
   unsigned max_nesting = 16;
   std::uint64_t seed = 0x5eed;
   bool record = true;
   bool audit = false;
-  replay_knobs replay;                     // cws::schedulers' knobs
+  replay_knobs replay;  // cws::schedulers' knobs
   page_backend pages = page_backend::automatic;
   numa::page_mover page_mover = numa::page_mover::automatic;
   unsigned blocktime_us = 50;
   caller_pinning pin_caller = caller_pinning::sticky;
   std::size_t stack_kib = 8192;
-  unsigned history = 64;                   // runs kept per schedule (>= 1)
-  std::optional<std::string> trace_path;   // stream phase records here (runtime::trace_to)
+  unsigned history = 64;                  // runs kept per schedule (>= 1)
+  std::optional<std::string> trace_path;  // stream phase records here (runtime::trace_to)
 
   // Defaults overridden by the CWS_* variables that are set.
   static runtime_config from_env();

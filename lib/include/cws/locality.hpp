@@ -35,8 +35,8 @@ struct byte_range {
 struct touch_map {
   std::vector<std::vector<byte_range>> per_worker;
   bool empty() const noexcept;
-  std::uint64_t bytes() const noexcept;   // sum over workers
-  std::size_t ranges() const noexcept;    // sum over workers
+  std::uint64_t bytes() const noexcept;  // sum over workers
+  std::size_t ranges() const noexcept;   // sum over workers
 };
 
 // Sorts and merges overlapping or adjacent ranges in place (empty ranges dropped).
@@ -47,8 +47,8 @@ void coalesce(std::vector<byte_range>& ranges);
 struct page_usage {
   std::size_t page_size = 0;
   unsigned nodes = 0;
-  std::vector<std::uintptr_t> pages;   // page-aligned addresses, ascending, distinct
-  std::vector<std::uint32_t> bytes;    // pages.size() * nodes: bytes[p * nodes + node]
+  std::vector<std::uintptr_t> pages;  // page-aligned addresses, ascending, distinct
+  std::vector<std::uint32_t> bytes;   // pages.size() * nodes: bytes[p * nodes + node]
   std::uint32_t bytes_of(std::size_t p, unsigned node) const noexcept { return bytes[p * nodes + node]; }
   std::uint64_t total_of(std::size_t p) const noexcept;
 };
@@ -103,9 +103,9 @@ struct relocalization_report {
   std::string backend;               // page-home backend and mover, e.g. "kernel (move_pages)"
   std::uint64_t pages_examined = 0;  // distinct pages touched by that run
   std::uint64_t pages_moved = 0;
-  std::uint64_t pages_failed = 0;    // moves the backend refused (e.g. -ENOMEM, -EBUSY)
-  std::uint64_t bytes_moved = 0;     // pages_moved * page size
-  double seconds = 0;                // planning + moving
+  std::uint64_t pages_failed = 0;  // moves the backend refused (e.g. -ENOMEM, -EBUSY)
+  std::uint64_t bytes_moved = 0;   // pages_moved * page size
+  double seconds = 0;              // planning + moving
   double gbps() const noexcept { return seconds > 0 ? static_cast<double>(bytes_moved) / seconds / 1e9 : 0; }
   friend bool operator==(const relocalization_report&, const relocalization_report&) = default;
 };

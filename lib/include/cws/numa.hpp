@@ -64,7 +64,7 @@ class region {
   void* begin() const noexcept { return begin_; }
   std::size_t bytes() const noexcept { return bytes_; }  // as requested
   const placement& where() const noexcept { return where_; }
-  unsigned nodes() const noexcept { return nodes_; }      // NUMA nodes of the topology
+  unsigned nodes() const noexcept { return nodes_; }  // NUMA nodes of the topology
   std::size_t page_size() const noexcept { return page_size_; }
   std::size_t pages() const noexcept { return pages_; }
   // Pages per block: ceil(pages / nodes) for block_cyclic, 1 for interleaved,
@@ -89,11 +89,15 @@ class region {
   // Preconditions: page < pages(), offset < bytes().
   int node_of_page(std::size_t page) const noexcept {
     switch (where_.kind) {
-      case placement_kind::on_node: return static_cast<int>(where_.node);
-      case placement_kind::interleaved: return static_cast<int>(page % nodes_);
+      case placement_kind::on_node:
+        return static_cast<int>(where_.node);
+      case placement_kind::interleaved:
+        return static_cast<int>(page % nodes_);
       // ceil(pages / nodes) * nodes >= pages, so the block number is already < nodes.
-      case placement_kind::block_cyclic: return static_cast<int>(page / block_pages_);
-      case placement_kind::first_touch: break;
+      case placement_kind::block_cyclic:
+        return static_cast<int>(page / block_pages_);
+      case placement_kind::first_touch:
+        break;
     }
     return -1;
   }

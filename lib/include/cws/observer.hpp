@@ -33,8 +33,8 @@ struct task_tag {
   friend bool operator==(const task_tag&, const task_tag&) = default;
 };
 
-struct phase_info;   // stats.hpp
-struct phase_stats;  // stats.hpp
+struct phase_info;             // stats.hpp
+struct phase_stats;            // stats.hpp
 struct relocalization_report;  // locality.hpp
 
 class observer {

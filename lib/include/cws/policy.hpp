@@ -114,9 +114,9 @@ inline constexpr unsigned no_designation = ~0u;
 // Where a spawned task goes.
 struct spawn_target {
   static constexpr unsigned local = ~0u;
-  unsigned mailbox_of = local;      // `local`: the spawner's own deque
-  std::uint32_t note = no_note;     // handed to segment_begin() on the worker that starts it
-  bool reclaimable = false;         // the spawner takes it back at sync if nobody started it (RELWS)
+  unsigned mailbox_of = local;   // `local`: the spawner's own deque
+  std::uint32_t note = no_note;  // handed to segment_begin() on the worker that starts it
+  bool reclaimable = false;      // the spawner takes it back at sync if nobody started it (RELWS)
 };
 
 // Per open segment: the next spawn step, per level, at which route() wants

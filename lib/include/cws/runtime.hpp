@@ -36,7 +36,9 @@
 
 namespace cws {
 
-namespace detail { class scheduler; }
+namespace detail {
+class scheduler;
+}
 
 // A named slot for one recurring phase: its policy and its history.
 class schedule {
@@ -83,7 +85,7 @@ class schedule {
 
 class runtime {
  public:
-  runtime();                                  // runtime_config::from_env()
+  runtime();  // runtime_config::from_env()
   explicit runtime(const runtime_config& cfg);
   ~runtime();
   runtime(const runtime&) = delete;
@@ -109,8 +111,9 @@ class runtime {
   template <class F>
   const run_report& run(cws::schedule& s, F&& root) {
     using fn_t = std::remove_reference_t<F>;  // may be const
-    return run_phase(s, [](void* f) { (*static_cast<fn_t*>(f))(); },
-                     const_cast<void*>(static_cast<const void*>(std::addressof(root))));
+    return run_phase(
+        s, [](void* f) { (*static_cast<fn_t*>(f))(); },
+        const_cast<void*>(static_cast<const void*>(std::addressof(root))));
   }
   template <class F>
   const run_report& run(F&& root) {

@@ -73,7 +73,8 @@ class scope {
   scope(const scope&) = delete;
   scope& operator=(const scope&) = delete;
   ~scope() noexcept(false) {
-    if (worker_ && open_) detail::close_frame(*worker_, frame_, nullptr, std::uncaught_exceptions() == entry_exceptions_);
+    if (worker_ && open_)
+      detail::close_frame(*worker_, frame_, nullptr, std::uncaught_exceptions() == entry_exceptions_);
   }
   void wait() {
     if (worker_ && open_) {

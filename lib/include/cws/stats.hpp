@@ -12,23 +12,23 @@
 namespace cws {
 
 struct worker_stats {
-  std::uint64_t tasks = 0;           // tasks executed (the root counts on worker 0)
-  std::uint64_t segments = 0;        // segments started (phase root, steals, hand-overs)
-  std::uint64_t steals = 0;          // successful steals from other workers' deques or mailboxes
-  std::uint64_t failed_steals = 0;   // steal attempts that found nothing
-  std::uint64_t nested_segments = 0; // segments started while blocked in sync
-  double idle_s = 0;                 // time inside the phase spent looking for work or waiting
-  std::uint64_t designated = 0;      // of `steals`: tasks taken from this worker's mailbox (routed to it)
-  std::uint64_t taken_back = 0;      // tasks this worker routed away, then ran itself (RELWS)
+  std::uint64_t tasks = 0;            // tasks executed (the root counts on worker 0)
+  std::uint64_t segments = 0;         // segments started (phase root, steals, hand-overs)
+  std::uint64_t steals = 0;           // successful steals from other workers' deques or mailboxes
+  std::uint64_t failed_steals = 0;    // steal attempts that found nothing
+  std::uint64_t nested_segments = 0;  // segments started while blocked in sync
+  double idle_s = 0;                  // time inside the phase spent looking for work or waiting
+  std::uint64_t designated = 0;       // of `steals`: tasks taken from this worker's mailbox (routed to it)
+  std::uint64_t taken_back = 0;       // tasks this worker routed away, then ran itself (RELWS)
   friend bool operator==(const worker_stats&, const worker_stats&) = default;
 };
 
 struct phase_info {
-  std::string schedule;   // name of the schedule slot
+  std::string schedule;         // name of the schedule slot
   std::uint64_t iteration = 0;  // 0-based count of runs of this schedule
   std::string policy;
   unsigned workers = 0;
-  std::string follows;    // schedule whose template this phase replays (schedule::follow), or empty
+  std::string follows;  // schedule whose template this phase replays (schedule::follow), or empty
 };
 
 struct phase_stats {

@@ -12,18 +12,18 @@
 namespace cws {
 
 struct core_info {
-  unsigned index;           // position in topology::cores() (worker-placement order)
-  unsigned numa_node;       // logical NUMA node index
-  unsigned l3_group;        // logical L3 index (== numa_node when there is no L3 level)
+  unsigned index;      // position in topology::cores() (worker-placement order)
+  unsigned numa_node;  // logical NUMA node index
+  unsigned l3_group;   // logical L3 index (== numa_node when there is no L3 level)
   unsigned package;
   std::vector<unsigned> pus;  // OS indices of the core's PUs in this topology
 };
 
 struct worker_placement {
   unsigned worker;
-  unsigned core;         // index into topology::cores()
+  unsigned core;  // index into topology::cores()
   unsigned numa_node;
-  unsigned pin_pu;       // OS index of the real PU the thread is pinned to
+  unsigned pin_pu;  // OS index of the real PU the thread is pinned to
 };
 
 class topology {

@@ -53,8 +53,7 @@ int main() try {
     if (r != expected) return fail("fib(" + std::to_string(n) + ") = " + std::to_string(r));
   }
 
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("cws-consumer-" + std::to_string(::getpid()) + ".cwst");
+  const auto path = std::filesystem::temp_directory_path() / ("cws-consumer-" + std::to_string(::getpid()) + ".cwst");
   rt.save_traces(path.string());
   const cws::traces::trace_file f = cws::traces::read(path.string());
   std::filesystem::remove(path);
@@ -66,10 +65,11 @@ int main() try {
   if (f.header.options.workers != rt.workers())
     return fail("trace says " + std::to_string(f.header.options.workers) + " workers");
 
-  std::printf("cws consumer (%s): fib(%u) = %llu in %d runs of 'fib' under stows on %u workers; "
-              "trace read back: %zu phase runs, last ran as '%s' (cws %s)\n",
-              CWS_CONSUMER_KIND, n, static_cast<unsigned long long>(expected), runs, rt.workers(),
-              f.phases.size(), f.phases.back().policy.c_str(), f.header.cws_version.c_str());
+  std::printf(
+      "cws consumer (%s): fib(%u) = %llu in %d runs of 'fib' under stows on %u workers; "
+      "trace read back: %zu phase runs, last ran as '%s' (cws %s)\n",
+      CWS_CONSUMER_KIND, n, static_cast<unsigned long long>(expected), runs, rt.workers(), f.phases.size(),
+      f.phases.back().policy.c_str(), f.header.cws_version.c_str());
   return 0;
 } catch (const std::exception& e) {
   return fail(e.what());

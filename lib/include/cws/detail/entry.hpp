@@ -16,9 +16,9 @@ class worker;
 extern constinit thread_local worker* tls_worker;
 extern constinit thread_local task_pool* tls_pool;
 
-void submit(worker& w, task* t);          // push (or route) a freshly spawned task
-void sync(worker& w);                     // cws::sync on the innermost frame
-void open_frame(worker& w, frame& f);     // cws::finish / cws::scope begin
+void submit(worker& w, task* t);       // push (or route) a freshly spawned task
+void sync(worker& w);                  // cws::sync on the innermost frame
+void open_frame(worker& w, frame& f);  // cws::finish / cws::scope begin
 // Waits for f's children, closes it, then rethrows `body_error` or the first
 // child's exception (unless `rethrow` is false).
 void close_frame(worker& w, frame& f, std::exception_ptr body_error, bool rethrow);

@@ -22,9 +22,9 @@ struct frame {
   std::uint64_t joined_local = 0;
   std::atomic<std::uint64_t> joined_remote{0};
   std::atomic<bool> failed{false};
-  std::exception_ptr error;     // first exception of a child (or of the body), set once
-  frame* outer = nullptr;       // enclosing frame on the same worker
-  unsigned designated = ~0u;    // designate_after_next_spawn: worker for this frame's next spawn (~0u: none)
+  std::exception_ptr error;   // first exception of a child (or of the body), set once
+  frame* outer = nullptr;     // enclosing frame on the same worker
+  unsigned designated = ~0u;  // designate_after_next_spawn: worker for this frame's next spawn (~0u: none)
 
   bool children_done() const noexcept {
     return spawned == joined_local + joined_remote.load(std::memory_order_acquire);

@@ -40,8 +40,7 @@ static_assert(offsetof(task, storage) == task::header);
 template <class F>
 void task::emplace(F&& f) {
   using fn_t = std::decay_t<F>;
-  if constexpr (sizeof(fn_t) <= capacity && alignof(fn_t) <= 16 &&
-                std::is_nothrow_move_constructible_v<fn_t>) {
+  if constexpr (sizeof(fn_t) <= capacity && alignof(fn_t) <= 16 && std::is_nothrow_move_constructible_v<fn_t>) {
     ::new (static_cast<void*>(storage)) fn_t(std::forward<F>(f));
     invoke = [](task* t) {
       fn_t* fn = std::launder(reinterpret_cast<fn_t*>(t->storage));

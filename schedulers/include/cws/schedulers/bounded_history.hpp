@@ -81,12 +81,32 @@ class bounded_history {
     reference operator*() const { return (*h_)[static_cast<std::size_t>(i_)]; }
     pointer operator->() const { return &**this; }
     reference operator[](difference_type n) const { return *(*this + n); }
-    const_iterator& operator++() { ++i_; return *this; }
-    const_iterator operator++(int) { auto c = *this; ++i_; return c; }
-    const_iterator& operator--() { --i_; return *this; }
-    const_iterator operator--(int) { auto c = *this; --i_; return c; }
-    const_iterator& operator+=(difference_type n) { i_ += n; return *this; }
-    const_iterator& operator-=(difference_type n) { i_ -= n; return *this; }
+    const_iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    const_iterator operator++(int) {
+      auto c = *this;
+      ++i_;
+      return c;
+    }
+    const_iterator& operator--() {
+      --i_;
+      return *this;
+    }
+    const_iterator operator--(int) {
+      auto c = *this;
+      --i_;
+      return c;
+    }
+    const_iterator& operator+=(difference_type n) {
+      i_ += n;
+      return *this;
+    }
+    const_iterator& operator-=(difference_type n) {
+      i_ -= n;
+      return *this;
+    }
     friend const_iterator operator+(const_iterator a, difference_type n) { return a += n; }
     friend const_iterator operator+(difference_type n, const_iterator a) { return a += n; }
     friend const_iterator operator-(const_iterator a, difference_type n) { return a -= n; }

@@ -48,11 +48,11 @@ namespace cws::schedulers {
 // What one run of a schedule did.
 struct iteration_report {
   std::uint64_t iteration = 0;
-  std::string policy;        // the schedule's policy
+  std::string policy;                        // the schedule's policy
   cws::ran_as ran_as = cws::ran_as::other;   // what ran (run_report.hpp)
   cws::ran_as planned = cws::ran_as::other;  // what the policy set out to run (differs when diverged)
-  std::string reason;        // why ran_as is a fallback (missing template, divergence), else empty
-  std::string template_from; // where the replayed template came from ("" when none was replayed)
+  std::string reason;                        // why ran_as is a fallback (missing template, divergence), else empty
+  std::string template_from;                 // where the replayed template came from ("" when none was replayed)
   double wall_s = 0;
   std::uint64_t tasks = 0;
   std::uint64_t segments = 0;
@@ -64,10 +64,10 @@ struct iteration_report {
   // recorded work that ran on another worker (steal_tree::schedule_distance);
   // empty for the first run.
   std::optional<double> distance_to_previous;
-  bool diverged = false;     // ran_as == random_diverged
-  std::string divergence;    // why, when diverged (also in reason)
-  bool converged = false;    // evolve: the tree stopped changing (or the bound was reached) after this run
-  std::string note;          // evolve's decision after this run, when it made one
+  bool diverged = false;   // ran_as == random_diverged
+  std::string divergence;  // why, when diverged (also in reason)
+  bool converged = false;  // evolve: the tree stopped changing (or the bound was reached) after this run
+  std::string note;        // evolve's decision after this run, when it made one
   // evolve: pages the relocalization after this run moved (none asked: empty).
   std::optional<std::uint64_t> pages_moved;
 
@@ -82,7 +82,7 @@ struct schedule_state {
   std::string name;
   // The template the next run replays; null before the first recorded run.
   std::shared_ptr<const steal_tree::tree> templ;
-  std::string template_from;             // "recorded run #3", "file h.cwst, run #7", "coarsened ...", ...
+  std::string template_from;                         // "recorded run #3", "file h.cwst, run #7", "coarsened ...", ...
   std::shared_ptr<const steal_tree::tree> previous;  // the latest recorded tree (for distances)
   // The reports of the last runtime_config::history runs, oldest first.
   bounded_history<iteration_report> history;
@@ -93,15 +93,15 @@ struct schedule_state {
   std::shared_ptr<const steal_tree::tree> followed;
   std::string followed_schedule;
   std::uint64_t followed_run = 0;
-  bool diverged = false;                 // some run diverged (sticky; see history for which)
-  bool warned = false;                   // the divergence warning was printed
+  bool diverged = false;  // some run diverged (sticky; see history for which)
+  bool warned = false;    // the divergence warning was printed
   // evolve
   evolve_mode mode = evolve_mode::relws;
-  unsigned relws_runs = 0;               // relws iterations since the last switch
+  unsigned relws_runs = 0;  // relws iterations since the last switch
   bool converged = false;
-  std::uint64_t converged_at = 0;        // iteration after which evolve switched to stows
-  double best_stows_s = 0;               // fastest stows run since the switch
-  unsigned slow_stows_runs = 0;          // consecutive stows runs slower than the threshold
+  std::uint64_t converged_at = 0;  // iteration after which evolve switched to stows
+  double best_stows_s = 0;         // fastest stows run since the switch
+  unsigned slow_stows_runs = 0;    // consecutive stows runs slower than the threshold
   // evolve relocalizes until a stows run finds every page in place (pages_settled)
   // or evolve_bound stows runs have moved pages (settling_runs counts them).
   bool pages_settled = false;

@@ -109,8 +109,8 @@ class tree_index {
  private:
   const tree* t_;
   std::vector<std::uint32_t> depth_;
-  std::vector<std::uint32_t> first_;     // children of s: kids_[first_[s] .. first_[s + 1])
-  std::vector<std::uint32_t> kids_;      // sorted by (level, step, index)
+  std::vector<std::uint32_t> first_;  // children of s: kids_[first_[s] .. first_[s + 1])
+  std::vector<std::uint32_t> kids_;   // sorted by (level, step, index)
 };
 
 // The path of segment `index` (its steal points from the root, outermost first).

@@ -78,12 +78,32 @@ class record_window {
     reference operator*() const { return w_->slots_[w_->order_[static_cast<std::size_t>(i_)]]; }
     pointer operator->() const { return &**this; }
     reference operator[](difference_type n) const { return *(*this + n); }
-    const_iterator& operator++() { ++i_; return *this; }
-    const_iterator operator++(int) { auto c = *this; ++i_; return c; }
-    const_iterator& operator--() { --i_; return *this; }
-    const_iterator operator--(int) { auto c = *this; --i_; return c; }
-    const_iterator& operator+=(difference_type n) { i_ += n; return *this; }
-    const_iterator& operator-=(difference_type n) { i_ -= n; return *this; }
+    const_iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    const_iterator operator++(int) {
+      auto c = *this;
+      ++i_;
+      return c;
+    }
+    const_iterator& operator--() {
+      --i_;
+      return *this;
+    }
+    const_iterator operator--(int) {
+      auto c = *this;
+      --i_;
+      return c;
+    }
+    const_iterator& operator+=(difference_type n) {
+      i_ += n;
+      return *this;
+    }
+    const_iterator& operator-=(difference_type n) {
+      i_ -= n;
+      return *this;
+    }
     friend const_iterator operator+(const_iterator a, difference_type n) { return a += n; }
     friend const_iterator operator+(difference_type n, const_iterator a) { return a += n; }
     friend const_iterator operator-(const_iterator a, difference_type n) { return a -= n; }
@@ -122,9 +142,9 @@ class record_window {
   };
 
   std::size_t per_schedule_;
-  std::deque<phase_record> slots_;             // record storage: stable addresses, reused
-  std::vector<std::uint32_t> order_;           // kept slots in recording order
-  std::vector<std::uint32_t> spare_;           // slots holding no kept record (after clear())
+  std::deque<phase_record> slots_;    // record storage: stable addresses, reused
+  std::vector<std::uint32_t> order_;  // kept slots in recording order
+  std::vector<std::uint32_t> spare_;  // slots holding no kept record (after clear())
   std::map<std::string, lane, std::less<>> lanes_;
   std::uint64_t evicted_ = 0;
 };

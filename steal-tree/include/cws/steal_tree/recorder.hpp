@@ -118,8 +118,8 @@ class recorder final : public cws::observer, public cws::runtime_extension {
 
  private:
   struct raw_segment {
-    cws::task_tag root;           // where its root task was spawned
-    std::uint64_t start_ns = 0;   // absolute (steady clock)
+    cws::task_tag root;          // where its root task was spawned
+    std::uint64_t start_ns = 0;  // absolute (steady clock)
     std::uint64_t end_ns = 0;
     std::uint64_t tasks = 0;
     bool ended = false;
@@ -154,8 +154,7 @@ class recorder final : public cws::observer, public cws::runtime_extension {
   // Builds the phase's tree into `t`, overwriting it in place (t is usually an
   // evicted record's tree: its vectors keep their capacity).
   void merge(unsigned workers, tree& t);
-  bool merge_audit(tree& t, unsigned workers,
-                   const std::function<std::uint32_t(cws::segment_id)>& segment_index) const;
+  bool merge_audit(tree& t, unsigned workers, const std::function<std::uint32_t(cws::segment_id)>& segment_index) const;
 
   cws::runtime& rt_;
   const bool audit_;

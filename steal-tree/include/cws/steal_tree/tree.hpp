@@ -36,18 +36,18 @@ struct segment {
   std::uint32_t parent = no_parent;  // index of the segment that spawned its root task
   std::uint32_t level = 0;           // where the root task was taken in the parent
   std::uint32_t step = 0;
-  std::uint64_t start_ns = 0;        // relative to the phase start
+  std::uint64_t start_ns = 0;  // relative to the phase start
   std::uint64_t end_ns = 0;
-  std::uint64_t tasks = 0;           // tasks executed inside this segment (not nested ones)
-  std::vector<steal_point> steals;   // outgoing steals, sorted by (level, step)
+  std::uint64_t tasks = 0;          // tasks executed inside this segment (not nested ones)
+  std::vector<steal_point> steals;  // outgoing steals, sorted by (level, step)
   friend bool operator==(const segment&, const segment&) = default;
 };
 
 // Audit mode only: one record per executed task.
 struct audit_record {
-  std::uint32_t segment = 0;  // index of the segment that executed it
+  std::uint32_t segment = 0;                // index of the segment that executed it
   std::uint32_t spawn_segment = no_parent;  // index of the segment that spawned it (no_parent: the root)
-  std::uint32_t level = 0;    // its (level, step) in the spawning segment
+  std::uint32_t level = 0;                  // its (level, step) in the spawning segment
   std::uint32_t step = 0;
   std::uint32_t worker = 0;
   // Index in tree::audit of the task that spawned it (no_parent: the phase
@@ -60,9 +60,9 @@ struct audit_record {
 
 struct tree {
   std::uint32_t workers = 0;
-  std::vector<segment> segments;                             // segments[0] is the root segment
-  std::vector<std::vector<std::uint32_t>> worker_segments;   // per worker: its segments in start order
-  std::vector<audit_record> audit;                           // empty unless audit mode
+  std::vector<segment> segments;                            // segments[0] is the root segment
+  std::vector<std::vector<std::uint32_t>> worker_segments;  // per worker: its segments in start order
+  std::vector<audit_record> audit;                          // empty unless audit mode
   friend bool operator==(const tree&, const tree&) = default;
 };
 

@@ -111,12 +111,12 @@ archive_kind parse_archive_kind(std::string_view name);
 // Limits enforced on reading (and writing): a count beyond them is refused
 // before anything is allocated for it.
 struct limits {
-  static constexpr std::uint64_t file_bytes = std::uint64_t{1} << 32;  // 4 GiB
-  static constexpr std::uint64_t string_bytes = 4096;                  // any string
-  static constexpr std::uint64_t phases = std::uint64_t{1} << 20;      // phase runs per file
-  static constexpr std::uint64_t workers = std::uint64_t{1} << 16;     // as many as segment ids can name
-  static constexpr std::uint64_t segments = std::uint64_t{1} << 28;    // per tree
-  static constexpr std::uint64_t steals = std::uint64_t{1} << 28;      // per segment
+  static constexpr std::uint64_t file_bytes = std::uint64_t{1} << 32;     // 4 GiB
+  static constexpr std::uint64_t string_bytes = 4096;                     // any string
+  static constexpr std::uint64_t phases = std::uint64_t{1} << 20;         // phase runs per file
+  static constexpr std::uint64_t workers = std::uint64_t{1} << 16;        // as many as segment ids can name
+  static constexpr std::uint64_t segments = std::uint64_t{1} << 28;       // per tree
+  static constexpr std::uint64_t steals = std::uint64_t{1} << 28;         // per segment
   static constexpr std::uint64_t audit_records = std::uint64_t{1} << 30;  // per tree
   // Per-node entries of a locality report: Linux builds with at most 2^10
   // NUMA nodes (CONFIG_NODES_SHIFT); 4x that leaves room without letting a
@@ -140,14 +140,14 @@ struct topology_info {
 
 // The runtime options of the recording run (cws::runtime_config, resolved).
 struct run_options {
-  std::uint32_t workers = 0;      // the actual worker count (never 0 in a file)
+  std::uint32_t workers = 0;  // the actual worker count (never 0 in a file)
   bool pin = true;
   std::string idle = "adaptive";  // to_string(idle_mode)
   std::uint32_t max_nesting = 16;
   std::uint64_t seed = 0x5eed;
   bool record = true;
   bool audit = false;
-  std::string topology_request;   // CWS_TOPOLOGY / runtime_config::topology; empty = this machine
+  std::string topology_request;  // CWS_TOPOLOGY / runtime_config::topology; empty = this machine
   friend bool operator==(const run_options&, const run_options&) = default;
 };
 
@@ -199,10 +199,10 @@ struct record_problem {
 // What reading a possibly incomplete file found. For files of versions 1 to 3
 // (one checksummed payload, all or nothing) it is always complete.
 struct read_report {
-  trace_file file;               // the header and every intact phase run (with its relocalizations)
-  std::uint64_t records = 0;     // records whose bytes are all in the file (intact or damaged; the end record too)
-  std::uint64_t intact = 0;      // of those, the ones read
-  bool closed = true;            // the end record was found (the writer finished)
+  trace_file file;            // the header and every intact phase run (with its relocalizations)
+  std::uint64_t records = 0;  // records whose bytes are all in the file (intact or damaged; the end record too)
+  std::uint64_t intact = 0;   // of those, the ones read
+  bool closed = true;         // the end record was found (the writer finished)
   std::optional<std::uint64_t> torn_record;  // the file ends inside this record (1-based): a killed writer
   std::vector<record_problem> damaged;       // complete records skipped (checksum, malformed, inconsistent)
   std::optional<record_problem> unreadable;  // a damaged frame: its length cannot be trusted, nothing after it was read
