@@ -18,6 +18,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "cws/detail/index_iterator.hpp"
+
 namespace cws::schedulers {
 
 template <class T>
@@ -69,57 +71,7 @@ class bounded_history {
   T& back() { return (*this)[size() - 1]; }
   const T& back() const { return (*this)[size() - 1]; }
 
-  class const_iterator {
-   public:
-    using iterator_category = std::random_access_iterator_tag;
-    using value_type = T;
-    using difference_type = std::ptrdiff_t;
-    using pointer = const T*;
-    using reference = const T&;
-
-    const_iterator() = default;
-    reference operator*() const { return (*h_)[static_cast<std::size_t>(i_)]; }
-    pointer operator->() const { return &**this; }
-    reference operator[](difference_type n) const { return *(*this + n); }
-    const_iterator& operator++() {
-      ++i_;
-      return *this;
-    }
-    const_iterator operator++(int) {
-      auto c = *this;
-      ++i_;
-      return c;
-    }
-    const_iterator& operator--() {
-      --i_;
-      return *this;
-    }
-    const_iterator operator--(int) {
-      auto c = *this;
-      --i_;
-      return c;
-    }
-    const_iterator& operator+=(difference_type n) {
-      i_ += n;
-      return *this;
-    }
-    const_iterator& operator-=(difference_type n) {
-      i_ -= n;
-      return *this;
-    }
-    friend const_iterator operator+(const_iterator a, difference_type n) { return a += n; }
-    friend const_iterator operator+(difference_type n, const_iterator a) { return a += n; }
-    friend const_iterator operator-(const_iterator a, difference_type n) { return a -= n; }
-    friend difference_type operator-(const const_iterator& a, const const_iterator& b) { return a.i_ - b.i_; }
-    friend bool operator==(const const_iterator& a, const const_iterator& b) { return a.i_ == b.i_; }
-    friend auto operator<=>(const const_iterator& a, const const_iterator& b) { return a.i_ <=> b.i_; }
-
-   private:
-    friend class bounded_history;
-    const_iterator(const bounded_history* h, difference_type i) : h_(h), i_(i) {}
-    const bounded_history* h_ = nullptr;
-    difference_type i_ = 0;
-  };
+  using const_iterator = cws::detail::index_iterator<bounded_history, T>;
   using iterator = const_iterator;
   using value_type = T;
   using size_type = std::size_t;

@@ -33,6 +33,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cws/detail/index_iterator.hpp"
 #include "cws/steal_tree/tree.hpp"
 
 namespace cws::steal_tree {
@@ -66,57 +67,7 @@ class record_window {
   std::size_t bytes() const noexcept;
 
   // ---- the kept records, oldest first, across schedules
-  class const_iterator {
-   public:
-    using iterator_category = std::random_access_iterator_tag;
-    using value_type = phase_record;
-    using difference_type = std::ptrdiff_t;
-    using pointer = const phase_record*;
-    using reference = const phase_record&;
-
-    const_iterator() = default;
-    reference operator*() const { return w_->slots_[w_->order_[static_cast<std::size_t>(i_)]]; }
-    pointer operator->() const { return &**this; }
-    reference operator[](difference_type n) const { return *(*this + n); }
-    const_iterator& operator++() {
-      ++i_;
-      return *this;
-    }
-    const_iterator operator++(int) {
-      auto c = *this;
-      ++i_;
-      return c;
-    }
-    const_iterator& operator--() {
-      --i_;
-      return *this;
-    }
-    const_iterator operator--(int) {
-      auto c = *this;
-      --i_;
-      return c;
-    }
-    const_iterator& operator+=(difference_type n) {
-      i_ += n;
-      return *this;
-    }
-    const_iterator& operator-=(difference_type n) {
-      i_ -= n;
-      return *this;
-    }
-    friend const_iterator operator+(const_iterator a, difference_type n) { return a += n; }
-    friend const_iterator operator+(difference_type n, const_iterator a) { return a += n; }
-    friend const_iterator operator-(const_iterator a, difference_type n) { return a -= n; }
-    friend difference_type operator-(const const_iterator& a, const const_iterator& b) { return a.i_ - b.i_; }
-    friend bool operator==(const const_iterator& a, const const_iterator& b) { return a.i_ == b.i_; }
-    friend auto operator<=>(const const_iterator& a, const const_iterator& b) { return a.i_ <=> b.i_; }
-
-   private:
-    friend class record_window;
-    const_iterator(const record_window* w, difference_type i) : w_(w), i_(i) {}
-    const record_window* w_ = nullptr;
-    difference_type i_ = 0;
-  };
+  using const_iterator = cws::detail::index_iterator<record_window, phase_record>;
   using iterator = const_iterator;
   using value_type = phase_record;
   using size_type = std::size_t;
