@@ -84,14 +84,19 @@ void print_table(const json& results, const std::vector<column>& columns) {
 
 }  // namespace
 
-void report::print(bool as_json, const std::string& caption, const std::vector<column>& columns,
-                   const std::vector<std::string>& notes) const {
+bool report::print_head(bool as_json, const std::string& caption) const {
   if (as_json) {
     fmt::print("{}\n", doc_.dump(2));
     std::fflush(stdout);
-    return;
+    return false;
   }
   fmt::print("{}\n{}\n\n", caption, topology_line_);
+  return true;
+}
+
+void report::print(bool as_json, const std::string& caption, const std::vector<column>& columns,
+                   const std::vector<std::string>& notes) const {
+  if (!print_head(as_json, caption)) return;
   print_table(doc_["results"], columns);
   if (!notes.empty()) fmt::print("\n");
   for (const std::string& n : notes) fmt::print("{}\n", n);
@@ -100,12 +105,7 @@ void report::print(bool as_json, const std::string& caption, const std::vector<c
 
 void report::print(bool as_json, const std::string& caption, const std::vector<table>& tables,
                    const std::vector<std::string>& notes) const {
-  if (as_json) {
-    fmt::print("{}\n", doc_.dump(2));
-    std::fflush(stdout);
-    return;
-  }
-  fmt::print("{}\n{}\n\n", caption, topology_line_);
+  if (!print_head(as_json, caption)) return;
   for (const table& t : tables) {
     if (!t.title.empty()) fmt::print("{}\n", t.title);
     print_table(t.rows, t.columns);

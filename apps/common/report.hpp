@@ -63,6 +63,9 @@ class report {
              const std::vector<std::string>& notes) const;
 
  private:
+  // The JSON document (--json: returns false, nothing more to print), else
+  // the caption and topology lines that start a table (returns true).
+  bool print_head(bool as_json, const std::string& caption) const;
   json doc_;
   std::string topology_line_;
 };
