@@ -274,10 +274,10 @@ void replay_policy::end_phase(run_report& stats) {
       s.templ = fresh;
       format_into(s.template_from, "recorded run #{}{}", r.iteration, r.diverged ? " (after divergence)" : "");
       s.mode = evolve_mode::relws;
-      s.relws_runs = 0;
+      s.evolve_counters.relws_runs = 0;
       s.converged = false;
       s.pages_settled = false;
-      s.settling_runs = 0;
+      s.evolve_counters.settling_runs = 0;
     } else if (name_ == policy::evolve) {
       evolve_after(s, r, rt.config(), fresh);
     } else if (mode == replay_mode::relws) {
@@ -308,36 +308,37 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
   if (engine_.mode() == replay_mode::relws) {
     s.templ = std::move(fresh);
     format_into(s.template_from, "recorded run #{} (relws)", r.iteration);
-    ++s.relws_runs;
+    ++s.evolve_counters.relws_runs;
     const bool settled = r.extra_steals == 0 && r.taken_back == 0;
-    if (settled || s.relws_runs >= cfg.replay.evolve_bound) {
+    if (settled || s.evolve_counters.relws_runs >= cfg.replay.evolve_bound) {
       s.mode = evolve_mode::stows;
       s.converged = true;
       s.converged_at = r.iteration;
-      s.best_stows_s = 0;
-      s.slow_stows_runs = 0;
+      s.evolve_counters.best_stows_s = 0;
+      s.evolve_counters.slow_stows_runs = 0;
       s.pages_settled = false;
-      s.settling_runs = 0;
+      s.evolve_counters.settling_runs = 0;
       r.converged = true;
       if (settled)
-        format_into(r.note, "converged after {} relws runs: switching to stows", s.relws_runs);
+        format_into(r.note, "converged after {} relws runs: switching to stows", s.evolve_counters.relws_runs);
       else
         format_into(r.note, "bound of {} relws runs reached: switching to stows", cfg.replay.evolve_bound);
-      s.relws_runs = 0;
+      s.evolve_counters.relws_runs = 0;
     }
     return;
   }
   // A stows run: the template stays. One slow run is noise (a preempted
   // worker, a page-fault storm); two in a row mean the schedule no longer fits.
-  const bool slow = cfg.replay.evolve_slowdown_pct > 0 && s.best_stows_s > 0 &&
-                    r.wall_s > s.best_stows_s * (1.0 + cfg.replay.evolve_slowdown_pct / 100.0);
+  const bool slow = cfg.replay.evolve_slowdown_pct > 0 && s.evolve_counters.best_stows_s > 0 &&
+                    r.wall_s > s.evolve_counters.best_stows_s * (1.0 + cfg.replay.evolve_slowdown_pct / 100.0);
   if (!slow) {
-    s.slow_stows_runs = 0;
-    if (s.best_stows_s == 0 || r.wall_s < s.best_stows_s) s.best_stows_s = r.wall_s;
-  } else if (++s.slow_stows_runs >= 2) {
+    s.evolve_counters.slow_stows_runs = 0;
+    if (s.evolve_counters.best_stows_s == 0 || r.wall_s < s.evolve_counters.best_stows_s)
+      s.evolve_counters.best_stows_s = r.wall_s;
+  } else if (++s.evolve_counters.slow_stows_runs >= 2) {
     s.mode = evolve_mode::relws;
     s.converged = false;
-    s.slow_stows_runs = 0;
+    s.evolve_counters.slow_stows_runs = 0;
     format_into(r.note, "two stows runs in a row over {}% slower than the best one: back to relws",
                 cfg.replay.evolve_slowdown_pct);
   }
@@ -351,7 +352,7 @@ void replay_policy::relocalized(const relocalization_report& report) {
   if (!relocalizing_stows_ || s.pages_settled) return;
   // Under stows every run replays the same tree, so the touches repeat with the
   // phase's own period; a bound still stops phases whose touches follow the data.
-  if (report.pages_moved == 0 || ++s.settling_runs >= rt.config().replay.evolve_bound) {
+  if (report.pages_moved == 0 || ++s.evolve_counters.settling_runs >= rt.config().replay.evolve_bound) {
     s.pages_settled = true;
     if (s.history.empty()) return;
     std::string& note = s.history.back().note;
@@ -361,7 +362,7 @@ void replay_policy::relocalized(const relocalization_report& report) {
       note += "pages in place: no more relocalization";
     else
       fmt::format_to(std::back_inserter(note), "pages still moving after {} stows runs: no more relocalization",
-                     s.settling_runs);
+                     s.evolve_counters.settling_runs);
   }
 }
 

@@ -43,7 +43,7 @@ void schedule_store::seed(std::string_view name, steal_tree::tree t, std::string
   s.templ = std::make_shared<const steal_tree::tree>(std::move(t));
   s.template_from = std::move(from);
   s.mode = evolve_mode::relws;
-  s.relws_runs = 0;
+  s.evolve_counters.relws_runs = 0;
   s.converged = false;
 }
 

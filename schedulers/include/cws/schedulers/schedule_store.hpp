@@ -78,6 +78,18 @@ struct iteration_report {
 
 enum class evolve_mode { relws, stows };
 
+namespace detail {
+// What evolve counts to make its decisions. Kept in the schedule's state so
+// that it lives as long as the schedule, but read and written by the evolve
+// policy only; programs read the decisions from the run reports.
+struct evolve_counters {
+  unsigned relws_runs = 0;       // relws iterations since the last switch
+  double best_stows_s = 0;       // fastest stows run since the switch
+  unsigned slow_stows_runs = 0;  // consecutive stows runs slower than the threshold
+  unsigned settling_runs = 0;    // stows runs after the switch that still moved pages (bounded by evolve_bound)
+};
+}  // namespace detail
+
 struct schedule_state {
   std::string name;
   // The template the next run replays; null before the first recorded run.
@@ -95,17 +107,13 @@ struct schedule_state {
   std::uint64_t followed_run = 0;
   bool diverged = false;  // some run diverged (sticky; see history for which)
   bool warned = false;    // the divergence warning was printed
-  // evolve
+  // evolve: where it is (its decisions are in each run's report)
   evolve_mode mode = evolve_mode::relws;
-  unsigned relws_runs = 0;  // relws iterations since the last switch
   bool converged = false;
   std::uint64_t converged_at = 0;  // iteration after which evolve switched to stows
-  double best_stows_s = 0;         // fastest stows run since the switch
-  unsigned slow_stows_runs = 0;    // consecutive stows runs slower than the threshold
-  // evolve relocalizes until a stows run finds every page in place (pages_settled)
-  // or evolve_bound stows runs have moved pages (settling_runs counts them).
+  // evolve relocalizes until a stows run finds every page in place.
   bool pages_settled = false;
-  unsigned settling_runs = 0;
+  detail::evolve_counters evolve_counters;  // evolve's own bookkeeping, not an API
 };
 
 class schedule_store final : public cws::runtime_extension {
