@@ -57,7 +57,7 @@ struct sticky_pin {
   std::atomic<std::uint64_t> generation{1};  // bumped whenever the pin is given back
   std::atomic<bool> in_phase{false};         // the pinned thread is running a phase as worker 0
   std::atomic<pid_t> tid{0};                 // of the pinned thread (sched_getaffinity compares pids lock-free)
-  unsigned pu = 0;
+  std::atomic<unsigned> pu{0};               // read lock-free on the fast path of enter()
   cpu_mask saved;
 };
 
@@ -168,7 +168,7 @@ void caller_binding::enter() {
     }
     case caller_pinning::sticky: {
       sticky_pin& p = the_pin();
-      if (self_holds_pin() && p.pu == pu_) {  // steady state: no system call, no lock
+      if (self_holds_pin() && p.pu.load(std::memory_order_relaxed) == pu_) {  // steady state: no system call, no lock
         p.in_phase.store(true, std::memory_order_relaxed);
         // Pinned by another runtime driven from this thread, on the same PU:
         // ours now (one relaxed load per phase otherwise).
@@ -184,7 +184,7 @@ void caller_binding::enter() {
       binding_syscalls.fetch_add(1, std::memory_order_relaxed);
       p.saved = saved;
       p.tid.store(this_tid(), std::memory_order_relaxed);
-      p.pu = pu_;
+      p.pu.store(pu_, std::memory_order_relaxed);
       p.owner.store(this, std::memory_order_relaxed);
       p.active.store(true, std::memory_order_relaxed);
       tls_held_generation = p.generation.load(std::memory_order_relaxed);

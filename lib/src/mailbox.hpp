@@ -34,6 +34,22 @@ class mailbox {
     size_.store(queue_.size(), std::memory_order_release);
     return t;
   }
+  // Oldest posted task that `thief` did not spawn, or nullptr. Released mail
+  // (a diverged replay) goes to other workers this way: a worker taking its
+  // own routed child back from another's mailbox would start a segment
+  // "stolen" from its own segment, which no steal tree can hold.
+  task* take_not_spawned_by(unsigned thief) {
+    if (size_.load(std::memory_order_acquire) == 0) return nullptr;
+    std::lock_guard lock(mutex_);
+    for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+      if ((*it)->spawner == thief) continue;
+      task* t = *it;
+      queue_.erase(it);
+      size_.store(queue_.size(), std::memory_order_release);
+      return t;
+    }
+    return nullptr;
+  }
   // The posted task whose note is `note`, or nullptr.
   task* take_noted(std::uint32_t note) {
     if (size_.load(std::memory_order_acquire) == 0) return nullptr;

@@ -302,7 +302,7 @@ task_handle worker::take_mail_noted(std::uint32_t note) noexcept { return took_m
 
 task_handle worker::steal_mail(unsigned victim) noexcept {
   if (victim == id_ || victim >= sched_.workers()) return nullptr;
-  return took_mail(sched_.at(victim).mailbox_.take());
+  return took_mail(sched_.at(victim).mailbox_.take_not_spawned_by(id_));
 }
 
 task_handle worker::took_mail(task* t) noexcept {
