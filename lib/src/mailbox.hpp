@@ -39,45 +39,34 @@ class mailbox {
   // own routed child back from another's mailbox would start a segment
   // "stolen" from its own segment, which no steal tree can hold.
   task* take_not_spawned_by(unsigned thief) {
-    if (size_.load(std::memory_order_acquire) == 0) return nullptr;
-    std::lock_guard lock(mutex_);
-    for (auto it = queue_.begin(); it != queue_.end(); ++it) {
-      if ((*it)->spawner == thief) continue;
-      task* t = *it;
-      queue_.erase(it);
-      size_.store(queue_.size(), std::memory_order_release);
-      return t;
-    }
-    return nullptr;
+    return take_first_if([thief](const task* t) { return t->spawner != thief; });
   }
   // The posted task whose note is `note`, or nullptr.
   task* take_noted(std::uint32_t note) {
-    if (size_.load(std::memory_order_acquire) == 0) return nullptr;
-    std::lock_guard lock(mutex_);
-    for (auto it = queue_.begin(); it != queue_.end(); ++it) {
-      if ((*it)->note != note) continue;
-      task* t = *it;
-      queue_.erase(it);
-      size_.store(queue_.size(), std::memory_order_release);
-      return t;
-    }
-    return nullptr;
+    return take_first_if([note](const task* t) { return t->note == note; });
   }
   // Removes `t` if it is still here (nobody started it); false otherwise.
   bool remove(const task* t) {
-    if (size_.load(std::memory_order_acquire) == 0) return false;
-    std::lock_guard lock(mutex_);
-    for (auto it = queue_.begin(); it != queue_.end(); ++it) {
-      if (*it != t) continue;
-      queue_.erase(it);
-      size_.store(queue_.size(), std::memory_order_release);
-      return true;
-    }
-    return false;
+    return take_first_if([t](const task* x) { return x == t; }) != nullptr;
   }
   bool empty() const noexcept { return size_.load(std::memory_order_acquire) == 0; }
 
  private:
+  // Takes the oldest posted task matching `match`, under the lock.
+  template <class Match>
+  task* take_first_if(Match match) {
+    if (size_.load(std::memory_order_acquire) == 0) return nullptr;
+    std::lock_guard lock(mutex_);
+    for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+      if (!match(*it)) continue;
+      task* t = *it;
+      queue_.erase(it);
+      size_.store(queue_.size(), std::memory_order_release);
+      return t;
+    }
+    return nullptr;
+  }
+
   std::mutex mutex_;
   std::deque<task*> queue_;
   std::atomic<std::size_t> size_{0};

@@ -36,8 +36,7 @@ scheduler::scheduler(const runtime_config& cfg)
   const unsigned n = static_cast<unsigned>(placement_.size());
   config_.workers = n;
   workers_.reserve(n);
-  for (unsigned i = 0; i < n; ++i)
-    workers_.push_back(std::make_unique<worker>(*this, i, placement_[i].numa_node, config_));
+  for (unsigned i = 0; i < n; ++i) workers_.push_back(std::make_unique<worker>(*this, i, config_));
 
   // Start workers 1..n-1 and wait until each is pinned (or failed to be).
   std::vector<std::future<void>> ready;

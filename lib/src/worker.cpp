@@ -20,10 +20,9 @@ std::uint64_t now_ns() noexcept {
 double seconds_since(std::uint64_t t0) noexcept { return static_cast<double>(now_ns() - t0) * 1e-9; }
 }  // namespace
 
-worker::worker(scheduler& s, unsigned id, unsigned numa_node, const runtime_config& cfg)
+worker::worker(scheduler& s, unsigned id, const runtime_config& cfg)
     : sched_(s),
       id_(id),
-      numa_node_(numa_node),
       idle_(cfg.idle),
       max_depth_(cfg.max_nesting + 1),
       segments_(cfg.max_nesting + 1),

@@ -42,7 +42,7 @@ struct phase_setup {
 
 class worker final : public worker_view {
  public:
-  worker(scheduler& s, unsigned id, unsigned numa_node, const runtime_config& cfg);
+  worker(scheduler& s, unsigned id, const runtime_config& cfg);
 
   // --- entry points of the user API (spawn.hpp) ---
   void submit(task* t);
@@ -100,7 +100,6 @@ class worker final : public worker_view {
 
   scheduler& sched_;
   const unsigned id_;
-  const unsigned numa_node_;
   const idle_mode idle_;
   const unsigned max_depth_;  // open segments allowed: 1 + max nesting
 
