@@ -18,7 +18,7 @@ set(CWS_CONFORMANCE_SUITES
     test_core_only test_umbrella_wiring
     test_steal_tree test_steal_tree_stress test_steal_tree_coarsen test_recorder_memory
     test_locality_replay test_schedulers_stress test_schedulers_cli test_history_allocs test_history_memory
-    test_apps)
+    test_apps test_app_fdtd test_app_floyd test_app_prefix test_app_cg test_app_mg test_app_pcg test_app_bench)
 set(CWS_INTERNAL_SUITES
     test_topology           # pinning.hpp, topology_xml.hpp
     test_locality           # page_homes_cache.hpp
@@ -29,7 +29,10 @@ set(CWS_INTERNAL_SUITES
     test_traces             # payload_io.hpp
     test_trace_stream       # payload_io.hpp, records.hpp
     test_cws_trace_cli      # payload_io.hpp
-    test_app_rounds)        # apps/common/rounds.hpp
+    test_app_rounds         # apps/common/rounds.hpp
+    test_cg_oracles         # apps/cg: randlc, makea
+    test_mg_oracles         # apps/mg: zran3, per-iteration norms
+    test_pcg_parts)         # apps/pcg: matrix, preconditioners, schedule file
 
 # The black-box suite of tests/conformance (new files go here; public headers only).
 cws_test(test_conformance

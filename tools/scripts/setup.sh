@@ -10,6 +10,8 @@ packages=(
   libboost-serialization-dev         # trace files (cws::traces)
   libgtest-dev libgmock-dev libbenchmark-dev
   libtbb-dev                         # baseline (OpenMP comes with g++)
+  libopenmpi-dev openmpi-bin         # cws-pcg's MPI scale-out (optional: detected, skipped visibly without)
+  python3 python3-matplotlib python3-pandas  # tools/bench: the benchmark report
   qemu-system-x86 busybox-static cpio  # numa-vm guests for the numa-vm tests (../shared/tools/numa-vm)
 )
 
