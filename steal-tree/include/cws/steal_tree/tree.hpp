@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,14 +21,25 @@
 namespace cws::steal_tree {
 
 inline constexpr std::uint32_t no_parent = ~std::uint32_t{0};
+inline constexpr std::uint32_t no_path = ~std::uint32_t{0};
 
 // A steal out of a segment: the task at (level, step) was taken by `thief`
 // and became segment `child` (an index into tree::segments).
+//
+// Its pedigree (`path`, an offset into tree::paths, or no_path when unknown:
+// trees from format-4 files, hand-built trees) is the task's ancestry inside
+// the segment: `level` entries, entry d-1 the rank of its depth-d ancestor
+// among the spawns of its depth-(d-1) ancestor (depth 0: the segment's root
+// task; the last entry is the stolen task's own rank). Unlike the step, a
+// rank does not depend on the order in which the segment ran its other
+// subtrees, so a replay can tell which spawns lie on the way to a designated
+// steal and run every other spawn as a plain call (serial elision).
 struct steal_point {
   std::uint32_t level = 0;
   std::uint32_t step = 0;
   std::uint32_t thief = 0;
   std::uint32_t child = 0;
+  std::uint32_t path = no_path;
   friend bool operator==(const steal_point&, const steal_point&) = default;
 };
 
@@ -63,6 +75,7 @@ struct tree {
   std::vector<segment> segments;                            // segments[0] is the root segment
   std::vector<std::vector<std::uint32_t>> worker_segments;  // per worker: its segments in start order
   std::vector<audit_record> audit;                          // empty unless audit mode
+  std::vector<std::uint32_t> paths;                         // the steal points' pedigrees, concatenated
   friend bool operator==(const tree&, const tree&) = default;
 };
 
@@ -81,5 +94,11 @@ struct phase_record {
   // (usually none or one; relocalize always works on a schedule's latest run).
   std::vector<cws::relocalization_report> relocalizations;
 };
+
+// The pedigree of `p` in `t` (p.level ranks), or an empty span when unknown.
+inline std::span<const std::uint32_t> path_of(const tree& t, const steal_point& p) noexcept {
+  if (p.path == no_path || p.path > t.paths.size() || t.paths.size() - p.path < p.level) return {};
+  return {t.paths.data() + p.path, p.level};
+}
 
 }  // namespace cws::steal_tree
