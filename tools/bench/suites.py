@@ -1,0 +1,147 @@
+"""The benchmark suites: which app invocations each suite runs.
+
+An invocation is one run of one app binary with --json added by the harness:
+
+    inv("heat", "--size", "256", nodes=4)
+
+- ``app``: the binary is ``cws-<app>`` in the build directory (apps/ or
+  apps/<app>/); a binary that is not built is reported and skipped.
+- ``args``: always passed.
+- ``prefer``: flag -> values, passed only when the app's ``--help`` lists the
+  flag (for apps whose size flags are not settled yet: their defaults are
+  used otherwise).
+- ``nodes``: 1 runs on the machine as it is; N > 1 runs on a synthetic
+  machine of N NUMA nodes with one core each (CWS_TOPOLOGY="pack:N numa:1
+  core:1 pu:1", simulated page homes) and ``--workers N``, for the locality
+  figures.
+- ``tag``: tells two invocations of the same app apart in file names and in
+  the summary.
+
+quick: seconds per invocation, for CI and the ctest. full: the apps'
+documented default sizes (0.2-2 s per run) with more runs, and the locality
+runs at larger sizes.
+"""
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Invocation:
+    app: str
+    args: tuple = ()
+    prefer: tuple = ()  # ((flag, (values...)), ...): used when --help lists the flag
+    nodes: int = 1
+    tag: str = ""
+
+    @property
+    def id(self):
+        parts = [self.app]
+        if self.tag:
+            parts.append(self.tag)
+        if self.nodes > 1:
+            parts.append(f"{self.nodes}nodes")
+        return "-".join(parts)
+
+    def env(self):
+        """The environment variables this invocation sets."""
+        if self.nodes <= 1:
+            return {}
+        return {"CWS_TOPOLOGY": f"pack:{self.nodes} numa:1 core:1 pu:1"}
+
+    def full_args(self, help_text=""):
+        """args, the preferred flags the app supports, --workers for synthetic nodes, and --json."""
+        out = list(self.args)
+        for flag, values in self.prefer:
+            if flag_listed(help_text, flag):
+                out.append(flag)
+                out.extend(values)
+        if self.nodes > 1:
+            out += ["--workers", str(self.nodes)]
+        out.append("--json")
+        return out
+
+
+def flag_listed(help_text, flag):
+    """True when `flag` appears in a CLI11 --help text as an option name."""
+    for line in help_text.splitlines():
+        for word in line.replace(",", " ").split():
+            if word == flag or word.startswith(flag + "="):
+                return True
+    return False
+
+
+def inv(app, *args, prefer=None, nodes=1, tag=""):
+    pref = tuple((k, tuple(v)) for k, v in (prefer or {}).items())
+    return Invocation(app=app, args=tuple(args), prefer=pref, nodes=nodes, tag=tag)
+
+
+# Every app of the suite, in report order.
+APPS = ("heat", "memcopy", "fib", "phases", "fdtd", "floyd", "prefix", "cg", "mg", "pcg")
+
+# Apps whose results carry a local share per cws variant (run on 1/2/4/8 nodes).
+LOCALITY_NODES = (1, 2, 4, 8)
+
+_QUICK_RUNS = ("--runs", "3", "--warmup", "1")
+_FULL_RUNS = ("--runs", "7", "--warmup", "2")
+
+
+def _quick():
+    q = [
+        inv("heat", "--size", "256", "--iters", "12", *_QUICK_RUNS, "-q"),
+        inv("memcopy", "--mb", "8", *_QUICK_RUNS),
+        inv("fib", "-n", "22", *_QUICK_RUNS),
+        inv("phases", "--sizes", "0,256", "--iters", "50", "--no-gaps", *_QUICK_RUNS),
+        inv("fdtd", *_QUICK_RUNS, prefer={"--nx": ["128"], "--ny": ["128"], "--iters": ["8"], "-q": []}),
+        inv("floyd", *_QUICK_RUNS, prefer={"--size": ["180"], "-n": ["180"]}),
+        inv("prefix", "--size", "262144", *_QUICK_RUNS),
+        inv("cg", *_QUICK_RUNS, prefer={"--class": ["S"]}),
+        inv("mg", *_QUICK_RUNS, prefer={"--class": ["S"]}),
+        inv("pcg", *_QUICK_RUNS, prefer={"--grid": ["16"], "--size": ["16"]}),
+    ]
+    loc = ("--runs", "2", "--warmup", "1")
+    for nodes in LOCALITY_NODES[1:]:
+        q += [
+            inv("heat", "--size", "256", "--iters", "6", *loc, "-q", nodes=nodes),
+            inv("memcopy", "--mb", "4", *loc, nodes=nodes),
+            inv("prefix", "--size", "262144", *loc, nodes=nodes),
+        ]
+    return q
+
+
+def _full():
+    f = [
+        inv("heat", *_FULL_RUNS, "-q"),
+        inv("memcopy", "--mb", "128", *_FULL_RUNS),
+        inv("fib", *_FULL_RUNS),
+        inv("phases", "--runs", "5"),
+        inv("fdtd", *_FULL_RUNS, prefer={"-q": []}),
+        inv("floyd", *_FULL_RUNS),
+        inv("prefix", *_FULL_RUNS),
+        inv("cg", *_FULL_RUNS),
+        inv("mg", *_FULL_RUNS),
+        inv("pcg", *_FULL_RUNS),
+    ]
+    loc = ("--runs", "3", "--warmup", "1")
+    for nodes in LOCALITY_NODES[1:]:
+        f += [
+            inv("heat", "--size", "1024", "--iters", "20", *loc, "-q", nodes=nodes),
+            inv("memcopy", "--mb", "64", *loc, nodes=nodes),
+            inv("prefix", "--size", str(1 << 22), *loc, nodes=nodes),
+            inv("fdtd", *loc, prefer={"--nx": ["512"], "--ny": ["512"], "-q": []}, nodes=nodes),
+        ]
+    return f
+
+
+SUITES = {"quick": _quick, "full": _full}
+
+
+def suite(name):
+    """The invocations of suite `name`; KeyError names the known suites."""
+    if name not in SUITES:
+        raise KeyError(f"unknown suite '{name}' (known: {', '.join(sorted(SUITES))})")
+    invocations = SUITES[name]()
+    ids = [i.id for i in invocations]
+    dup = {x for x in ids if ids.count(x) > 1}
+    if dup:
+        raise ValueError(f"suite '{name}' has duplicate invocation ids: {sorted(dup)}")
+    return invocations

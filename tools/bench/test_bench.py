@@ -1,0 +1,197 @@
+"""Unit tests of the harness's pure parts: suites, figures pulled from app
+documents, the summary, the README splice, the report check.
+
+    /usr/bin/python3 -m unittest discover -s tools/bench -p 'test_*.py'
+"""
+
+import json
+import os
+import stat
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import analysis  # noqa: E402
+import runner  # noqa: E402
+import suites  # noqa: E402
+
+
+def result(variant, median, minimum=None, **extra):
+    return dict(variant=variant, median_s=median, min_s=median if minimum is None else minimum, **extra)
+
+
+def record(rid, app, results, nodes=1, status="ok", numa_nodes=None):
+    doc = {"app": app, "params": {}, "topology": {"numa_nodes": numa_nodes or nodes, "workers": nodes},
+           "results": results}
+    return {"id": rid, "app": app, "nodes": nodes, "status": status, "doc": doc, "wall_s": 1.5}
+
+
+class Suites(unittest.TestCase):
+    def test_every_app_is_in_both_suites_and_ids_are_unique(self):
+        for name in suites.SUITES:
+            invocations = suites.suite(name)
+            self.assertEqual({i.app for i in invocations}, set(suites.APPS), name)
+            ids = [i.id for i in invocations]
+            self.assertEqual(len(ids), len(set(ids)), name)
+
+    def test_locality_runs_cover_2_4_8_nodes_with_matching_workers(self):
+        heat = [i for i in suites.suite("quick") if i.app == "heat"]
+        self.assertEqual(sorted(i.nodes for i in heat), [1, 2, 4, 8])
+        four = next(i for i in heat if i.nodes == 4)
+        self.assertEqual(four.env(), {"CWS_TOPOLOGY": "pack:4 numa:1 core:1 pu:1"})
+        args = four.full_args()
+        self.assertEqual(args[args.index("--workers") + 1], "4")
+        self.assertEqual(args[-1], "--json")
+        self.assertEqual(next(i for i in heat if i.nodes == 1).env(), {})
+
+    def test_preferred_flags_only_when_help_lists_them(self):
+        i = suites.inv("cg", "--runs", "2", prefer={"--class": ["S"]})
+        self.assertEqual(i.full_args("  --runs UINT\n  --json\n"), ["--runs", "2", "--json"])
+        self.assertEqual(i.full_args("  --class TEXT:{S,W,A}  NPB class\n"), ["--runs", "2", "--class", "S", "--json"])
+        # a flag that is only a prefix of a listed one does not count
+        self.assertFalse(suites.flag_listed("  --classes TEXT", "--class"))
+        self.assertTrue(suites.flag_listed("  -q,--quiet   No lines", "-q"))
+
+    def test_unknown_suite_names_the_known_ones(self):
+        with self.assertRaises(KeyError) as e:
+            suites.suite("nightly")
+        self.assertIn("quick", str(e.exception))
+
+
+class TimeGroups(unittest.TestCase):
+    def test_ratios_are_to_omp_static_and_spread_is_min_to_median(self):
+        rec = record("heat", "heat", [result("cws-stows", 2.0, 1.5), result("omp-static", 4.0, 3.0),
+                                      result("tbb-auto", 6.0)])
+        [g] = analysis.time_groups(rec)
+        self.assertEqual(g["baseline"], "omp-static")
+        rows = {r["variant"]: r for r in g["rows"]}
+        self.assertAlmostEqual(rows["cws-stows"]["ratio"], 0.5)
+        self.assertAlmostEqual(rows["cws-stows"]["ratio_lo"], 0.375)
+        self.assertAlmostEqual(rows["omp-static"]["ratio"], 1.0)
+
+    def test_fallback_baselines_without_omp_static(self):
+        rec = record("fib", "fib", [result("cws-random", 1.0), result("tbb-task-group", 2.0), result("serial", 0.1)])
+        [g] = analysis.time_groups(rec)
+        self.assertEqual(g["baseline"], "tbb-task-group")
+        self.assertIsNone(analysis.baseline_of(["cws-random"]))
+
+    def test_nested_phases_give_one_group_per_size(self):
+        rec = record("phases", "phases", [
+            {"variant": "cws-random", "phases": [result(None, 2e-6, size="empty"), result(None, 5e-6, size="256KiB")]},
+            {"variant": "omp-static", "phases": [result(None, 1e-6, size="empty"), result(None, 5e-6, size="256KiB")]},
+        ])
+        groups = analysis.time_groups(rec)
+        self.assertEqual([g["label"] for g in groups], ["phases [empty]", "phases [256KiB]"])
+        self.assertAlmostEqual(groups[0]["rows"][0]["ratio"], 2.0)
+        self.assertEqual(groups[0]["rows"][0]["variant"], "cws-random")
+
+    def test_summary_row_names_best_cws_and_tbb(self):
+        rec = record("heat", "heat", [result("cws-random", 3.0), result("cws-stows", 2.0), result("tbb-auto", 5.0),
+                                      result("omp-static", 4.0, verified=True)])
+        row = analysis.run_row(rec, analysis.time_groups(rec))
+        self.assertEqual((row["best_cws"], row["best_tbb"]), ("cws-stows", "tbb-auto"))
+        self.assertAlmostEqual(row["best_cws_ratio"], 0.5)
+        self.assertTrue(row["verified"])
+        rec["doc"]["results"][0]["verified"] = False
+        self.assertFalse(analysis.run_row(rec, analysis.time_groups(rec))["verified"])
+
+
+class Locality(unittest.TestCase):
+    def test_table_per_app_variant_and_nodes(self):
+        recs = [record("memcopy", "memcopy", [result("cws-stows", 1.0, copy_local_share=1.0)]),
+                record("memcopy-4nodes", "memcopy", [result("cws-stows", 1.0, copy_local_share=0.99),
+                                                     result("cws-random-interleave", 1.0, copy_local_share=0.25),
+                                                     result("omp-static", 1.0)], nodes=4),
+                record("fib", "fib", [result("cws-random", 1.0)])]
+        table = analysis.locality_table(recs)
+        self.assertEqual(list(table), ["memcopy"])
+        self.assertEqual(table["memcopy"]["cws-stows"], {1: 1.0, 4: 0.99})
+        self.assertNotIn("omp-static", table["memcopy"])
+
+    def test_single_node_only_is_left_out(self):
+        self.assertEqual(analysis.locality_table([record("heat", "heat", [result("cws-a", 1.0, local_share=1.0)])]),
+                         {})
+
+
+class Evolve(unittest.TestCase):
+    def test_series_until_convergence(self):
+        its = [{"run": 0, "warmup": True, "wall_s": 3e-3, "distance_to_previous": None, "ran_as_kind": "random_no_template"},
+               {"run": 0, "warmup": True, "wall_s": 2e-3, "distance_to_previous": 0.1, "ran_as_kind": "relws"},
+               {"run": 0, "warmup": True, "wall_s": 1e-3, "distance_to_previous": 0.0, "ran_as_kind": "relws",
+                "converged": True}]
+        rec = record("heat", "heat", [result("cws-evolve", 1.0, iterations=its, converged_at=2)])
+        s = analysis.evolve_series(rec)
+        self.assertEqual(len(s["points"]), 3)
+        self.assertEqual(s["first_converged_index"], 2)
+        self.assertIsNone(s["points"][0]["distance"])
+        self.assertIsNone(analysis.evolve_series(record("fib", "fib", [result("cws-evolve", 1.0)])))
+
+
+class Summary(unittest.TestCase):
+    def test_a_row_per_run_including_skipped_and_failed(self):
+        recs = [record("heat", "heat", [result("cws-stows", 2.0), result("omp-static", 4.0)]),
+                {"id": "floyd", "app": "floyd", "nodes": 1, "status": "skipped", "reason": "not built"},
+                {"id": "cg", "app": "cg", "nodes": 1, "status": "error", "reason": "exit code 1: wrong"}]
+        meta = {"suite": "quick", "commit": "0123456789abcdef", "wall_s": 12.0,
+                "machine": {"model": "Some CPU", "nproc": 2, "load_average": [1.0, 2.0, 3.0]}}
+        text = analysis.summary_markdown(meta, recs, ["time_heat.png"])
+        for rid in ("heat", "floyd", "cg"):
+            self.assertIn(f"| {rid} |", text)
+        self.assertIn("0123456789ab", text)
+        self.assertIn("| cws-stows | 2000 |", text)
+        self.assertIn("0.50", text)
+        self.assertIn("Skipped (not built): floyd", text)
+        self.assertEqual(analysis.check_report({"time_heat.png": 10}, text, recs), [])
+
+    def test_check_report_finds_missing_and_empty_files(self):
+        recs = [record("heat", "heat", [result("omp-static", 1.0)])]
+        self.assertIn("no PNG in the report", analysis.check_report({}, "", recs))
+        problems = analysis.check_report({"time_heat.png": 0}, "| heat |", recs)
+        self.assertEqual(problems, ["time_heat.png is empty"])
+        self.assertIn("summary.md has no row for run heat", analysis.check_report({"time_heat.png": 5}, "", recs))
+
+    def test_splice_replaces_only_between_markers(self):
+        text = f"# T\nbefore\n{analysis.SUMMARY_BEGIN}\nold figures\n{analysis.SUMMARY_END}\nafter\n"
+        out = analysis.splice(text, "new table\n")
+        self.assertEqual(out, f"# T\nbefore\n{analysis.SUMMARY_BEGIN}\nnew table\n{analysis.SUMMARY_END}\nafter\n")
+        self.assertEqual(analysis.splice(out, "new table"), out)  # idempotent
+        with self.assertRaises(ValueError):
+            analysis.splice("no markers", "x")
+
+
+class Runner(unittest.TestCase):
+    def test_missing_binary_is_skipped_and_failing_app_is_an_error(self):
+        with tempfile.TemporaryDirectory() as build:
+            apps = Path(build) / "apps"
+            apps.mkdir()
+            fake = apps / "cws-fake"
+            fake.write_text("#!/bin/sh\necho 'cws-fake: error: boom' >&2\nexit 1\n")
+            fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+            good = apps / "cws-good"
+            good.write_text('#!/bin/sh\necho "{\\"app\\": \\"good\\", \\"topology\\": {}, \\"params\\": {}, '
+                            '\\"results\\": [], \\"env\\": \\"$CWS_TOPOLOGY\\", \\"args\\": \\"$*\\"}"\n')
+            good.chmod(good.stat().st_mode | stat.S_IXUSR)
+            out = Path(build) / "out"
+            os.environ["CWS_WORKERS"] = "7"  # not passed on: the suite decides CWS_*
+            try:
+                meta = runner.run_suite("t", [suites.inv("missing"), suites.inv("fake"),
+                                              suites.inv("good", "--runs", "1", nodes=2)], build, out, log=lambda s: None)
+            finally:
+                del os.environ["CWS_WORKERS"]
+            self.assertEqual([r["status"] for r in meta["runs"]], ["skipped", "error", "ok"])
+            self.assertIn("boom", meta["runs"][1]["reason"])
+            loaded_meta, recs = runner.load(out)
+            self.assertEqual(loaded_meta["suite"], "t")
+            self.assertIn("nproc", loaded_meta["machine"])
+            doc = recs[2]["doc"]
+            self.assertEqual(doc["env"], "pack:2 numa:1 core:1 pu:1")
+            self.assertEqual(doc["args"], "--runs 1 --workers 2 --json")
+            with open(out / meta["runs"][2]["file"]) as f:
+                self.assertEqual(json.load(f)["status"], "ok")
+
+
+if __name__ == "__main__":
+    unittest.main()
