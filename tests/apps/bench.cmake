@@ -16,10 +16,11 @@ if(EXISTS ${CWS_BENCH_PYTHON})
   add_test(NAME test_app_bench
            COMMAND ${CWS_BENCH_PYTHON} ${PROJECT_SOURCE_DIR}/tools/bench/bench.py ci --suite quick
                    --build ${CMAKE_BINARY_DIR})
-  set_tests_properties(test_app_bench PROPERTIES LABELS apps SKIP_RETURN_CODE 77 TIMEOUT 300)
+  set_tests_properties(test_app_bench PROPERTIES LABELS apps SKIP_RETURN_CODE 77 TIMEOUT 300
+                                                  ENVIRONMENT PYTHONDONTWRITEBYTECODE=1)
   add_test(NAME test_app_bench_unit
            COMMAND ${CWS_BENCH_PYTHON} -m unittest discover -s ${PROJECT_SOURCE_DIR}/tools/bench -p "test_*.py")
-  set_tests_properties(test_app_bench_unit PROPERTIES LABELS "unit;apps")
+  set_tests_properties(test_app_bench_unit PROPERTIES LABELS "unit;apps" ENVIRONMENT PYTHONDONTWRITEBYTECODE=1)
 else()
   message(STATUS "cws: test_app_bench skipped: ${CWS_BENCH_PYTHON} not found (apt install python3)")
 endif()

@@ -1,0 +1,226 @@
+// cws-prefix as a program, with tiny sizes: every variant's scan equals
+// std::inclusive_scan on 1, 2 and 4 (synthetic) workers and on edge sizes;
+// the JSON envelope and fields; the scan passes replay the init pass's
+// template under stows/stuws (the app's audit: every block's leaf ran on the
+// worker that first touched the block); a reduce/scan recursion that differs
+// from init's is reported as diverged, never as a replay; locality on a
+// synthetic machine; one-line errors. No test looks at a time.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app_runner.hpp"
+
+namespace {
+
+using namespace cws::apps_test;
+using strings = std::vector<std::string>;
+
+const env_list four_nodes = {{"CWS_TOPOLOGY", "pack:4 numa:1 core:1 pu:1"}};
+
+// Blocks of 512 int64 = one 4 KiB page each: a block owns whole pages.
+const strings small = {"--size", "65536", "--block", "512", "--runs", "2", "--warmup", "1"};
+
+json prefix_json(strings args, const env_list& env = {}) {
+  args.emplace_back("--json");
+  const run_result r = run_process(CWS_APP_PREFIX, args, env);
+  EXPECT_FALSE(r.timed_out) << r.dump();
+  EXPECT_EQ(r.code, 0) << r.dump();
+  try {
+    return json::parse(r.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "stdout is not one JSON document: " << e.what() << "\n" << r.dump();
+  }
+  return json();
+}
+
+strings with(strings args, const strings& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+const json& entry(const json& doc, const std::string& variant) {
+  static const json none;
+  for (const json& e : doc["results"])
+    if (e.value("variant", "") == variant) return e;
+  ADD_FAILURE() << "no result for variant " << variant;
+  return none;
+}
+
+strings variants_of(const json& doc) {
+  strings v;
+  for (const json& e : doc["results"]) v.push_back(e.value("variant", ""));
+  return v;
+}
+
+void expect_all_verified(const json& doc) {
+  ASSERT_TRUE(doc.contains("results")) << doc.dump();
+  for (const json& e : doc["results"]) EXPECT_EQ(e["verified"], true) << e["variant"];
+}
+
+const strings all_variants = {"serial",   "cws-random", "cws-stows",    "cws-stuws",  "cws-relws", "cws-evolve",
+                              "cws-user", "tbb-auto",   "tbb-affinity", "tbb-static", "omp-static"};
+
+TEST(Prefix, EveryVariantVerifiesOnOneTwoAndFourWorkers) {
+  for (const auto& [workers, env] : {std::pair{std::string("1"), env_list{}}, {"2", env_list{}}, {"4", four_nodes}}) {
+    SCOPED_TRACE("workers " + workers);
+    const json doc = prefix_json(with(small, {"--workers", workers}), env);
+    ASSERT_FALSE(doc.is_null());
+    EXPECT_EQ(doc["app"], "prefix");
+    EXPECT_EQ(doc["topology"]["workers"], std::stoi(workers));
+    EXPECT_EQ(variants_of(doc), all_variants);
+    expect_all_verified(doc);
+  }
+}
+
+TEST(Prefix, EnvelopeAndFields) {
+  const json doc = prefix_json(small);
+  ASSERT_FALSE(doc.is_null());
+  strings keys;
+  for (const auto& [k, v] : doc.items()) keys.push_back(k);
+  EXPECT_EQ(keys, (strings{"app", "params", "topology", "results"}));
+  const json& p = doc["params"];
+  EXPECT_EQ(p["size"], 65536);
+  EXPECT_EQ(p["block"], 512);
+  EXPECT_EQ(p["blocks"], 128);
+  EXPECT_EQ(p["scan"], "inclusive");
+  EXPECT_EQ(p["element"], "int64");
+  for (const json& e : doc["results"]) {
+    SCOPED_TRACE(e["variant"].get<std::string>());
+    EXPECT_EQ(e["runs"], 2);
+    EXPECT_GT(e["min_s"].get<double>(), 0.0);
+    EXPECT_LE(e["min_s"].get<double>(), e["median_s"].get<double>());
+    EXPECT_TRUE(e.contains("init_median_s"));
+    EXPECT_DOUBLE_EQ(e["ratio_vs_omp_static"].get<double>(),
+                     e["median_s"].get<double>() / entry(doc, "omp-static")["median_s"].get<double>());
+  }
+  EXPECT_EQ(entry(doc, "omp-static")["ratio_vs_omp_static"], 1.0);
+  // Which schedule each cws variant's passes follow.
+  EXPECT_EQ(entry(doc, "cws-stuws")["reduce_follows"], "prefix-init/stuws");
+  EXPECT_EQ(entry(doc, "cws-stuws")["scan_follows"], "prefix-init/stuws");
+  EXPECT_EQ(entry(doc, "cws-random")["scan_follows"], "");
+  EXPECT_EQ(entry(doc, "cws-evolve")["scan_follows"], "prefix-reduce/evolve");
+  EXPECT_EQ(entry(doc, "cws-evolve")["scan_policy"], "stuws");
+  // One untimed first-touch init, then per run (warm-up + measured) init, reduce, scan.
+  const json& passes = entry(doc, "cws-stuws")["passes"];
+  ASSERT_EQ(passes.size(), 1u + 3 * 3);
+  EXPECT_TRUE(passes[0]["run"].is_null());
+  EXPECT_EQ(passes[0]["pass"], "init");
+  EXPECT_EQ(passes[0]["ran_as_kind"], "random_no_template");
+  EXPECT_EQ(std::count_if(passes.begin(), passes.end(), [](const json& x) { return x["measured"] == true; }), 6);
+}
+
+TEST(Prefix, EdgeSizesVerify) {
+  for (const strings& size :
+       {strings{"--size", "0"}, strings{"--size", "1"}, strings{"--size", "511"},
+        strings{"--size", "1000", "--block", "64"}, strings{"--size", "4097", "--block", "512"}}) {
+    SCOPED_TRACE(size[1]);
+    const json doc =
+        prefix_json(with(size, {"--runs", "1", "--warmup", "0", "--policies", "random,stuws,user", "--workers", "2"}));
+    ASSERT_FALSE(doc.is_null());
+    expect_all_verified(doc);
+  }
+}
+
+// The init pass's template must hand blocks to more than one worker, or every
+// replay of it is trivially local. On a loaded machine the first init may
+// finish before another worker wakes up: then the run is repeated.
+json run_with_stealing_init(const strings& args, const env_list& env, const std::string& variant) {
+  json doc;
+  for (int attempt = 0; attempt < 6; ++attempt) {
+    doc = prefix_json(args, env);
+    if (doc.is_null() || entry(doc, variant)["first_touch_workers"].get<unsigned>() >= 2) return doc;
+  }
+  ADD_FAILURE() << "the first-touch init never spread over two workers in 6 runs";
+  return doc;
+}
+
+TEST(Prefix, ScanPassesReplayTheInitTemplateOnTheFirstToucher) {
+  for (const auto& [workers, env] : {std::pair{std::string("2"), env_list{}}, {"4", four_nodes}}) {
+    SCOPED_TRACE("workers " + workers);
+    const json doc = run_with_stealing_init(
+        with(small, {"--size", "262144", "--workers", workers, "--policies", "stows,stuws"}), env, "cws-stuws");
+    ASSERT_FALSE(doc.is_null());
+    for (const char* name : {"cws-stuws", "cws-stows"}) {
+      const json& e = entry(doc, name);
+      const std::string policy = std::string(name).substr(4);
+      SCOPED_TRACE(name);
+      EXPECT_EQ(e["follow_trusted"], true) << e.dump(1);
+      EXPECT_EQ(e["diverged_passes"], 0);
+      EXPECT_EQ(e["undetected_mismatches"], 0);
+      EXPECT_EQ(e["reduce_on_toucher"], 1.0);
+      EXPECT_EQ(e["scan_on_toucher"], 1.0);
+      for (const json& p : e["passes"]) {
+        if (p["run"].is_null()) continue;  // the first touch itself
+        SCOPED_TRACE(p.dump());
+        EXPECT_EQ(p["ran_as_kind"], policy);
+        EXPECT_EQ(p["diverged"], false);
+        EXPECT_EQ(p["blocks_on_first_toucher"], p["blocks"]);
+        if (p["pass"] != "init") {
+          EXPECT_EQ(p["follows"], "prefix-init/" + policy);
+          EXPECT_EQ(p["template_from"].get<std::string>().rfind("follows 'prefix-init/" + policy + "'", 0), 0u);
+        }
+      }
+    }
+  }
+}
+
+TEST(Prefix, DifferentRecursionIsReportedAsDivergedNeverTrusted) {
+  // Reduce and scan with one leaf for all 128 blocks: none of the template's
+  // steals can happen.
+  const json doc =
+      run_with_stealing_init(with(small, {"--policies", "stuws", "--mismatch-grain", "128"}), {}, "cws-stuws");
+  ASSERT_FALSE(doc.is_null());
+  EXPECT_EQ(doc["params"]["mismatch_grain"], 128);
+  const json& e = entry(doc, "cws-stuws");
+  EXPECT_EQ(e["verified"], true);  // divergence costs locality, never the result
+  EXPECT_EQ(e["follow_trusted"], false);
+  EXPECT_EQ(e["reduce_diverged"], 2);
+  EXPECT_EQ(e["scan_diverged"], 2);
+  EXPECT_EQ(e["scan_ran_as_kind"], "random_diverged");
+  EXPECT_LT(e["scan_on_toucher"].get<double>(), 1.0);
+  for (const json& p : e["passes"])
+    if (p["pass"] != "init") {
+      EXPECT_EQ(p["diverged"], true) << p.dump();
+      EXPECT_FALSE(p["ran_as_reason"].get<std::string>().empty());
+    }
+}
+
+TEST(Prefix, LocalityOnFourSyntheticNodes) {
+  const json doc = run_with_stealing_init(
+      with(small, {"--size", "262144", "--workers", "4", "--policies", "random,stuws,user"}), four_nodes, "cws-stuws");
+  ASSERT_FALSE(doc.is_null());
+  EXPECT_EQ(doc["topology"]["synthetic"], true);
+  EXPECT_EQ(doc["topology"]["numa_nodes"], 4);
+  EXPECT_EQ(doc["params"]["page_homes"], "simulated");
+  for (const char* name : {"cws-stuws", "cws-user"}) {
+    const json& e = entry(doc, name);
+    EXPECT_GE(e["local_share"].get<double>(), 0.99) << name;
+    EXPECT_GE(e["local_share_min"].get<double>(), 0.99) << name;
+    EXPECT_GE(e["reduce_local_share"].get<double>(), 0.99) << name;
+  }
+  const json& random = entry(doc, "cws-random");
+  EXPECT_GE(random["local_share"].get<double>(), 0.0);
+  EXPECT_LE(random["local_share"].get<double>(), 1.0);
+  // The audit and the page homes agree: a block off its first toucher is off its node.
+  EXPECT_LE(random["scan_on_toucher"].get<double>(), random["local_share"].get<double>() + 1e-9);
+  EXPECT_EQ(entry(doc, "cws-user")["first_touch_workers"], 4);
+}
+
+TEST(Prefix, ErrorsAreOneLine) {
+  for (const strings& args : {strings{"--size", "lots"}, strings{"--policies", "nonesuch"},
+                              strings{"--mismatch-grain", "0"}, strings{"--bogus"}}) {
+    const run_result r = run_process(CWS_APP_PREFIX, args);
+    SCOPED_TRACE(r.dump());
+    EXPECT_NE(r.code, 0);
+    EXPECT_EQ(r.err_lines().size(), 1u);
+  }
+  const run_result r = run_process(CWS_APP_PREFIX, {"--policies", "nonesuch", "--size", "16"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind("cws-prefix: error: ", 0), 0u) << r.err;
+}
+
+}  // namespace
