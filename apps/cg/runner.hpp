@@ -1,0 +1,41 @@
+#pragma once
+// How one variant of cws-cg runs the solver's loops (cg::block_runner):
+// common/block_loops.hpp over the row-block indices with one block per
+// grain, so a cws leaf is exactly one row block, OpenMP static deals out
+// whole blocks, and TBB's partitioners split the block range. Each loop
+// (cg::kernel) is one phase of block_loops, so a cws variant runs each in
+// its own schedule and tbb-affinity keeps one partitioner per loop.
+//
+// The init loop can run serially instead (--init serial): one call over all
+// blocks on the calling thread, inside a cws phase of the init schedule for
+// the cws variants, so that their declared touches give every page a home
+// on worker 0's node, as NPB's serial makea first-touches the whole matrix.
+
+#include <cstddef>
+#include <vector>
+
+#include "cg/solver.hpp"
+#include "common/block_loops.hpp"
+
+namespace cg {
+
+class loops_runner final : public block_runner {
+ public:
+  // `schedules`: one per kernel (indexed by cg::index) for the cws flavours, else empty.
+  loops_runner(cws_apps::bench_env& env, cws_apps::loop_flavour flavour, std::size_t blocks,
+               std::vector<cws::schedule*> schedules, bool serial_init);
+
+  double run(kernel k, const block_body& body) override;
+  bool declares_touches() const noexcept override { return loops_.runs_cws_phases(); }
+
+  cws_apps::block_loops& loops() noexcept { return loops_; }
+
+ private:
+  cws_apps::bench_env& env_;
+  std::size_t blocks_;
+  std::vector<cws::schedule*> schedules_;
+  bool serial_init_;
+  cws_apps::block_loops loops_;
+};
+
+}  // namespace cg

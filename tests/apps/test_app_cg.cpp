@@ -1,0 +1,237 @@
+// cws-cg run as a program with class S: every variant's zeta verified
+// (NPB's tolerance, bitwise equal to serial) on 1, 2 and 4 synthetic workers
+// under every policy, the --json document and its fields, the locality
+// figures on a synthetic 4-node machine, and the error conventions. No test
+// looks at a time beyond its sign.
+#include <CLI/CLI.hpp>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app_runner.hpp"
+
+namespace {
+
+using namespace cws::apps_test;
+using strings = std::vector<std::string>;
+
+const env_list four_nodes = {{"CWS_TOPOLOGY", "pack:4 numa:1 core:1 pu:1"}};
+const strings all_policies{"random", "stows", "stuws", "relws", "evolve", "user"};
+const strings kernels{"start", "spmv", "dot", "update", "direction", "residual", "norms", "normalize"};
+
+run_result run_cg(const strings& args, const env_list& env = {}) { return run_process(CWS_APP_CG, args, env); }
+
+json run_cg_json(strings args, const env_list& env = {}) {
+  args.emplace_back("--json");
+  const run_result r = run_cg(args, env);
+  EXPECT_FALSE(r.timed_out) << r.dump();
+  EXPECT_EQ(r.code, 0) << r.dump();
+  try {
+    return json::parse(r.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "stdout is not one JSON document: " << e.what() << "\n" << r.dump();
+  }
+  return json();
+}
+
+strings variants_of(const json& doc) {
+  strings v;
+  for (const json& e : doc["results"]) v.push_back(e.value("variant", "<no variant>"));
+  return v;
+}
+
+const json& entry(const json& doc, const std::string& variant) {
+  static const json none;
+  for (const json& e : doc["results"])
+    if (e.value("variant", "") == variant) return e;
+  ADD_FAILURE() << "no result for variant " << variant;
+  return none;
+}
+
+bool is_cws(const json& e) { return e.value("variant", "").rfind("cws-", 0) == 0; }
+
+// Every variant verified, with the same zeta, within NPB's tolerance of `ref`.
+void expect_all_verified(const json& doc, double ref) {
+  ASSERT_TRUE(doc.contains("results")) << doc.dump();
+  const double serial = entry(doc, "serial")["zeta"].get<double>();
+  EXPECT_LE(std::abs(serial - ref) / ref, 1e-10) << serial;
+  for (const json& e : doc["results"]) {
+    SCOPED_TRACE(e["variant"].get<std::string>());
+    EXPECT_EQ(e["verified"], true);
+    EXPECT_EQ(e["zeta"].get<double>(), serial);  // deterministic block reductions: bitwise
+    EXPECT_EQ(e["zeta_equals_serial"], true);
+    EXPECT_EQ(e["zeta_same_every_run"], true);
+    EXPECT_LE(e["zeta_rel_err"].get<double>(), 1e-10);
+  }
+}
+
+strings expected_variants(const strings& policies) {
+  strings v{"serial"};
+  for (const std::string& p : policies) {
+    v.push_back("cws-" + p);
+    if (p == "evolve") v.push_back("cws-evolve-follow");
+  }
+  for (const char* b : {"tbb-auto", "tbb-affinity", "tbb-static", "omp-static"}) v.push_back(b);
+  return v;
+}
+
+// Class S after 1 outer iteration (reference 9.9986441579140) under every
+// policy, on 1 worker, 2 workers and 4 workers of a synthetic 4-node machine.
+TEST(CgVerifies, EveryPolicyOnOneTwoAndFourWorkers) {
+  struct setup {
+    std::string workers;
+    env_list env;
+  };
+  for (const setup& s : {setup{"1", {}}, setup{"2", {}}, setup{"4", four_nodes}}) {
+    SCOPED_TRACE("workers " + s.workers);
+    const json doc =
+        run_cg_json({"--class", "S", "--iters", "1", "--runs", "1", "--warmup", "1", "--workers", s.workers}, s.env);
+    ASSERT_FALSE(doc.is_null());
+    EXPECT_EQ(variants_of(doc), expected_variants(all_policies));
+    EXPECT_EQ(doc["topology"]["workers"], std::stoi(s.workers));
+    EXPECT_EQ(doc["params"]["zeta_ref"], 9.9986441579140);
+    expect_all_verified(doc, 9.9986441579140);
+  }
+}
+
+// The official class S value after NPB's 15 iterations.
+TEST(CgVerifies, OfficialClassSZeta) {
+  const json doc = run_cg_json({"--class", "S", "--runs", "1", "--warmup", "0", "--workers", "2", "--policies",
+                                "random,evolve,user", "--init", "blocks"});
+  ASSERT_FALSE(doc.is_null());
+  EXPECT_EQ(doc["params"]["iters"], 15);
+  EXPECT_EQ(doc["params"]["zeta_ref"], 8.5971775078648);
+  expect_all_verified(doc, 8.5971775078648);
+}
+
+TEST(CgJson, EnvelopeParamsAndFields) {
+  const unsigned runs = 2, warmup = 1, iters = 2;
+  const json doc =
+      run_cg_json({"--class", "S", "--iters", "2", "--runs", "2", "--warmup", "1", "--policies", "stows,evolve,random"},
+                  {{"CWS_TOPOLOGY", "pack:2 numa:1 core:1 pu:1"}});
+  ASSERT_FALSE(doc.is_null());
+  strings keys;
+  for (const auto& [k, v] : doc.items()) keys.push_back(k);
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(keys, (strings{"app", "params", "results", "topology"}));
+  EXPECT_EQ(doc["app"], "cg");
+  EXPECT_EQ(doc["topology"]["workers"], 2);
+  EXPECT_EQ(doc["topology"]["synthetic"], true);
+  EXPECT_EQ(variants_of(doc), expected_variants({"stows", "evolve", "random"}));
+  const json& p = doc["params"];
+  EXPECT_EQ(p["class"], "S");
+  EXPECT_EQ(p["na"], 1400);
+  EXPECT_EQ(p["nonzer"], 7);
+  EXPECT_EQ(p["niter"], 15);
+  EXPECT_EQ(p["iters"], iters);
+  EXPECT_EQ(p["nnz"], 78148);
+  EXPECT_EQ(p["block_rows"], 32);
+  EXPECT_EQ(p["blocks"], 44);
+  EXPECT_EQ(p["phases_per_iter"], 104);
+  EXPECT_EQ(p["runs"], runs);
+  EXPECT_EQ(p["warmup"], warmup);
+  EXPECT_EQ(p["init"], "serial");
+  EXPECT_EQ(p["page_homes"], "simulated");
+  EXPECT_DOUBLE_EQ(p["operations_per_iter"].get<double>(), 2.0 * 1400 * (3 + 56 + 25 * 61 + 3));
+  expect_all_verified(doc, 8.5733279203222);
+
+  const json& omp = entry(doc, "omp-static");
+  const json& random = entry(doc, "cws-random");
+  for (const json& e : doc["results"]) {
+    const std::string v = e["variant"];
+    SCOPED_TRACE(v);
+    EXPECT_EQ(e["runs"], runs);
+    const double median = e["median_s"].get<double>();
+    EXPECT_GT(e["min_s"].get<double>(), 0.0);
+    EXPECT_LE(e["min_s"].get<double>(), median);
+    EXPECT_DOUBLE_EQ(e["mops"].get<double>(), p["operations_per_iter"].get<double>() / median / 1e6);
+    EXPECT_DOUBLE_EQ(e["ratio_vs_omp_static"].get<double>(), median / omp["median_s"].get<double>());
+    EXPECT_DOUBLE_EQ(e["ratio_vs_cws_random"].get<double>(), median / random["median_s"].get<double>());
+    for (const std::string& k : kernels) EXPECT_GE(e["kernel_s_per_iter"][k].get<double>(), 0.0) << k;
+    if (!is_cws(e)) {
+      EXPECT_FALSE(e.contains("schedules"));
+      continue;
+    }
+    const std::string suffix = v.substr(4);
+    for (const std::string& k : kernels) EXPECT_EQ(e["schedules"][k], "cg-" + k + "/" + suffix);
+    EXPECT_EQ(e["schedules"]["init"], "cg-init/" + suffix);
+    // 25 spmv phases per outer iteration, each measured one with a locality report.
+    EXPECT_EQ(e["locality_phases"], 25 * iters * runs);
+    unsigned counted = 0;
+    for (const auto& [kind, n] : e["spmv_ran_as"].items()) counted += n.get<unsigned>();
+    EXPECT_EQ(counted, 25 * iters * runs);
+    for (const char* k : {"local_share", "local_share_min", "local_share_last", "all_local_bytes_share"}) {
+      ASSERT_TRUE(e[k].is_number()) << k;
+      EXPECT_GE(e[k].get<double>(), 0.0);
+      EXPECT_LE(e[k].get<double>(), 1.0);
+    }
+    EXPECT_EQ(e["init_local_share"], 1.0);  // serial init: every page homed where it was touched
+  }
+  EXPECT_EQ(entry(doc, "cws-evolve")["follows"], "");
+  EXPECT_EQ(entry(doc, "cws-evolve-follow")["follows"], "cg-spmv/evolve-follow");
+  EXPECT_EQ(entry(doc, "cws-evolve-follow")["init_policy"], "random");
+  // Warm-up and measured runs continue the same schedules: stows replays from its second spmv phase on.
+  EXPECT_EQ(entry(doc, "cws-stows")["spmv_ran_as"], (json{{"stows", 25 * iters * runs}}));
+  EXPECT_EQ(entry(doc, "cws-random")["spmv_ran_as"], (json{{"random", 25 * iters * runs}}));
+}
+
+// Serial init puts every page on node 0: random stealing keeps 1 node in 4
+// local and moves nothing; evolve moves the pages to where its converged
+// template runs them, so its last spmv phase is mostly local.
+TEST(CgLocality, EvolveRelocalizesOnFourSyntheticNodes) {
+  const json doc = run_cg_json(
+      {"--class", "S", "--iters", "3", "--runs", "1", "--warmup", "0", "--workers", "4", "--policies", "random,evolve"},
+      four_nodes);
+  ASSERT_FALSE(doc.is_null());
+  EXPECT_EQ(doc["topology"]["numa_nodes"], 4);
+  const json& random = entry(doc, "cws-random");
+  EXPECT_EQ(random["pages_moved"], 0);
+  EXPECT_LT(random["local_share_last"].get<double>(), 0.5);
+  for (const char* v : {"cws-evolve", "cws-evolve-follow"}) {
+    SCOPED_TRACE(v);
+    const json& e = entry(doc, v);
+    EXPECT_GT(e["pages_moved"].get<std::uint64_t>(), 0u);
+    EXPECT_GT(e["local_share_last"].get<double>(), 0.9);
+    EXPECT_GT(e["local_share_last"].get<double>(), random["local_share_last"].get<double>());
+    EXPECT_EQ(e["converged"], true);
+  }
+}
+
+// Without --json: the caption, the table with every variant, verified.
+TEST(CgTable, CaptionAndRows) {
+  const run_result r = run_cg({"--class", "S", "--iters", "1", "--runs", "1", "--warmup", "0", "--policies", "stows",
+                               "--iteration-lines", "3"});
+  ASSERT_EQ(r.code, 0) << r.dump();
+  EXPECT_NE(r.out.find("cws-cg: NPB CG class S"), std::string::npos) << r.dump();
+  EXPECT_NE(r.out.find("cws-stows: schedule \"cg-spmv/stows\""), std::string::npos) << r.dump();
+  for (const char* v : {"serial ", "cws-stows ", "tbb-static ", "omp-static "})
+    EXPECT_NE(r.out.find(v), std::string::npos) << v << "\n" << r.dump();
+  EXPECT_NE(r.out.find("Mop/s"), std::string::npos);
+}
+
+TEST(CgErrors, BadFlagsGiveOneLine) {
+  {
+    const run_result r = run_cg({"--class", "Q"});
+    EXPECT_EQ(r.code, static_cast<int>(CLI::ExitCodes::ValidationError)) << r.dump();
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("--class"), std::string::npos) << r.dump();
+  }
+  {
+    const run_result r = run_cg({"--class", "S", "--iters", "1", "--runs", "1", "--policy", "nosuch"});
+    EXPECT_EQ(r.code, 2) << r.dump();
+    EXPECT_EQ(r.out, "");
+    ASSERT_EQ(r.err_lines().size(), 1u) << r.dump();
+    EXPECT_EQ(r.err_lines()[0].rfind("cws-cg: error: ", 0), 0u) << r.err;
+  }
+  {
+    const run_result r = run_cg({"--init", "later"});
+    EXPECT_NE(r.code, 0);
+    EXPECT_NE(r.err.find("--init"), std::string::npos) << r.dump();
+  }
+}
+
+}  // namespace
