@@ -17,9 +17,9 @@ hierarchy::hierarchy(unsigned levels, cws::numa::placement where)
   }
 }
 
-std::size_t hierarchy::bytes() const noexcept {
-  std::size_t n = v_.size();
-  for (unsigned k = 0; k < levels_; ++k) n += u_[k].size() + r_[k].size();
+std::size_t hierarchy::bytes_for(unsigned levels) noexcept {
+  std::size_t n = cube(extent_of(levels));
+  for (unsigned k = 1; k <= levels; ++k) n += 2 * cube(extent_of(k));
   return n * sizeof(double);
 }
 

@@ -38,8 +38,8 @@ class hierarchy {
   double* plane_sums() noexcept { return plane_sums_.data(); }
   double* plane_maxima() noexcept { return plane_maxima_.data(); }
 
-  // Bytes of all grids (u and r on every level, v).
-  std::size_t bytes() const noexcept;
+  // Bytes of all grids (u and r on every level, v) of a hierarchy of `levels` levels.
+  static std::size_t bytes_for(unsigned levels) noexcept;
 
  private:
   unsigned levels_;

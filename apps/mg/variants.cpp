@@ -1,0 +1,125 @@
+#include "mg/variants.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace mg_app {
+
+std::string_view to_string(strategy s) noexcept {
+  switch (s) {
+    case strategy::one:
+      return "one";
+    case strategy::per_kernel:
+      return "per-kernel";
+    case strategy::per_level:
+      return "per-level";
+  }
+  return "?";
+}
+
+std::optional<strategy> strategy_named(std::string_view name) noexcept {
+  for (strategy s : {strategy::one, strategy::per_kernel, strategy::per_level})
+    if (to_string(s) == name) return s;
+  return std::nullopt;
+}
+
+std::string schedule_name(strategy s, mg::kernel k, unsigned level, std::string_view suffix) {
+  if (k == mg::kernel::init) return fmt::format("mg-init-L{}/{}", level, suffix);
+  switch (s) {
+    case strategy::one:
+      return fmt::format("mg/{}", suffix);
+    case strategy::per_kernel:
+      return fmt::format("mg-{}-L{}/{}", mg::to_string(k), level, suffix);
+    case strategy::per_level:
+      return fmt::format("mg-L{}/{}", level, suffix);
+  }
+  return {};
+}
+
+void phase_tally::put(cws_apps::json& e) const {
+  using cws_apps::json;
+  e["phases"] = phases;
+  json kinds = json::object();
+  for (const auto& [kind, n] : ran_as) kinds[kind] = n;
+  e["ran_as"] = kinds;
+  const std::uint64_t replayed = ran_as.count("stows") ? ran_as.at("stows") : 0;
+  const auto of = [&](const char* kind) { return ran_as.count(kind) ? ran_as.at(kind) : std::uint64_t{0}; };
+  e["replayed_share"] =
+      phases
+          ? json(static_cast<double>(replayed + of("stuws") + of("relws") + of("user")) / static_cast<double>(phases))
+          : json(nullptr);
+  e["diverged_phases"] = diverged;
+  e["local_share"] = reported ? json(share_sum / static_cast<double>(reported)) : json(nullptr);
+  e["local_share_min"] = reported ? json(share_min) : json(nullptr);
+  e["local_share_last"] = reported ? json(last_run_share) : json(nullptr);
+  e["local_bytes_share"] =
+      touched_bytes ? json(static_cast<double>(local_bytes) / static_cast<double>(touched_bytes)) : json(nullptr);
+  e["unknown_bytes"] = unknown_bytes;
+  json by_loop = json::object();
+  for (const auto& [loop, sum] : share_by_loop) by_loop[loop] = sum.first / static_cast<double>(sum.second);
+  e["local_share_by_loop"] = by_loop;
+  e["relocalizations"] = relocalizations;
+  e["pages_moved"] = pages_moved;
+  e["relocalization_s"] = relocalization_s;
+}
+
+variant_runner::variant_runner(cws_apps::bench_env& env, cws_apps::loop_flavour flavour, unsigned levels,
+                               unsigned first_parallel_level, std::size_t block_planes,
+                               const std::vector<std::vector<cws::schedule*>>& schedules)
+    : flavour_(flavour), first_parallel_(first_parallel_level), loops_(levels + 1), schedules_(schedules) {
+  if (flavour_ == cws_apps::loop_flavour::serial) return;  // every level on the caller
+  for (unsigned k = first_parallel_level; k <= levels; ++k) {
+    std::vector<cws::schedule*> per_kernel(mg::kernel_count, nullptr);
+    if (cws_apps::runs_cws_phases(flavour_)) per_kernel = schedules_.at(k);
+    const std::size_t planes = mg::interior_of(k);
+    loops_[k] = std::make_unique<cws_apps::block_loops>(env, flavour_, planes, std::min(block_planes, planes),
+                                                        std::move(per_kernel));
+  }
+}
+
+void variant_runner::begin_run(bool measured) {
+  measured_ = measured;
+  calls_s_ = 0;
+  run_share_sum_ = 0;
+  run_reported_ = 0;
+}
+
+void variant_runner::run(mg::kernel k, unsigned level, std::size_t planes, const body_fn& body) {
+  if (!parallel(level)) {
+    body(0, planes);
+    return;
+  }
+  calls_s_ += loops_[level]->run(static_cast<std::size_t>(k), body);
+  if (cws_apps::runs_cws_phases(flavour_) && measured_ && k != mg::kernel::init)
+    if (const cws::run_report* r = schedules_[level][static_cast<std::size_t>(k)]->last_report()) count(*r, k, level);
+}
+
+void variant_runner::count(const cws::run_report& r, mg::kernel k, unsigned level) {
+  phase_tally& t = tally_;
+  ++t.phases;
+  ++t.ran_as[std::string(cws::to_string(r.ran_as))];
+  t.diverged += r.diverged();
+  if (r.locality) {
+    const double share = r.locality->share();
+    ++t.reported;
+    t.share_sum += share;
+    t.share_min = std::min(t.share_min, share);
+    t.touched_bytes += r.locality->touched_bytes;
+    t.local_bytes += r.locality->local_bytes;
+    t.unknown_bytes += r.locality->unknown_bytes;
+    auto& loop = t.share_by_loop[fmt::format("{}-L{}", mg::to_string(k), level)];
+    loop.first += share;
+    ++loop.second;
+    run_share_sum_ += share;
+    ++run_reported_;
+    t.last_run_share = run_share_sum_ / static_cast<double>(run_reported_);  // so far in this run
+  }
+  if (const cws::relocalization_report* moved = r.relocalization()) {
+    ++t.relocalizations;
+    t.pages_moved += moved->pages_moved;
+    t.relocalization_s += moved->seconds;
+  }
+}
+
+}  // namespace mg_app
