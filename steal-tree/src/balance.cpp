@@ -1,15 +1,22 @@
 #include "cws/steal_tree/balance.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace cws::steal_tree {
 
 balance balance_of(const tree& t) {
-  balance b;
   std::size_t workers = t.workers;
   for (const segment& s : t.segments) workers = std::max<std::size_t>(workers, std::size_t{s.worker} + 1);
-  b.tasks.assign(workers, 0);
-  for (const segment& s : t.segments) b.tasks[s.worker] += s.tasks;
+  std::vector<std::uint64_t> tasks(workers, 0);
+  for (const segment& s : t.segments) tasks[s.worker] += s.tasks;
+  return balance_of(std::move(tasks));
+}
+
+balance balance_of(std::vector<std::uint64_t> tasks) {
+  balance b;
+  b.tasks = std::move(tasks);
+  const std::size_t workers = b.tasks.size();
   std::uint64_t most = 0;
   for (const std::uint64_t n : b.tasks) {
     b.total += n;

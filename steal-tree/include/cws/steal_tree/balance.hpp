@@ -32,6 +32,8 @@ struct balance {
 
 // O(segments). Reads only the segments' worker and tasks fields.
 balance balance_of(const tree& t);
+// The same from task counts per worker (P = tasks.size()).
+balance balance_of(std::vector<std::uint64_t> tasks);
 
 // Every worker ran a task and the busiest one's share is within `tolerance`
 // times the fair share (max_share_ratio <= tolerance; e.g. 1.10). A tree with
