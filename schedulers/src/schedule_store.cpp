@@ -88,6 +88,9 @@ void fill_report(iteration_report& r, const phase_stats& stats) {
   r.extra_steals = stats.extra_steals();
   r.taken_back = stats.taken_back();
   r.waiting_s = stats.idle_s();
+  r.elided = 0;
+  for (const worker_stats& w : stats.per_worker) r.elided += w.elided;
+  r.balance = cws::balance_of(stats);
   r.distance_to_previous.reset();
   r.diverged = false;
   r.divergence.clear();
@@ -163,5 +166,43 @@ bool register_store() {
   });
 }
 }  // namespace detail
+
+// ---------------------------------------------------------------- planner
+
+steal_tree::plan_summary schedule_store::plan(std::string_view name, const steal_tree::plan_options& options) {
+  const steal_tree::tree* source = nullptr;
+  std::shared_ptr<const steal_tree::tree> held;  // keeps a template source alive past seed()
+  std::string from;
+  if (const steal_tree::recorder* rec = steal_tree::recorder_of(rt_); rec != nullptr) {
+    const steal_tree::record_window& runs = rec->phases();
+    for (std::size_t i = runs.size(); i-- > 0 && source == nullptr;)
+      if (runs[i].schedule == name && !runs[i].steals.audit.empty()) {
+        source = &runs[i].steals;
+        from = fmt::format("recorded run #{}", runs[i].iteration);
+      }
+  }
+  if (const schedule_state* s = find(name); !source && s != nullptr && s->templ && !s->templ->audit.empty()) {
+    held = s->templ;
+    source = held.get();
+    from = s->template_from;
+  }
+  if (!source)
+    throw error(fmt::format(
+        "schedule '{}' has no run with audit records to plan from (run it once in audit mode: CWS_AUDIT=1 or "
+        "runtime_config::audit)",
+        name));
+  steal_tree::plan_options o = options;
+  if (o.workers == 0) o.workers = rt_.workers();
+  if (o.worker_order.empty()) {  // by NUMA node, then worker id
+    std::vector<worker_placement> by_node = rt_.placement();
+    std::stable_sort(by_node.begin(), by_node.end(),
+                     [](const worker_placement& a, const worker_placement& b) { return a.numa_node < b.numa_node; });
+    for (const worker_placement& p : by_node) o.worker_order.push_back(p.worker);
+  }
+  steal_tree::plan_summary summary;
+  steal_tree::tree planned = steal_tree::plan(*source, o, &summary);
+  seed(name, std::move(planned), fmt::format("planned from {} ({})", from, steal_tree::to_string(summary.method)));
+  return summary;
+}
 
 }  // namespace cws::schedulers

@@ -41,6 +41,7 @@
 #include "cws/schedulers/tree_pool.hpp"
 #include "cws/steal_tree/analysis.hpp"
 #include "cws/steal_tree/coarsen.hpp"
+#include "cws/steal_tree/plan.hpp"
 #include "cws/steal_tree/tree.hpp"
 
 namespace cws::schedulers {
@@ -60,6 +61,10 @@ struct iteration_report {
   std::uint64_t extra_steals = 0;  // steals it did not plan (random stealing)
   std::uint64_t taken_back = 0;    // designated tasks their spawner ran itself (relws)
   double waiting_s = 0;            // time workers spent looking for work or waiting, summed
+  std::uint64_t elided = 0;        // spawns run as plain calls (serial elision under stows/stuws)
+  // How evenly the run's tasks spread (tasks per worker, deterministic):
+  // the busiest worker's share over 1/P, and workers that ran nothing.
+  cws::load_balance balance;
   // Schedule distance to the previous run of this schedule: share of the
   // recorded work that ran on another worker (steal_tree::schedule_distance);
   // empty for the first run.
@@ -87,6 +92,29 @@ struct evolve_counters {
   double best_stows_s = 0;       // fastest stows run since the switch
   unsigned slow_stows_runs = 0;  // consecutive stows runs slower than the threshold
   unsigned settling_runs = 0;    // stows runs after the switch that still moved pages (bounded by evolve_bound)
+  // The best tree the relws runs produced since evolve (re)started: balanced
+  // first, then the better balanced / more local / faster (what evolve takes
+  // at the bound instead of the last tree).
+  std::shared_ptr<const steal_tree::tree> best;
+  std::uint64_t best_run = 0;
+  bool best_balanced = false;
+  double best_share = 0;   // its busiest worker's share over 1/P
+  double best_local = -1;  // its run's local share (-1: no touches declared)
+  double best_s = 0;       // its run's time
+  bool planned = false;    // the planner was tried since evolve (re)started
+  bool auditing = false;   // the coming run is the audit run the planner needs
+};
+
+// The `coarsen` policy's search, after evolve converged: one stows run per
+// pruning depth (steal_tree::coarsen's max_level), then the fastest is kept.
+struct coarsen_search {
+  std::shared_ptr<const steal_tree::tree> base;  // the converged, unpruned template
+  std::vector<std::uint32_t> depths;             // to try, in order
+  std::size_t next = 0;                          // depths[next] is the one being tried
+  std::uint32_t best_depth = 0;
+  double best_s = 0;
+  bool active = false;  // trying depths
+  bool done = false;    // a depth was chosen for this convergence
 };
 }  // namespace detail
 
@@ -114,6 +142,7 @@ struct schedule_state {
   // evolve relocalizes until a stows run finds every page in place.
   bool pages_settled = false;
   detail::evolve_counters evolve_counters;  // evolve's own bookkeeping, not an API
+  detail::coarsen_search coarsen_search;    // the coarsen policy's, likewise
 };
 
 class schedule_store final : public cws::runtime_extension {
@@ -156,6 +185,17 @@ class schedule_store final : public cws::runtime_extension {
   std::size_t bytes() const;
 
   cws::runtime& runtime() noexcept { return rt_; }
+
+  // The planner (steal_tree::plan): replaces the template of `name` by a
+  // balanced plan made from the schedule's latest recorded run that has audit
+  // records (else from its template, when that has them), for this runtime's
+  // worker count; template_from says "planned from <source> (<method>)".
+  // worker_order defaults to the workers sorted by NUMA node (rt.placement()),
+  // so contiguous ranges stay on one node. Returns what the planner did.
+  // Throws cws::error when no audit run is available (record one with
+  // CWS_AUDIT=1 / runtime_config::audit; a serial one, e.g. under stows with
+  // a root-only template, plans best) or when the planner refuses it.
+  steal_tree::plan_summary plan(std::string_view name, const steal_tree::plan_options& options = {});
 
  private:
   cws::runtime& rt_;
