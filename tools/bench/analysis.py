@@ -119,7 +119,11 @@ def _fmt_ratio(x):
 
 
 def _fmt_ms(s):
-    return "-" if s is None else (f"{s * 1e3:.3f}" if s < 1 else f"{s * 1e3:.0f}")
+    """Milliseconds with 3 significant digits (a phase may take microseconds, a run seconds)."""
+    if s is None:
+        return "-"
+    ms = s * 1e3
+    return f"{ms:.0f}" if ms >= 100 else f"{ms:.3g}"
 
 
 def _fmt_pct(x):

@@ -35,6 +35,9 @@ def time_chart(group, out_dir):
     ax.bar(x, heights, color=[_colour(r["variant"]) for r in rows],
            yerr=[lower, [0.0] * len(rows)], capsize=3, ecolor="black")
     ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+    positive = [h for h in heights if h > 0]
+    if positive and max(positive) / min(positive) > 20:
+        ax.set_yscale("log")  # one slow outlier would flatten every other bar
     ax.set_xticks(list(x))
     ax.set_xticklabels([r["variant"] for r in rows], rotation=40, ha="right", fontsize=8)
     ax.set_ylabel(f"time / {group['baseline']}")
