@@ -92,11 +92,11 @@ def _quick():
         inv("fib", "-n", "25", *_QUICK_RUNS),
         inv("phases", "--sizes", "0,256", "--iters", "50", "--no-gaps", *_QUICK_RUNS),
         inv("fdtd", *_QUICK_RUNS, prefer={"--nx": ["128"], "--ny": ["128"], "--iters": ["8"], "-q": []}),
-        inv("floyd", *_QUICK_RUNS, prefer={"--size": ["180"], "-n": ["180"]}),
+        inv("floyd", *_QUICK_RUNS, prefer={"--size": ["180"], "-q": []}),
         inv("prefix", "--size", str(1 << 20), *_QUICK_RUNS),
         inv("cg", *_QUICK_RUNS, prefer={"--class": ["S"]}),
         inv("mg", *_QUICK_RUNS, prefer={"--class": ["S"]}),
-        inv("pcg", *_QUICK_RUNS, prefer={"--grid": ["16"], "--size": ["16"]}),
+        inv("pcg", *_QUICK_RUNS, prefer={"--size": ["16"], "-q": []}),
     ]
     loc = ("--runs", "2", "--warmup", "1")
     for nodes in LOCALITY_NODES[1:]:
@@ -115,11 +115,11 @@ def _full():
         inv("fib", *_FULL_RUNS),
         inv("phases", "--runs", "5"),
         inv("fdtd", *_FULL_RUNS, prefer={"-q": []}),
-        inv("floyd", *_FULL_RUNS),
+        inv("floyd", *_FULL_RUNS, prefer={"-q": []}),
         inv("prefix", *_FULL_RUNS),
         inv("cg", *_FULL_RUNS),
         inv("mg", *_FULL_RUNS),
-        inv("pcg", *_FULL_RUNS),
+        inv("pcg", *_FULL_RUNS, prefer={"-q": []}),
     ]
     loc = ("--runs", "3", "--warmup", "1")
     for nodes in LOCALITY_NODES[1:]:
