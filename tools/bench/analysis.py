@@ -97,21 +97,38 @@ def locality_table(records):
     return {app: v for app, v in table.items() if any(n > 1 for per in v.values() for n in per)}
 
 
+def iteration_keys(result):
+    """The per-iteration report lists of a result: "iterations" (heat), "e_iterations" and "h_iterations"
+    (fdtd: one per step phase), ...; the init phase's are left out."""
+    return [k for k, v in result.items()
+            if k.endswith("iterations") and k != "init_iterations" and isinstance(v, list)]
+
+
 def evolve_series(record, variant="cws-evolve"):
-    """The per-iteration reports of `variant` (heat-like apps' "iterations"): a dict with the points
-    [{"index", "run", "warmup", "wall_s", "distance", "ran_as", "converged"}] and "converged_at", or None."""
+    """The per-iteration reports of `variant`, one series per iteration list of the result (see
+    iteration_keys): [{"id", "variant", "phase", "points", "converged_at", "first_converged_index"}], where a
+    point is {"index", "run", "warmup", "wall_s", "distance", "ran_as", "converged"}. Empty when none."""
+    out = []
     for r in (record.get("doc") or {}).get("results") or []:
-        if r.get("variant") != variant or not isinstance(r.get("iterations"), list):
+        if r.get("variant") != variant:
             continue
-        points = []
-        for i, it in enumerate(r["iterations"]):
-            points.append({"index": i, "run": it.get("run"), "warmup": bool(it.get("warmup")),
-                           "wall_s": it.get("wall_s"), "distance": it.get("distance_to_previous"),
-                           "ran_as": it.get("ran_as_kind") or it.get("ran_as"), "converged": bool(it.get("converged"))})
-        first_converged = next((p["index"] for p in points if p["converged"]), None)
-        return {"id": record["id"], "variant": variant, "points": points, "converged_at": r.get("converged_at"),
-                "first_converged_index": first_converged}
-    return None
+        for key in iteration_keys(r):
+            points = []
+            for i, it in enumerate(r[key]):
+                if not isinstance(it, dict):
+                    continue
+                points.append({"index": i, "run": it.get("run"), "warmup": bool(it.get("warmup")),
+                               "wall_s": it.get("wall_s"), "distance": it.get("distance_to_previous"),
+                               "ran_as": it.get("ran_as_kind") or it.get("ran_as"),
+                               "converged": bool(it.get("converged"))})
+            phase = key[: -len("iterations")].rstrip("_") or "step"
+            converged_at = r.get("converged_at")
+            if isinstance(converged_at, dict):
+                converged_at = next((v for k, v in converged_at.items() if k.startswith(phase)), None)
+            out.append({"id": record["id"], "variant": variant, "phase": phase, "points": points,
+                        "converged_at": converged_at,
+                        "first_converged_index": next((p["index"] for p in points if p["converged"]), None)})
+    return out
 
 
 def _fmt_ratio(x):
@@ -202,14 +219,18 @@ def summary_markdown(meta, records, figures=()):
             for v, per in variants.items():
                 lines.append(f"| {v} | " + " | ".join(_fmt_pct(per.get(n)) for n in nodes) + " |")
             lines.append("")
+    evolve_lines = []
     for rec in records:
-        series = evolve_series(rec) if rec.get("status") == "ok" else None
-        if series and rec.get("nodes", 1) <= 1:
+        if rec.get("status") != "ok" or rec.get("nodes", 1) > 1:
+            continue
+        for series in evolve_series(rec):
             at = series["first_converged_index"]
-            lines += [f"### {rec['id']}: cws-evolve per iteration", "",
-                      f"{len(series['points'])} step phases; converged (switched to stows) at iteration "
-                      f"{at if at is not None else 'never'} of the sequence (JSON converged_at "
-                      f"{series['converged_at']}).", ""]
+            evolve_lines.append(f"| {rec['id']} | {series['phase']} | {len(series['points'])} "
+                                f"| {at if at is not None else 'never'} | {series['converged_at']} |")
+    if evolve_lines:
+        lines += ["### cws-evolve until convergence", "",
+                  "| run | phase | phases recorded | switched to stows at phase # | JSON converged_at |",
+                  "|---|---|---|---|---|"] + evolve_lines + [""]
     skipped = [r for r in records if r.get("status") == "skipped"]
     if skipped:
         lines += ["Skipped (not built): " + ", ".join(sorted({r["app"] for r in skipped})) + ".", ""]

@@ -82,8 +82,7 @@ def render(out, report_dir=None):
             name = plots.time_chart(group, report_dir)
             if name:
                 figures.append(name)
-        series = analysis.evolve_series(rec)
-        if series:
+        for series in analysis.evolve_series(rec):
             name = plots.evolve_chart(series, report_dir)
             if name:
                 figures.append(name)

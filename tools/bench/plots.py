@@ -94,9 +94,9 @@ def evolve_chart(series, out_dir):
     if at is not None:
         ax.axvline(at, color="black", linestyle="--", linewidth=0.8)
         ax.annotate("stows", (at, ax.get_ylim()[1]), ha="left", va="top", fontsize=8)
-    ax.set_title(f"{series['id']}: {series['variant']} until convergence", fontsize=9)
+    ax.set_title(f"{series['id']}: {series['variant']}, {series['phase']} phases, until convergence", fontsize=9)
     fig.tight_layout()
-    name = f"evolve_{_safe(series['id'])}.png"
+    name = f"evolve_{_safe(series['id'])}_{_safe(series['phase'])}.png"
     fig.savefig(out_dir / name, dpi=110)
     plt.close(fig)
     return name

@@ -118,16 +118,27 @@ class Locality(unittest.TestCase):
 
 class Evolve(unittest.TestCase):
     def test_series_until_convergence(self):
-        its = [{"run": 0, "warmup": True, "wall_s": 3e-3, "distance_to_previous": None, "ran_as_kind": "random_no_template"},
+        its = [{"run": 0, "warmup": True, "wall_s": 3e-3, "distance_to_previous": None,
+                "ran_as_kind": "random_no_template"},
                {"run": 0, "warmup": True, "wall_s": 2e-3, "distance_to_previous": 0.1, "ran_as_kind": "relws"},
                {"run": 0, "warmup": True, "wall_s": 1e-3, "distance_to_previous": 0.0, "ran_as_kind": "relws",
                 "converged": True}]
-        rec = record("heat", "heat", [result("cws-evolve", 1.0, iterations=its, converged_at=2)])
-        s = analysis.evolve_series(rec)
+        rec = record("heat", "heat", [result("cws-evolve", 1.0, iterations=its, init_iterations=its, converged_at=2)])
+        [s] = analysis.evolve_series(rec)  # init_iterations left out
+        self.assertEqual(s["phase"], "step")
         self.assertEqual(len(s["points"]), 3)
         self.assertEqual(s["first_converged_index"], 2)
+        self.assertEqual(s["converged_at"], 2)
         self.assertIsNone(s["points"][0]["distance"])
-        self.assertIsNone(analysis.evolve_series(record("fib", "fib", [result("cws-evolve", 1.0)])))
+        self.assertEqual(analysis.evolve_series(record("fib", "fib", [result("cws-evolve", 1.0)])), [])
+
+    def test_one_series_per_phase_with_per_phase_convergence(self):
+        its = [{"wall_s": 1e-3, "converged": False}, {"wall_s": 1e-3, "converged": True}]
+        rec = record("fdtd", "fdtd", [result("cws-evolve", 1.0, e_iterations=its, h_iterations=its[:1],
+                                             converged_at={"e": 5, "h": None})])
+        series = analysis.evolve_series(rec)
+        self.assertEqual([(x["phase"], x["converged_at"], x["first_converged_index"]) for x in series],
+                         [("e", 5, 1), ("h", None, None)])
 
 
 class Summary(unittest.TestCase):
