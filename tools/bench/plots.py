@@ -85,11 +85,15 @@ def evolve_chart(series, out_dir):
     ax.plot(xs, [1e3 * p["wall_s"] for p in pts], marker=".", color="tab:blue", label="phase wall ms")
     ax.set_xlabel("step phase (all runs, warm-up first)")
     ax.set_ylabel("phase wall ms", color="tab:blue")
+    walls = [p["wall_s"] for p in pts if p["wall_s"] > 0]
+    if walls and max(walls) / min(walls) > 20:
+        ax.set_yscale("log")  # a preempted phase would flatten the others
     ax2 = ax.twinx()
     dist = [(p["index"], 100 * p["distance"]) for p in pts if p["distance"] is not None]
     if dist:
         ax2.plot([d[0] for d in dist], [d[1] for d in dist], marker="x", color="tab:red", label="distance %")
     ax2.set_ylabel("schedule distance to previous %", color="tab:red")
+    ax2.set_ylim(0, max([5.0] + [d[1] * 1.1 for d in dist]))
     at = series.get("first_converged_index")
     if at is not None:
         ax.axvline(at, color="black", linestyle="--", linewidth=0.8)
