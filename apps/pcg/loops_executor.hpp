@@ -1,0 +1,87 @@
+#pragma once
+// The executor of one process (solver.hpp) on top of the apps' block loops
+// (common/block_loops.hpp): every kernel a loop over the blocks with one of
+// the loop flavours (serial, cws in the kernel's own schedule, TBB with the
+// kernel's own affinity_partitioner or a static one, OpenMP static). For cws
+// it also counts what the phases ran as, per solve: the learning (relws)
+// phases and CG iterations, the replays (stows), the random ones.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/block_loops.hpp"
+#include "pcg/solver.hpp"
+
+namespace pcg {
+
+// What the phases of one solve ran as (cws flavours only).
+struct phase_tally {
+  unsigned phases = 0;
+  unsigned relws = 0, stows = 0, stuws = 0, random = 0, no_template = 0, diverged = 0, user = 0;
+  unsigned relws_iterations = 0;  // CG iterations (spmv phases) with at least one relws phase
+};
+
+class loops_executor final : public executor {
+ public:
+  // `schedules`: one per kernel for the cws flavours, empty otherwise.
+  // `spmv_kernel`: the phase that starts a CG iteration (for relws_iterations).
+  loops_executor(cws_apps::block_loops& loops, std::vector<cws::schedule*> schedules, std::size_t spmv_kernel)
+      : loops_(loops), schedules_(std::move(schedules)), spmv_(spmv_kernel) {}
+
+  void run(std::size_t kernel, const block_body& body) override {
+    loops_.run(kernel, body);
+    if (!loops_.runs_cws_phases()) return;
+    if (kernel == spmv_) ++iteration_;
+    const cws::run_report* r = schedules_.at(kernel)->last_report();
+    if (r == nullptr) return;
+    ++tally_.phases;
+    switch (r->ran_as) {
+      case cws::ran_as::relws:
+        ++tally_.relws;
+        if (last_relws_iteration_ != iteration_) ++tally_.relws_iterations, last_relws_iteration_ = iteration_;
+        break;
+      case cws::ran_as::stows:
+        ++tally_.stows;
+        break;
+      case cws::ran_as::stuws:
+        ++tally_.stuws;
+        break;
+      case cws::ran_as::random:
+        ++tally_.random;
+        break;
+      case cws::ran_as::random_no_template:
+        ++tally_.no_template;
+        break;
+      case cws::ran_as::random_diverged:
+        ++tally_.diverged;
+        break;
+      case cws::ran_as::user:
+        ++tally_.user;
+        break;
+      case cws::ran_as::other:
+        break;
+    }
+  }
+  bool declares_touches() const noexcept override { return loops_.runs_cws_phases(); }
+
+  // Starts counting a new solve; returns the tally of the previous one.
+  phase_tally begin_solve() {
+    phase_tally t = tally_;
+    tally_ = {};
+    iteration_ = 0;
+    last_relws_iteration_ = ~std::uint64_t{0};
+    return t;
+  }
+  const phase_tally& tally() const noexcept { return tally_; }
+
+ private:
+  cws_apps::block_loops& loops_;
+  std::vector<cws::schedule*> schedules_;
+  std::size_t spmv_;
+  phase_tally tally_;
+  std::uint64_t iteration_ = 0, last_relws_iteration_ = ~std::uint64_t{0};
+};
+
+}  // namespace pcg

@@ -1,0 +1,94 @@
+#include "pcg/schedule_file.hpp"
+
+#include <fmt/format.h>
+
+#include <cws/schedulers/policies.hpp>
+#include <cws/schedulers/schedule_store.hpp>
+#include <cws/traces/trace_file.hpp>
+#include <filesystem>
+#include <map>
+#include <set>
+
+namespace pcg {
+
+namespace {
+
+constexpr std::string_view prefix = "pcg/";
+
+// The key of a schedule name of ours ("" when it is not one).
+std::string key_of(const std::string& name) {
+  if (name.rfind(prefix, 0) != 0) return {};
+  const auto hash = name.find('#');
+  return hash == std::string::npos ? std::string{} : name.substr(hash + 1);
+}
+
+}  // namespace
+
+std::string schedule_name(const std::string& variant, const std::string& kernel, const std::string& key) {
+  return fmt::format("{}{}/{}#{}", prefix, variant, kernel, key);
+}
+
+schedule_file_status load_schedule_file(cws::runtime& rt, const std::string& path, const std::string& key,
+                                        bool strict) {
+  schedule_file_status st;
+  std::error_code ec;
+  st.exists = std::filesystem::exists(path, ec);
+  if (!st.exists) {
+    st.message = fmt::format("schedules: {} does not exist yet: learning, saved at the end", path);
+    return st;
+  }
+  const auto reject = [&](const std::string& why) {
+    if (strict) throw cws::error(fmt::format("{}: {}", path, why));
+    st.message = fmt::format("schedules: {}: {}; ignored, learning from scratch", path, why);
+    return st;
+  };
+  cws::traces::trace_file f;
+  try {
+    f = cws::traces::read(path);
+  } catch (const cws::error& e) {
+    // read() names the file itself: "x.cwst: checksum mismatch (file damaged)".
+    return reject(fmt::format("unusable ({})", e.what()));
+  }
+  if (f.header.options.workers != rt.workers())
+    return reject(fmt::format("recorded with {} workers, this run has {}", f.header.options.workers, rt.workers()));
+  // Per schedule of this key: its latest recorded iteration.
+  std::map<std::string, std::uint64_t> ours;
+  std::set<std::string> other_keys;
+  for (const auto& r : f.phases) {
+    const std::string k = key_of(r.schedule);
+    if (k == key) {
+      auto [it, fresh] = ours.emplace(r.schedule, r.iteration);
+      if (!fresh && r.iteration > it->second) it->second = r.iteration;
+    } else if (!k.empty()) {
+      other_keys.insert(k);
+    }
+  }
+  if (ours.empty()) {
+    if (other_keys.empty()) return reject("holds no cws-pcg schedule");
+    return reject(fmt::format("made for another problem ({}; this run: {})", *other_keys.begin(), key));
+  }
+  rt.load_traces(path);  // seeds every schedule of the file by name (validated above, same worker count)
+  auto& store = cws::schedulers::store_of(rt);
+  const unsigned bound = rt.config().replay.evolve_bound;
+  for (const auto& [name, latest] : ours) {
+    ++st.seeded;
+    bool evolve = false;
+    for (const auto& r : f.phases)
+      if (r.schedule == name && r.iteration == latest) evolve = r.policy == cws::policy::evolve;
+    if (!evolve || latest < bound + 1) continue;
+    // Past the relws bound: the template had converged. Start in stows.
+    cws::schedulers::schedule_state& s = store.state(name);
+    s.mode = cws::schedulers::evolve_mode::stows;
+    s.converged = true;
+    ++st.evolve_stows;
+  }
+  st.loaded = true;
+  st.message =
+      fmt::format("schedules: {} schedule(s) of {} loaded from {} ({} evolve schedule(s) start converged, under stows)",
+                  st.seeded, key, path, st.evolve_stows);
+  return st;
+}
+
+void save_schedule_file(const cws::runtime& rt, const std::string& path) { rt.save_traces(path); }
+
+}  // namespace pcg
