@@ -40,6 +40,7 @@ std::string schedule_name(strategy s, mg::kernel k, unsigned level, std::string_
 void phase_tally::put(cws_apps::json& e) const {
   using cws_apps::json;
   e["phases"] = phases;
+  e["schedule_names"] = schedules;
   json kinds = json::object();
   for (const auto& [kind, n] : ran_as) kinds[kind] = n;
   e["ran_as"] = kinds;
@@ -98,6 +99,7 @@ void variant_runner::run(mg::kernel k, unsigned level, std::size_t planes, const
 void variant_runner::count(const cws::run_report& r, mg::kernel k, unsigned level) {
   phase_tally& t = tally_;
   ++t.phases;
+  t.schedules.insert(r.phase.schedule);
   ++t.ran_as[std::string(cws::to_string(r.ran_as))];
   t.diverged += r.diverged();
   if (r.locality) {

@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +47,7 @@ std::string schedule_name(strategy s, mg::kernel k, unsigned level, std::string_
 // What the cws phases of the measured runs did, summed up.
 struct phase_tally {
   std::uint64_t phases = 0;
+  std::set<std::string> schedules;              // the kernel schedules the phases ran in
   std::map<std::string, std::uint64_t> ran_as;  // cws::ran_as token -> phases
   std::uint64_t diverged = 0;
   // Locality (phases whose leaves declared touches).
