@@ -172,6 +172,46 @@ TEST(plan_replay, irregular_recursion) {
   }
 }
 
+// A parallel audit run in which two of the four workers did everything (what
+// an oversubscribed machine records): the plan keeps its steals and carves
+// subtrees out of the busy segments for the idle workers.
+TEST(plan_replay, carves_a_recording_that_left_workers_idle) {
+  cws::runtime rt(cws::test::audited(workers, cws::test::four_cores));
+  auto& s = rt.schedule("fib", cws::policy::stows);
+  std::uint64_t result = 0;
+  auto body = [&] { result = cws::test::fib(16); };
+  st::plan_summary summary;
+  const st::tree serial = record_serially_and_plan(rt, s, body, summary);
+  st::plan_options two;
+  two.workers = 2;
+  st::tree halves = st::plan(serial, two);
+  halves.workers = workers;
+  halves.worker_segments.resize(workers);
+  store_of(rt).seed("fib", halves, "two workers of four");
+  rt.run(s, body);
+  const st::tree recorded = st::recorder_of(rt)->latest("fib")->steals;
+  ASSERT_EQ(st::balance_of(recorded).idle_workers, 2u);
+
+  summary = store_of(rt).plan("fib");
+  EXPECT_EQ(summary.method, st::plan_method::carve);
+  EXPECT_EQ(summary.steals_before, recorded.segments.size() - 1);
+  EXPECT_EQ(summary.before.idle_workers, 2u);
+  EXPECT_TRUE(summary.balanced);
+  const st::tree templ = *store_of(rt).at("fib").templ;
+  EXPECT_NO_THROW(cws::traces::validate(templ));
+  for (int it = 0; it < 3; ++it) {
+    result = 0;
+    const cws::run_report& r = rt.run(s, body);
+    EXPECT_EQ(result, cws::test::serial_fib(16));
+    EXPECT_EQ(r.ran_as, cws::ran_as::stows) << r.label();
+    EXPECT_FALSE(r.diverged()) << r.reason;
+    const st::tree& run = st::recorder_of(rt)->latest("fib")->steals;
+    cws::test::expect_same_steal_points(templ, run);
+    EXPECT_EQ(st::balance_of(run), summary.after);
+    EXPECT_LE(st::balance_of(run).max_share_ratio, st::default_balance_tolerance);
+  }
+}
+
 TEST(plan_replay, plans_from_an_audited_template_or_says_how_to_get_one) {
   st::tree serial;
   {
