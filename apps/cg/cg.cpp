@@ -23,6 +23,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <optional>
@@ -139,7 +140,14 @@ int main(int argc, char** argv) {
     const cg::problem_class cls = *cg::find_class(class_name);
     const int iters = opt.iters == 0 ? cls.niter : static_cast<int>(opt.iters);
     const std::vector<std::string> policies = policies_opt.chosen();
-    cws_apps::bench_env env(opt);
+    // The schedule store keeps the iteration reports of the last CWS_HISTORY
+    // phases of a schedule (default 64); unless that is set, keep every spmv
+    // phase of the runs (up to 4096), so that the summaries cover them all.
+    const unsigned spmv_phases = static_cast<unsigned>(cg::cg_steps * iters) * (opt.plan.warmup + opt.plan.runs);
+    const bool history_set = std::getenv("CWS_HISTORY") != nullptr;
+    cws_apps::bench_env env(opt, [&](cws::runtime_config& cfg) {
+      if (!history_set) cfg.history = std::max(cfg.history, std::min(spmv_phases, 4096u));
+    });
     cws::runtime& rt = env.rt();
     cws_apps::locality_tally tally(rt);
     if (block == 0) block = default_block_rows(cls.name);
@@ -158,9 +166,17 @@ int main(int argc, char** argv) {
       const std::string spmv_name = fmt::format("cg-spmv/{}", suffix);
       for (std::size_t k = 0; k < cg::kernel_count; ++k) {
         const auto kk = static_cast<kernel>(k);
-        const bool evolving_init = kk == kernel::init && p == cws::policy::evolve;
-        v.schedules[k] =
-            &rt.schedule(fmt::format("cg-{}/{}", cg::kernel_name(kk), suffix), evolving_init ? evolve_init : p);
+        std::string policy = p;
+        // evolve relocalizes after every run that becomes a template. An
+        // init under evolve would move the pages to init's own tree; a
+        // follower under evolve replays spmv's template as relws (extra
+        // steals, take-backs) and would move the matrix rows it shares
+        // with spmv (residual) to its own deviating trees. So the init
+        // runs under --evolve-init and the followers replay spmv's
+        // template strictly (stows), leaving the pages to spmv.
+        if (p == cws::policy::evolve && kk == kernel::init) policy = evolve_init;
+        if (p == cws::policy::evolve && follow && is_follower(kk)) policy = cws::policy::stows;
+        v.schedules[k] = &rt.schedule(fmt::format("cg-{}/{}", cg::kernel_name(kk), suffix), policy);
         if (follow && is_follower(kk)) v.schedules[k]->follow(spmv_name);
       }
       variants.push_back(std::move(v));
@@ -226,6 +242,7 @@ int main(int argc, char** argv) {
     };
     const auto one_run = [&](variant& v, cws_apps::phase_timer& t) {
       v.runner->loops().begin_run(t);
+      v.runner->set_measuring(t.recording());
       v.w->reset();
       cg::iteration_result last;
       auto* breakdown = t.recording() ? &v.kernel_s : nullptr;
@@ -291,16 +308,17 @@ int main(int argc, char** argv) {
       e["relocalization_s_per_iter"] = reloc_s / (static_cast<double>(opt.plan.runs) * iters);
       cws_apps::put_phase_breakdown(e, v.runner->loops().clock(cg::index(kernel::spmv)), "spmv_");
       heat::put_summary(e, spmv_lines, v.policy);
-      std::map<std::string, unsigned> ran_as;
-      for (const heat::iteration_line& l : spmv_lines)
-        if (!l.warmup) ++ran_as[std::string(cws::to_string(l.report.ran_as))];
-      e["spmv_ran_as"] = ran_as;
+      const cg::kernel_log& spmv_log = v.runner->log(kernel::spmv);
+      e["spmv_ran_as"] = spmv_log.ran_as;
       if (v.policy == "evolve") {
+        // converged_at: the first spmv phase (0-based over the warm-up and
+        // measured runs) whose relws run converged, after which evolve
+        // replays with stows; converged:
+        // whether it still replays with stows at the end (it goes back to
+        // relws when stows runs get markedly slower).
         const auto* s = cws::schedulers::store_of(rt).find(spmv.name());
-        const bool converged = s != nullptr && s->converged;
-        e["converged"] = converged;
-        e["converged_at"] = converged ? cws_apps::json(s->converged_at - v.first_iteration[cg::index(kernel::spmv)])
-                                      : cws_apps::json(nullptr);
+        e["converged"] = s != nullptr && s->converged;
+        e["converged_at"] = spmv_log.converged_at ? cws_apps::json(*spmv_log.converged_at) : cws_apps::json(nullptr);
       }
       if (lines > 0) {
         std::vector<heat::iteration_line> first;

@@ -17,12 +17,25 @@ loops_runner::loops_runner(cws_apps::bench_env& env, cws_apps::loop_flavour flav
       blocks_(blocks),
       schedules_(one_per_kernel(std::move(schedules))),
       serial_init_(serial_init),
-      loops_(env, flavour, blocks, 1, schedules_) {}
+      loops_(env, flavour, blocks, 1, schedules_),
+      logs_(kernel_count) {}
 
 double loops_runner::run(kernel k, const block_body& body) {
-  if (k != kernel::init || !serial_init_) return loops_.run(index(k), body);
-  if (!loops_.runs_cws_phases()) return cws_apps::seconds_of([&] { body(0, blocks_); });
-  return cws_apps::seconds_of([&] { env_.rt().run(*schedules_[index(k)], [&] { body(0, blocks_); }); });
+  double s = 0;
+  if (k != kernel::init || !serial_init_)
+    s = loops_.run(index(k), body);
+  else if (!loops_.runs_cws_phases())
+    return cws_apps::seconds_of([&] { body(0, blocks_); });
+  else
+    s = cws_apps::seconds_of([&] { env_.rt().run(*schedules_[index(k)], [&] { body(0, blocks_); }); });
+  if (!loops_.runs_cws_phases()) return s;
+  kernel_log& log = logs_[index(k)];
+  if (const cws::run_report* r = schedules_[index(k)]->last_report()) {
+    if (measuring_) ++log.ran_as[std::string(cws::to_string(r->ran_as))];
+    if (r->converged && !log.converged_at) log.converged_at = log.phases;
+  }
+  ++log.phases;
+  return s;
 }
 
 }  // namespace cg

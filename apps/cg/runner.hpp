@@ -12,12 +12,24 @@
 // on worker 0's node, as NPB's serial makea first-touches the whole matrix.
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "cg/solver.hpp"
 #include "common/block_loops.hpp"
 
 namespace cg {
+
+// What the cws phases of one kernel ran as (their run reports), counted
+// over every phase, since the store's history keeps only the latest ones.
+struct kernel_log {
+  std::uint64_t phases = 0;                   // all phases since the runner was made, init and warm-up included
+  std::map<std::string, unsigned> ran_as;     // measured phases per cws::ran_as token
+  std::optional<std::uint64_t> converged_at;  // first phase (0-based, of `phases`) reported converged (evolve)
+};
 
 class loops_runner final : public block_runner {
  public:
@@ -29,6 +41,9 @@ class loops_runner final : public block_runner {
   bool declares_touches() const noexcept override { return loops_.runs_cws_phases(); }
 
   cws_apps::block_loops& loops() noexcept { return loops_; }
+  // Whether the phases from now on belong to measured runs (their ran_as is counted).
+  void set_measuring(bool on) noexcept { measuring_ = on; }
+  const kernel_log& log(kernel k) const { return logs_.at(index(k)); }
 
  private:
   cws_apps::bench_env& env_;
@@ -36,6 +51,8 @@ class loops_runner final : public block_runner {
   std::vector<cws::schedule*> schedules_;
   bool serial_init_;
   cws_apps::block_loops loops_;
+  std::vector<kernel_log> logs_;
+  bool measuring_ = false;
 };
 
 }  // namespace cg
