@@ -259,6 +259,10 @@ void carve(planning& p, const std::vector<std::uint32_t>& position, double toler
     const std::vector<std::uint64_t> load = p.tasks_per_worker();
     const balance b = balance_of(load);
     if (is_balanced(b, tolerance)) return;
+    // Whole tasks: nobody can hold less than ceil(total / P) at the top, so a
+    // tree already there only gains steals by going on.
+    const std::uint64_t most = *std::max_element(load.begin(), load.end());
+    if (b.idle_workers == 0 && most <= (b.total + p.workers - 1) / p.workers) return;
     const double fair = static_cast<double>(b.total) / p.workers;
     std::vector<std::uint32_t> busy, light;
     for (std::uint32_t w = 0; w < p.workers; ++w) {
@@ -278,12 +282,12 @@ void carve(planning& p, const std::vector<std::uint32_t>& position, double toler
       });
       for (const std::uint32_t w : to) {
         if (load[from] <= load[w] + 1) continue;
-        const std::uint64_t most = load[from] - load[w] - 1;  // moving more would not lower the sum of squares
+        const std::uint64_t limit = load[from] - load[w] - 1;  // moving more would not lower the sum of squares
         const double want = std::min(static_cast<double>(load[from]) - fair, fair - static_cast<double>(load[w]));
         candidates.clear();
         for (std::uint32_t x = 0; x < p.seg_of.size(); ++x) {
           const planned_segment& s = p.segs[p.seg_of[x]];
-          if (s.worker == from && s.root != x && size[x] <= most) candidates.push_back(x);
+          if (s.worker == from && s.root != x && size[x] <= limit) candidates.push_back(x);
         }
         auto miss = [&](std::uint32_t x) { return std::abs(static_cast<double>(size[x]) - want); };
         std::sort(candidates.begin(), candidates.end(), [&](auto u, auto v) {

@@ -222,6 +222,21 @@ TEST(Plan, AlreadyBalancedRecordingsAreKept) {
   EXPECT_TRUE(plan.audit.empty());  // keep_audit is off by default
 }
 
+// 18 tasks on 4 workers: 5 is the best the busiest can get (x1.11 > 1.10);
+// the carver stops there instead of adding steals that cannot help.
+TEST(Plan, StopsAtTheGranularityOfWholeTasks) {
+  program flat;
+  for (int i = 0; i < 17; ++i) flat.spawn(0);
+  st::plan_summary split;
+  const st::tree even = st::plan(simulate(flat, cws::test::root_only(4)).tree, {}, &split);
+  EXPECT_EQ(split.after.tasks, (std::vector<std::uint64_t>{5, 4, 5, 4}));
+  EXPECT_FALSE(split.balanced);
+  st::plan_summary s;
+  st::plan(simulate(flat, even).tree, {}, &s);
+  EXPECT_EQ(s.method, st::plan_method::carve);
+  EXPECT_EQ(s.steals_after, s.steals_before);
+}
+
 TEST(Plan, RefusesWhatItCannotPlan) {
   const program fib = cws::test::fib_program(8);
   const st::tree serial = simulate(fib, cws::test::root_only(2)).tree;

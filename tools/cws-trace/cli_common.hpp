@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cws/error.hpp"
+#include "cws/steal_tree/balance.hpp"
 #include "cws/traces/export.hpp"
 #include "cws/traces/trace_file.hpp"
 
@@ -125,6 +126,15 @@ inline std::uint64_t file_bytes(const std::string& path) {
 
 // Prints the single JSON document of a --json run.
 inline void emit(const json& doc) { std::cout << doc.dump(2) << "\n"; }
+
+// A tree's balance for tables: "share x1.23" (the busiest worker's share of
+// the tasks over 1/P), ", 2 idle" when workers ran nothing; "-" without tasks.
+inline std::string balance_cell(const cws::steal_tree::balance& b) {
+  if (b.total == 0) return "-";
+  std::string cell = fmt::format("share x{:.2f}", b.max_share_ratio);
+  if (b.idle_workers > 0) cell += fmt::format(", {} idle", b.idle_workers);
+  return cell;
+}
 
 // "1 run", "2 runs".
 inline std::string plural(std::uint64_t n, const char* one, const char* many) {

@@ -52,4 +52,11 @@ int cmd_coarsen(const std::string& path, const std::string& output, const std::o
                 const std::optional<std::uint64_t>& min_tasks, const std::optional<std::string>& phase,
                 const std::optional<std::uint64_t>& iteration);
 
+// plan.cpp: balanced templates (steal_tree::plan) from the audit runs of the
+// file -- run #`run`, else the latest audit run of `schedule`, else the
+// latest audit run of every schedule -- written to `output`, one run per
+// schedule, for runtime::load_traces.
+int cmd_plan(const std::string& path, const std::string& output, const std::optional<std::string>& schedule,
+             const std::optional<std::size_t>& run, double tolerance);
+
 }  // namespace cws::trace_cli

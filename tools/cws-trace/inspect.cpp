@@ -18,6 +18,7 @@
 #include "commands.hpp"
 #include "cws/run_report.hpp"
 #include "cws/steal_tree/analysis.hpp"
+#include "cws/steal_tree/balance.hpp"
 #include "cws/traces/export.hpp"
 #include "locality_format.hpp"
 
@@ -81,7 +82,11 @@ json run_json(const st::phase_record& r, std::size_t index) {
           {"audit_records", r.steals.audit.size()},
           {"steal_kinds", {{"designated", k.designated}, {"extra", k.extra}, {"taken_back", k.taken_back}}},
           // As in the run's cws::run_report: the busiest worker's share of the tasks over 1/P.
-          {"balance", {{"max_over_fair", balance.max_over_fair}, {"idle_workers", balance.idle_workers}}},
+          // max_share_ratio: the same from the tree (steal_tree::balance_of; 0 without tasks).
+          {"balance",
+           {{"max_over_fair", balance.max_over_fair},
+            {"idle_workers", balance.idle_workers},
+            {"max_share_ratio", st::balance_of(r.steals).max_share_ratio}}},
           // Format version 3; null / empty for older files and runs without touches.
           {"locality", r.locality ? locality_json(*r.locality) : json(nullptr)},
           {"relocalizations", relocalizations_json(r.relocalizations)}};
@@ -178,19 +183,23 @@ int cmd_info(const std::string& path, const run_window& window) {
     // of the workers' steals, those planned (taken from their own mailbox)
     // and the others; taken back: routed tasks their spawner ran itself;
     // locality: local share of the touched bytes and what relocalizing moved
-    // (format version 3).
+    // (format version 3); balance: the busiest worker's share of the tasks
+    // over 1/P and the idle workers, from the tree.
     out += fmt::format(
-        "\n{:>4}  {:<{}}  {:>5}  {:<{}}  {:>10}  {:>10}  {:>7}  {:>10}  {:>6}  {:>10}  {:>8}  {:>5}  {:>6}  {}\n", "#",
-        "schedule", wname, "iter", "policy", wpol, "wall ms", "tasks", "steals", "designated", "extra", "taken back",
-        "segments", "depth", "audit", "locality");
+        "\n{:>4}  {:<{}}  {:>5}  {:<{}}  {:>10}  {:>10}  {:<19}  {:>7}  {:>10}  {:>6}  {:>10}  {:>8}  {:>5}  {:>6}  "
+        "{}\n",
+        "#", "schedule", wname, "iter", "policy", wpol, "wall ms", "tasks", "balance", "steals", "designated", "extra",
+        "taken back", "segments", "depth", "audit", "locality");
     for (const std::size_t i : listed) {
       const auto& r = f.phases[i];
       const st::totals t = st::summarize(r.steals);
       const steal_kinds k = kinds_of_steals(r);
       out += fmt::format(
-          "{:>4}  {:<{}}  {:>5}  {:<{}}  {:>10.3f}  {:>10}  {:>7}  {:>10}  {:>6}  {:>10}  {:>8}  {:>5}  {:>6}  {}\n", i,
-          r.schedule, wname, r.iteration, r.policy, wpol, r.wall_s * 1e3, t.tasks, t.steals, k.designated, k.extra,
-          k.taken_back, t.segments, t.depth, r.steals.audit.empty() ? "-" : std::to_string(r.steals.audit.size()),
+          "{:>4}  {:<{}}  {:>5}  {:<{}}  {:>10.3f}  {:>10}  {:<19}  {:>7}  {:>10}  {:>6}  {:>10}  {:>8}  {:>5}  {:>6}  "
+          "{}\n",
+          i, r.schedule, wname, r.iteration, r.policy, wpol, r.wall_s * 1e3, t.tasks,
+          balance_cell(st::balance_of(r.steals)), t.steals, k.designated, k.extra, k.taken_back, t.segments, t.depth,
+          r.steals.audit.empty() ? "-" : std::to_string(r.steals.audit.size()),
           locality_cell(r.locality ? &*r.locality : nullptr, r.relocalizations));
     }
   }

@@ -8,6 +8,7 @@
 //   cws-trace validate FILE...
 //   cws-trace convert FILE --to text|xml|binary OUT
 //   cws-trace coarsen FILE (--max-level L | --min-tasks N) OUT [--phase P] [--iteration K]
+//   cws-trace plan FILE OUT [--schedule NAME] [--run N] [--tolerance X]
 //   cws-trace locality FILE [--phase P] [--iteration K] [--first N | --last N]
 //
 // Human-readable tables by default; --json prints one JSON document on stdout
@@ -23,7 +24,7 @@
 // This file only wires the command line to the subcommands and turns their
 // failures into exit codes. The subcommands live in inspect.cpp (info, show,
 // tree, timeline), compare.cpp (diff), files.cpp (validate, convert),
-// coarsen.cpp (coarsen) and locality.cpp (locality); cli_common.hpp and
+// coarsen.cpp (coarsen), plan.cpp (plan) and locality.cpp (locality); cli_common.hpp and
 // locality_format.hpp hold what they share.
 
 #include <CLI/CLI.hpp>
@@ -43,6 +44,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "cws/steal_tree/plan.hpp"
 
 namespace {
 
@@ -52,8 +54,9 @@ constexpr const char* exit_help =
     "  0  success (validate: every file is valid; locality: also when the file has no locality report)\n"
     "  1  usage error (unknown subcommand or option, missing argument, bad --phase/--iteration selection)\n"
     "  2  an input file is missing, unreadable, damaged, foreign, too new or inconsistent\n"
+    "     (plan: or it has no audit run to plan from)\n"
     "  3  diff: the two sides cannot be compared (different worker counts or phase runs)\n"
-    "  4  an output file could not be written (tree -o, timeline --chrome, convert, coarsen),\n"
+    "  4  an output file could not be written (tree -o, timeline --chrome, convert, coarsen, plan),\n"
     "     or standard output failed other than by its reader going away\n"
     "Errors are one line on stderr; with --json they are also reported as\n"
     "{\"ok\": false, \"error\": ..., \"exit_code\": N} on stdout.\n"
@@ -101,6 +104,9 @@ int main(int argc, char** argv) {
   std::optional<std::uint64_t> min_tasks;
   run_window window;
   bool dot_flag = false;
+  std::optional<std::string> plan_schedule;
+  std::optional<std::size_t> plan_run;
+  double tolerance = cws::steal_tree::default_balance_tolerance;
 
   auto add_json = [](CLI::App* sub) { sub->add_flag("--json", g_json_output, "Print one JSON document on stdout"); };
   auto add_select = [&](CLI::App* sub) {
@@ -119,7 +125,9 @@ int main(int argc, char** argv) {
   };
 
   CLI::App* info = app.add_subcommand(
-      "info", "Header (producer, host, topology, workers, options) and a table of phase runs (with their local share)");
+      "info",
+      "Header (producer, host, topology, workers, options) and a table of phase runs (with their balance and local "
+      "share)");
   info->add_option("FILE", file, "Trace file")->required();
   add_window(info);
   add_json(info);
@@ -180,6 +188,23 @@ int main(int argc, char** argv) {
   add_select(coarsen);
   add_json(coarsen);
 
+  CLI::App* plan = app.add_subcommand(
+      "plan",
+      "Balanced templates from audit runs (recorded with CWS_AUDIT=1): each chosen run's spawn tree is given steals\n"
+      "that hand every worker about 1/P of the tasks -- a serial run (one segment) is cut into P consecutive\n"
+      "chunks (one contiguous range per worker for loops, workers in NUMA-node order), a parallel one keeps its\n"
+      "steals and gets subtrees of its busiest workers carved out for idle or light ones. Writes OUT with one run\n"
+      "per planned schedule (same header and archive kind), which runtime::load_traces seeds as templates.\n"
+      "Default: the latest audit run of every schedule.");
+  plan->add_option("FILE", file, "Trace file")->required();
+  plan->add_option("OUT", output, "Output trace file")->required();
+  plan->add_option("--schedule", plan_schedule, "Only this schedule (its latest audit run)");
+  plan->add_option("--run", plan_run, "Only run #N of the file (the '#' column of info)");
+  plan->add_option("--tolerance", tolerance,
+                   "Balanced: no idle worker and the busiest within X times 1/P (default 1.10; carving stops there)")
+      ->check(CLI::Range(1.0, 1e9));
+  add_json(plan);
+
   CLI::App* locality = app.add_subcommand(
       "locality",
       "Data locality of the phase runs whose tasks declared touches (format version 3): pages, touched MB,\n"
@@ -210,6 +235,7 @@ int main(int argc, char** argv) {
       if (validate->parsed()) return cmd_validate(files);
       if (convert->parsed()) return cmd_convert(file, to, output);
       if (coarsen->parsed()) return cmd_coarsen(file, output, max_level, min_tasks, phase, iteration);
+      if (plan->parsed()) return cmd_plan(file, output, plan_schedule, plan_run, tolerance);
       if (locality->parsed()) return cmd_locality(file, phase, iteration, window);
     } catch (const failure& f) {
       std::cerr << "cws-trace: " << f.message << "\n";
