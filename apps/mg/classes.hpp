@@ -24,9 +24,11 @@ struct class_params {
 };
 
 // The classes this app runs: S (32^3, 4 its), W (128^3, 4), A (256^3, 4),
-// B (256^3, 20, another smoother). Throws std::invalid_argument for any other name.
+// B (256^3, 20, another smoother), C (512^3, 20), D (1024^3, 50; SC14's size).
+// Throws std::invalid_argument for any other name (E's official value
+// differs between NPB copies).
 const class_params& class_named(char name);
-// "S", "W", "A", "B".
+// "SWABCD".
 std::string_view class_names() noexcept;
 
 // NPB's test: |rnm2 - verify_value| / verify_value <= 1e-8 (NPB 3.3's relative

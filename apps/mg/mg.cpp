@@ -69,8 +69,9 @@ int main(int argc, char** argv) {
   std::size_t serial_below = 32;
   std::vector<std::string> strategy_names{"per-kernel", "one"};
   std::string evolve_init = "random";
-  app.add_option("--class", class_name, "NPB class: S (32^3), W (128^3), A (256^3), B (256^3, 20 V-cycles)")
-      ->check(CLI::IsMember({"S", "W", "A", "B"}, CLI::ignore_case))
+  app.add_option("--class", class_name,
+                 "NPB class: S (32^3), W (128^3), A (256^3), B (256^3, 20 V-cycles), C (512^3, 20), D (1024^3, 50)")
+      ->check(CLI::IsMember({"S", "W", "A", "B", "C", "D"}, CLI::ignore_case))
       ->capture_default_str();
   app.add_option("--block", block,
                  "i3 planes per leaf of every parallel loop, on every level (0: finest level's planes / (16 x "

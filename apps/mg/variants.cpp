@@ -41,6 +41,11 @@ void phase_tally::put(cws_apps::json& e) const {
   using cws_apps::json;
   e["phases"] = phases;
   e["schedule_names"] = schedules;
+  // The split of a phase's rt.run: the phase itself (first task to last), and
+  // the rest (waking the workers, the join, the locality report, evolve's
+  // relocalization, the policy's bookkeeping).
+  e["phase_wall_s"] = phases ? json(phase_wall_s / static_cast<double>(phases)) : json(nullptr);
+  e["outside_wall_s"] = phases ? json((run_call_s - phase_wall_s) / static_cast<double>(phases)) : json(nullptr);
   json kinds = json::object();
   for (const auto& [kind, n] : ran_as) kinds[kind] = n;
   e["ran_as"] = kinds;
@@ -91,14 +96,18 @@ void variant_runner::run(mg::kernel k, unsigned level, std::size_t planes, const
     body(0, planes);
     return;
   }
-  calls_s_ += loops_[level]->run(static_cast<std::size_t>(k), body);
+  const double call_s = loops_[level]->run(static_cast<std::size_t>(k), body);
+  calls_s_ += call_s;
   if (cws_apps::runs_cws_phases(flavour_) && measured_ && k != mg::kernel::init)
-    if (const cws::run_report* r = schedules_[level][static_cast<std::size_t>(k)]->last_report()) count(*r, k, level);
+    if (const cws::run_report* r = schedules_[level][static_cast<std::size_t>(k)]->last_report())
+      count(*r, k, level, call_s);
 }
 
-void variant_runner::count(const cws::run_report& r, mg::kernel k, unsigned level) {
+void variant_runner::count(const cws::run_report& r, mg::kernel k, unsigned level, double call_s) {
   phase_tally& t = tally_;
   ++t.phases;
+  t.run_call_s += call_s;
+  t.phase_wall_s += r.wall_s;
   t.schedules.insert(r.phase.schedule);
   ++t.ran_as[std::string(cws::to_string(r.ran_as))];
   t.diverged += r.diverged();

@@ -48,6 +48,8 @@ std::string schedule_name(strategy s, mg::kernel k, unsigned level, std::string_
 struct phase_tally {
   std::uint64_t phases = 0;
   std::set<std::string> schedules;              // the kernel schedules the phases ran in
+  double run_call_s = 0;                        // summed wall clock around rt.run
+  double phase_wall_s = 0;                      // summed phase wall_s (first task to last)
   std::map<std::string, std::uint64_t> ran_as;  // cws::ran_as token -> phases
   std::uint64_t diverged = 0;
   // Locality (phases whose leaves declared touches).
@@ -84,7 +86,7 @@ class variant_runner final : public mg::plane_runner {
   const phase_tally& tally() const noexcept { return tally_; }
 
  private:
-  void count(const cws::run_report& r, mg::kernel k, unsigned level);
+  void count(const cws::run_report& r, mg::kernel k, unsigned level, double call_s);
 
   cws_apps::loop_flavour flavour_;
   unsigned first_parallel_;

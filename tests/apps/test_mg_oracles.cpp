@@ -235,6 +235,8 @@ TEST(MgClasses, TableAndRate) {
   EXPECT_EQ(mg::class_named('A').log2_size, 8u);
   EXPECT_EQ(mg::class_named('B').iterations, 20u);
   EXPECT_NE(mg::class_named('B').smoother, mg::class_named('A').smoother);
+  EXPECT_EQ(mg::class_named('D').size(), 1024u);  // SC14's NX = NY = NZ = 1024
+  EXPECT_EQ(mg::class_named('D').iterations, 50u);
   EXPECT_THROW(mg::class_named('E'), std::invalid_argument);
   // 58 x 4 x 32^3 operations in one second.
   EXPECT_DOUBLE_EQ(mg::mops(mg::class_named('S'), 1.0), 58.0 * 4 * 32768 * 1e-6);
