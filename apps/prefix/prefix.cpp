@@ -160,15 +160,13 @@ int main(int argc, char** argv) {
       variant v{.name = "cws-" + p,
                 .loop = p == cws::policy::user ? loop_flavour::cws_owned : loop_flavour::cws,
                 .policy = p};
-      const std::string suffix = p;
       const bool evolve = p == cws::policy::evolve;
-      v.schedules[prefix::init_pass] = &rt.schedule("prefix-init/" + suffix, evolve ? evolve_init : p);
-      v.schedules[prefix::reduce_pass] = &rt.schedule("prefix-reduce/" + suffix, p);
+      v.schedules[prefix::init_pass] = &rt.schedule("prefix-init/" + p, evolve ? evolve_init : p);
+      v.schedules[prefix::reduce_pass] = &rt.schedule("prefix-reduce/" + p, p);
       // evolve: one schedule learns (the reduce, which moves the pages to its
       // tree), the scan replays it; two evolving schedules over the same pages
       // would each move them to their own tree.
-      v.schedules[prefix::scan_pass] =
-          &rt.schedule("prefix-scan/" + suffix, evolve ? std::string(cws::policy::stuws) : p);
+      v.schedules[prefix::scan_pass] = &rt.schedule("prefix-scan/" + p, evolve ? std::string(cws::policy::stuws) : p);
       if (evolve) {
         v.schedules[prefix::scan_pass]->follow(v.schedules[prefix::reduce_pass]->name());
       } else if (follow_init && cws_apps::replays(p)) {

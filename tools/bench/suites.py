@@ -87,13 +87,13 @@ _FULL_RUNS = ("--runs", "7", "--warmup", "2")
 
 def _quick():
     q = [
-        inv("heat", "--size", "512", "--iters", "20", *_QUICK_RUNS, "-q"),
-        inv("memcopy", "--mb", "16", *_QUICK_RUNS),
+        inv("heat", "--size", "512", "--iters", "10", *_QUICK_RUNS, "-q"),
+        inv("memcopy", "--mb", "8", *_QUICK_RUNS),
         inv("fib", "-n", "25", *_QUICK_RUNS),
-        inv("phases", "--sizes", "0,256", "--iters", "50", "--no-gaps", *_QUICK_RUNS),
+        inv("phases", "--sizes", "0,64", "--iters", "20", "--no-gaps", *_QUICK_RUNS),
         inv("fdtd", *_QUICK_RUNS, prefer={"--nx": ["128"], "--ny": ["128"], "--iters": ["8"], "-q": []}),
         inv("floyd", *_QUICK_RUNS, prefer={"--size": ["180"], "-q": []}),
-        inv("prefix", "--size", str(1 << 20), *_QUICK_RUNS),
+        inv("prefix", "--size", str(1 << 19), *_QUICK_RUNS),
         inv("cg", *_QUICK_RUNS, prefer={"--class": ["S"]}),
         inv("mg", *_QUICK_RUNS, prefer={"--class": ["S"]}),
         inv("pcg", *_QUICK_RUNS, prefer={"--size": ["16"], "-q": []}),
