@@ -1,0 +1,291 @@
+// cws-fdtd as a program, with tiny sizes: every variant's fields equal the
+// plain serial program's bit for bit on 1, 2 and 4 (synthetic) workers; the
+// serial program's checksums are PolyBench's (datasets MINI and SMALL); the
+// JSON envelope and fields (two step phases per time step, each with its own
+// schedule, h replaying e's template); evolve settles on stows; locality on a
+// synthetic 4-node machine; trace files; one-line errors. No test looks at a
+// time.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// app_runner.hpp's app_path() knows the binaries of test_apps, whose paths
+// only that suite defines; this suite runs cws-fdtd alone.
+#ifndef CWS_APP_FIB
+#define CWS_APP_FIB ""
+#define CWS_APP_MEMCOPY ""
+#define CWS_APP_HEAT ""
+#define CWS_APP_PHASES ""
+#define CWS_APP_RECORDING ""
+#define CWS_APP_PAGEMOVE ""
+#endif
+#include "app_runner.hpp"
+
+namespace {
+
+using namespace cws::apps_test;
+using strings = std::vector<std::string>;
+
+const env_list four_nodes = {{"CWS_TOPOLOGY", "pack:4 numa:1 core:1 pu:1"}};
+
+strings with(strings args, const strings& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+json fdtd_json(strings args, const env_list& env = {}) {
+  args.emplace_back("--json");
+  const run_result r = run_process(CWS_APP_FDTD, args, env);
+  EXPECT_FALSE(r.timed_out) << r.dump();
+  EXPECT_EQ(r.code, 0) << r.dump();
+  try {
+    return json::parse(r.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "stdout is not one JSON document: " << e.what() << "\n" << r.dump();
+  }
+  return json();
+}
+
+const json& entry(const json& doc, const std::string& variant) {
+  static const json none;
+  for (const json& e : doc["results"])
+    if (e.value("variant", "") == variant) return e;
+  ADD_FAILURE() << "no result for variant " << variant;
+  return none;
+}
+
+strings variants_of(const json& doc) {
+  strings v;
+  for (const json& e : doc["results"]) v.push_back(e.value("variant", ""));
+  return v;
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+const strings all_variants = {"serial",
+                              "cws-random",
+                              "cws-random-interleave",
+                              "cws-stows",
+                              "cws-stows-follow-init",
+                              "cws-stuws",
+                              "cws-relws",
+                              "cws-evolve",
+                              "cws-user",
+                              "tbb-auto",
+                              "tbb-affinity",
+                              "tbb-static",
+                              "omp-static"};
+
+TEST(Fdtd, EveryVariantVerifiesOnOneTwoAndFourWorkers) {
+  // Blocks of 3 rows: the last block is short, row 0 and row nx-1 are in blocks of their own kind.
+  const strings args = {"--nx", "40", "--ny", "24", "--block", "3", "--iters", "5", "--runs", "1", "--warmup", "1"};
+  for (const auto& [workers, env] : {std::pair{std::string("1"), env_list{}}, {"2", env_list{}}, {"4", four_nodes}}) {
+    SCOPED_TRACE("workers " + workers);
+    const json doc = fdtd_json(with(args, {"--workers", workers}), env);
+    ASSERT_TRUE(doc.contains("results")) << doc.dump();
+    EXPECT_EQ(variants_of(doc), all_variants);
+    for (const json& e : doc["results"]) EXPECT_EQ(e["verified"], true) << e["variant"];
+    EXPECT_EQ(doc["topology"]["workers"], std::stoi(workers));
+  }
+}
+
+// The sums of the three fields after PolyBench 4.2's MINI (tmax 20, 20 x 30)
+// and SMALL (40, 60 x 80) runs, from an independent implementation; the last
+// bits depend on the summation order.
+TEST(Fdtd, SerialProgramMatchesPolyBenchChecksums) {
+  struct dataset {
+    strings args;
+    double ex, ey, hz;
+  };
+  for (const dataset& d :
+       {dataset{
+            {"--nx", "20", "--ny", "30", "--iters", "20"}, 1910.9611519827547, 1417.0544378320169, 6839.5251796329549},
+        dataset{{"--nx", "60", "--ny", "80", "--iters", "40"},
+                50508.475420239316,
+                41484.037088507044,
+                83737.833422344091}}) {
+    SCOPED_TRACE(d.args[1] + " x " + d.args[3]);
+    const json doc = fdtd_json(with(d.args, {"--policy", "stows", "--runs", "1", "--warmup", "0", "--workers", "2"}));
+    ASSERT_TRUE(doc.contains("params")) << doc.dump();
+    const json& sums = doc["params"]["checksums"];
+    EXPECT_NEAR(sums["ex"].get<double>(), d.ex, 1e-12 * d.ex);
+    EXPECT_NEAR(sums["ey"].get<double>(), d.ey, 1e-12 * d.ey);
+    EXPECT_NEAR(sums["hz"].get<double>(), d.hz, 1e-12 * d.hz);
+    for (const json& e : doc["results"]) EXPECT_EQ(e["verified"], true) << e["variant"];
+  }
+}
+
+TEST(Fdtd, EnvelopeAndFields) {
+  const unsigned iters = 3, runs = 2, warmup = 1;
+  const json doc = fdtd_json({"--nx", "64", "--ny", "32", "--iters", "3", "--runs", "2", "--warmup", "1", "--policies",
+                              "random,stows,relws", "--workers", "2"});
+  ASSERT_TRUE(doc.is_object()) << doc.dump();
+  EXPECT_EQ(doc["app"], "fdtd");
+  for (const char* k : {"summary", "source", "synthetic", "numa_nodes", "cores", "pus", "workers"})
+    EXPECT_TRUE(doc["topology"].contains(k)) << k;
+  EXPECT_EQ(variants_of(doc),
+            (strings{"serial", "cws-random", "cws-random-interleave", "cws-stows", "cws-stows-follow-init", "cws-relws",
+                     "tbb-auto", "tbb-affinity", "tbb-static", "omp-static"}));
+  const json& p = doc["params"];
+  EXPECT_EQ(p["nx"], 64);
+  EXPECT_EQ(p["ny"], 32);
+  EXPECT_EQ(p["tmax"], iters);
+  EXPECT_EQ(p["block_rows"], 2);  // nx / (16 x workers)
+  EXPECT_EQ(p["blocks"], 32);
+  EXPECT_EQ(p["runs"], runs);
+  EXPECT_EQ(p["warmup"], warmup);
+  EXPECT_EQ(p["policies"], (strings{"random", "stows", "relws"}));
+  EXPECT_EQ(p["bytes_per_step"], 9.0 * 64 * 32 * 8);
+
+  const double omp = entry(doc, "omp-static")["median_s"].get<double>();
+  for (const json& e : doc["results"]) {
+    const std::string v = e["variant"];
+    SCOPED_TRACE(v);
+    EXPECT_EQ(e["runs"], runs);
+    EXPECT_GT(e["min_s"].get<double>(), 0.0);
+    EXPECT_LE(e["min_s"].get<double>(), e["median_s"].get<double>());
+    EXPECT_GT(e["e_median_s"].get<double>(), 0.0);
+    EXPECT_GT(e["h_median_s"].get<double>(), 0.0);
+    EXPECT_DOUBLE_EQ(e["ratio_vs_omp_static"].get<double>(), e["median_s"].get<double>() / omp);
+    EXPECT_EQ(e["verified"], true);
+    if (!starts_with(v, "cws-")) {
+      EXPECT_FALSE(e.contains("e_iterations"));
+      continue;
+    }
+    const std::string name = v.substr(4);
+    EXPECT_EQ(e["schedules"]["init"], "fdtd-init/" + name);
+    EXPECT_EQ(e["schedules"]["e"], "fdtd-e/" + name);
+    EXPECT_EQ(e["schedules"]["h"], "fdtd-h/" + name);
+    // Every step phase of every run, warm-up flagged; one init per run.
+    for (const char* key : {"e_iterations", "h_iterations"}) {
+      const json& its = e[key];
+      ASSERT_EQ(its.size(), std::size_t{iters} * (warmup + runs)) << key;
+      for (std::size_t i = 0; i < its.size(); ++i) {
+        EXPECT_EQ(its[i]["run"], i / iters);
+        EXPECT_EQ(its[i]["iteration"], i % iters);
+        EXPECT_EQ(its[i]["warmup"], i < iters * warmup);
+      }
+    }
+    EXPECT_EQ(e["init_iterations"].size(), std::size_t{warmup + runs});
+    EXPECT_EQ(e["locality_phases"], 2 * iters * runs);  // e and h of the measured steps
+  }
+  EXPECT_EQ(entry(doc, "omp-static")["ratio_vs_omp_static"], 1.0);
+  EXPECT_EQ(entry(doc, "cws-random")["h_follows"], "");  // random replays nothing
+  // Under a replaying policy the h phase replays the e phase's template.
+  for (const char* v : {"cws-stows", "cws-relws"}) {
+    const json& e = entry(doc, v);
+    const std::string e_schedule = e["schedules"]["e"];
+    EXPECT_EQ(e["e_follows"], "");
+    EXPECT_EQ(e["h_follows"], e_schedule);
+    // The first e phase records the template (no template yet); every h phase follows it.
+    EXPECT_EQ(e["e_iterations"][0]["ran_as_kind"], "random_no_template");
+    for (const json& it : e["h_iterations"])
+      EXPECT_TRUE(starts_with(it.value("template_from", ""), "follows '" + e_schedule + "': ")) << it.dump();
+  }
+  const json& follow = entry(doc, "cws-stows-follow-init");
+  EXPECT_EQ(follow["e_follows"], "fdtd-init/stows-follow-init");
+  EXPECT_EQ(follow["h_follows"], "fdtd-init/stows-follow-init");
+  for (const char* key : {"e_iterations", "h_iterations"})
+    for (const json& it : follow[key]) EXPECT_EQ(it["ran_as_kind"], "stows") << it.dump();
+}
+
+TEST(Fdtd, HOwnTemplateFlag) {
+  const json doc = fdtd_json({"--nx", "32", "--ny", "16", "--iters", "2", "--runs", "1", "--warmup", "0", "--policy",
+                              "stows", "--h-own-template", "--workers", "2"});
+  ASSERT_TRUE(doc.contains("results")) << doc.dump();
+  EXPECT_EQ(doc["params"]["h_own_template"], true);
+  const json& stows = entry(doc, "cws-stows");
+  EXPECT_EQ(stows["h_follows"], "");
+  EXPECT_EQ(stows["h_iterations"][0]["ran_as_kind"], "random_no_template");
+  EXPECT_EQ(stows["verified"], true);
+}
+
+// Rows of 512 doubles are one page each; 4 blocks of 64 rows, one per node
+// at best. A step reads one row across each block boundary (hz in e, ey in
+// h), so even a perfect mapping stays just below 100 %.
+TEST(Fdtd, LocalityOnFourSyntheticNodes) {
+  env_list env = four_nodes;
+  env.emplace_back("CWS_EVOLVE_SLOWDOWN", "0");  // no return to relws on a preempted phase of this loaded machine
+  const json doc = fdtd_json({"--nx", "256", "--ny", "512", "--block", "64", "--iters", "8", "--runs", "2", "--warmup",
+                              "1", "--policies", "random,stows,evolve", "--workers", "4"},
+                             env);
+  ASSERT_TRUE(doc.contains("results")) << doc.dump();
+  EXPECT_EQ(doc["topology"]["numa_nodes"], 4);
+  EXPECT_EQ(doc["params"]["page_homes"], "simulated");
+  for (const json& e : doc["results"]) {
+    if (!starts_with(e["variant"], "cws-")) continue;
+    SCOPED_TRACE(e["variant"].get<std::string>());
+    EXPECT_EQ(e["unknown_bytes"], 0);
+    for (const char* k : {"local_share", "local_share_min", "local_share_last", "e_local_share", "h_local_share"}) {
+      EXPECT_GE(e[k].get<double>(), 0.0) << k;
+      EXPECT_LE(e[k].get<double>(), 1.0) << k;
+    }
+    EXPECT_LE(e["local_share_min"].get<double>(), e["local_share"].get<double>() + 1e-12);
+  }
+  // Schedule follows data: every step phase runs its blocks where init put them.
+  const json& follow = entry(doc, "cws-stows-follow-init");
+  EXPECT_GE(follow["local_share_min"].get<double>(), 0.99) << follow.dump(2);
+  // Interleaved pages: a quarter of every block's bytes on its worker's node.
+  EXPECT_NEAR(entry(doc, "cws-random-interleave")["local_share"].get<double>(), 0.25, 0.05);
+  // evolve: relws a few steps, then stows on a template it has moved the pages to.
+  const json& evolve = entry(doc, "cws-evolve");
+  EXPECT_EQ(evolve["converged"], true) << evolve.dump(2);
+  EXPECT_GE(evolve["local_share_last"].get<double>(), 0.95) << evolve.dump(2);
+  const json& its = evolve["e_iterations"];
+  ASSERT_FALSE(its.empty());
+  EXPECT_EQ(its[0]["ran_as_kind"], "random_no_template");
+  EXPECT_EQ(its.back()["ran_as_kind"], "stows") << its.back().dump();
+}
+
+TEST(Fdtd, TableAndIterationLines) {
+  const run_result r = run_process(CWS_APP_FDTD, {"--nx", "32", "--ny", "16", "--iters", "2", "--runs", "1", "--warmup",
+                                                  "0", "--policy", "stows", "--workers", "2"});
+  ASSERT_EQ(r.code, 0) << r.dump();
+  EXPECT_NE(r.out.find("cws-stows: schedule \"fdtd-e/stows\""), std::string::npos) << r.dump();
+  EXPECT_NE(r.out.find("cws-stows: schedule \"fdtd-h/stows\" (follows \"fdtd-e/stows\")"), std::string::npos)
+      << r.dump();
+  for (const std::string v : {"serial", "cws-stows", "tbb-static", "omp-static"}) {
+    const std::size_t at = r.out.find("\n" + v + " ");
+    ASSERT_NE(at, std::string::npos) << v << "\n" << r.dump();
+    const std::string line = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+    EXPECT_EQ(line.substr(line.size() - 3), "yes") << line;
+  }
+}
+
+TEST(Fdtd, TraceFileSeedsTheTemplates) {
+  scratch_dir dir;
+  const std::string file = dir.file("fdtd.cwst");
+  const strings args = {"--nx", "32",       "--ny", "16",       "--iters", "2",         "--runs",
+                        "1",    "--warmup", "0",    "--policy", "stows",   "--workers", "2"};
+  fdtd_json(with(args, {"--trace-out", file}));
+  const json doc = fdtd_json(with(args, {"--trace-in", file}));
+  ASSERT_TRUE(doc.contains("results")) << doc.dump();
+  const json& first = entry(doc, "cws-stows")["e_iterations"][0];
+  EXPECT_EQ(first["ran_as_kind"], "stows") << first.dump();
+  EXPECT_TRUE(starts_with(first.value("template_from", ""), "file ")) << first.dump();
+  EXPECT_EQ(entry(doc, "cws-stows")["verified"], true);
+}
+
+TEST(Fdtd, ErrorsAreOneLine) {
+  const strings tiny = {"--nx", "8", "--ny", "8", "--iters", "1", "--runs", "1", "--warmup", "0"};
+  // A cws error: exit 2, one line naming the app.
+  run_result r = run_process(CWS_APP_FDTD, with(tiny, {"--policy", "nosuch", "--json"}));
+  EXPECT_EQ(r.code, 2) << r.dump();
+  ASSERT_EQ(r.err_lines().size(), 1u) << r.dump();
+  EXPECT_TRUE(starts_with(r.err_lines()[0], "cws-fdtd: error: ")) << r.dump();
+  EXPECT_NE(r.err_lines()[0].find("nosuch"), std::string::npos) << r.dump();
+  EXPECT_EQ(r.out, "");
+  // Bad flags: CLI11's message and code, nothing on stdout.
+  for (const strings& bad : {strings{"--nx", "1"}, strings{"--block", "x"}, strings{"--no-such-flag"}}) {
+    r = run_process(CWS_APP_FDTD, with(tiny, bad));
+    EXPECT_NE(r.code, 0) << r.dump();
+    EXPECT_NE(r.code, 1) << r.dump();  // 1 means a wrong result
+    EXPECT_EQ(r.out, "") << r.dump();
+    EXPECT_NE(r.err.find(bad[0]), std::string::npos) << r.dump();
+  }
+}
+
+}  // namespace
