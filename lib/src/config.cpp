@@ -190,6 +190,12 @@ runtime_config parse_config(runtime_config cfg, const char* (*lookup)(const char
     cfg.replay.stall_ms = parse_ranged("CWS_STALL_MS", v, 1, 60000, "milliseconds (1..60000)");
   if (auto v = get("CWS_EVOLVE_RELOCALIZE"); !v.empty())
     cfg.replay.evolve_relocalize = parse_bool("CWS_EVOLVE_RELOCALIZE", v);
+  if (auto v = get("CWS_EVOLVE_BALANCE"); !v.empty())
+    cfg.replay.evolve_balance_pct =
+        parse_ranged("CWS_EVOLVE_BALANCE", v, 0, 1000, "a percentage over 1/P (0..1000; 0 = balance not required)");
+  if (auto v = get("CWS_ELIDE"); !v.empty()) cfg.replay.elide = parse_bool("CWS_ELIDE", v);
+  if (auto v = get("CWS_COARSEN_TRIES"); !v.empty())
+    cfg.replay.coarsen_tries = parse_ranged("CWS_COARSEN_TRIES", v, 1, 64, "an integer (1..64)");
   if (auto v = get("CWS_PAGES"); !v.empty()) cfg.pages = parse_pages("CWS_PAGES", v);
   if (auto v = get("CWS_PAGE_MOVER"); !v.empty()) cfg.page_mover = parse_mover("CWS_PAGE_MOVER", v);
   if (auto v = get("CWS_BLOCKTIME"); !v.empty())

@@ -5,6 +5,7 @@
 // the segment starts, so (level, step) names a task uniquely inside it.
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "cws/observer.hpp"
@@ -19,8 +20,9 @@ struct level_counter {
 
 struct open_segment final : segment_marks {
   segment_id id = no_segment;
-  std::uint64_t tasks = 0;            // tasks executed in this segment
-  std::vector<level_counter> levels;  // indexed by level
+  std::uint64_t tasks = 0;             // tasks executed in this segment
+  std::vector<level_counter> levels;   // indexed by level
+  std::span<const elision_node> plan;  // serial elision plan (policy.hpp), empty: none
 
   level_counter& at(std::uint32_t level) {
     if (level >= levels.size()) [[unlikely]]
@@ -31,6 +33,7 @@ struct open_segment final : segment_marks {
   void clear_all() noexcept override {
     for (level_counter& l : levels) l.mark = no_mark;
   }
+  void elide(std::span<const elision_node> nodes) noexcept override { plan = nodes; }
 };
 
 class segment_stack {
@@ -44,6 +47,7 @@ class segment_stack {
     s.id = id;
     s.tasks = 0;
     s.levels.clear();
+    s.plan = {};
     return s;
   }
   void pop() noexcept { --depth_; }

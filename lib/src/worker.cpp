@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "cws/detail/entry.hpp"
 #include "cws/error.hpp"
 #include "scheduler.hpp"
 #include "task_access.hpp"
@@ -47,9 +48,12 @@ void worker::submit(task* t) {
   t->parent = &f;
   t->spawner = id_;
   t->note = no_note;
+  t->rank = (*f.next_rank)++;
+  t->plan_node = std::exchange(pending_plan_node_, no_plan_node);
   ++f.spawned;
   for (observer* o : setup_.task_observers) o->on_spawn(id_, t->tag);
-  if (setup_.routes && (t->tag.step == counter.mark || f.designated != no_designation)) [[unlikely]]
+  if (setup_.routes && (t->tag.step == counter.mark || f.designated != no_designation || t->plan_node != no_plan_node))
+      [[unlikely]]
     return route(t);
   push_local(t);
 }
@@ -60,8 +64,14 @@ void worker::push_local(task* t) {
     sched_.wake_one();
 }
 
-// A marked or designated spawn: the policy says whose mailbox it goes to.
+// A marked or designated spawn, or one on an elision plan's path: the policy
+// says whose mailbox it goes to.
 void worker::route(task* t) {
+  if (t->plan_node != no_plan_node) {
+    const elision_node& n = segment_->plan[t->plan_node];
+    if (n.step == elision_node::none) return push_local(t);  // on the way to a steal: runs here
+    t->tag.step = n.step;  // named as the template names it (elided spawns took no steps)
+  }
   const unsigned designated = std::exchange(t->parent->designated, no_designation);
   const spawn_target target = setup_.policy->route(id_, t->tag, designated, *segment_);
   const unsigned to = target.mailbox_of;
@@ -77,6 +87,37 @@ void worker::designate_next_spawn(unsigned to) {
     throw error(
         fmt::format("cws::designate_after_next_spawn({}): no such worker (this runtime has {})", to, workers()));
   frame_->designated = to;  // for the next spawn of this task (or finish scope)
+}
+
+// Serial elision (policy.hpp's elision_node). The spawn about to happen in
+// the innermost frame has rank r among its task's spawns: if the frame's plan
+// node has a child of rank r, it is spawned as a task (submit picks the node
+// up); otherwise it runs as a call in `f`, whose own spawns are elided too
+// (no plan node). Elided calls count as tasks of the segment, so task counts
+// (and balance) mean the same with and without elision.
+bool worker::elision_begin(frame& f) {
+  frame& parent = *frame_;
+  const std::uint32_t rank = *parent.next_rank;
+  if (parent.plan_node != no_plan_node) {
+    const std::span<const elision_node> plan = segment_->plan;
+    for (std::uint32_t c = plan[parent.plan_node].first_child; c != elision_node::none; c = plan[c].next_sibling)
+      if (plan[c].rank == rank) {
+        pending_plan_node_ = c;
+        return false;
+      }
+  }
+  ++*parent.next_rank;
+  ++segment_->tasks;
+  ++stats_.elided;
+  push_frame(f, parent.level + 1);
+  f.rank = rank;
+  f.up = &parent;
+  return true;
+}
+
+void worker::elision_end(frame& f, std::exception_ptr error) {
+  pop_frame(f, error);
+  if (error) frame_->record_error(std::move(error));
 }
 
 void worker::sync() {
@@ -98,6 +139,8 @@ void worker::push_frame(frame& f, std::uint32_t level) noexcept {
   frame_ = &f;
   ++open_frames_;
 }
+// (push_frame leaves the pedigree fields as constructed: rank 0, no plan node,
+// its own rank counter; execute() and open_frame() fill them in.)
 
 // Waits for f's children and closes it; `error` keeps the first failure:
 // the body's own, else a child's.
@@ -109,7 +152,11 @@ void worker::pop_frame(frame& f, std::exception_ptr& error) {
 }
 
 void worker::open_frame(frame& f) noexcept {
-  push_frame(f, frame_->level);  // a finish scope is not a task: it keeps its task's level
+  push_frame(f, frame_->level);  // a finish scope is not a task: it keeps its task's level, rank and plan node
+  f.rank = f.outer->rank;
+  f.up = f.outer->up;
+  f.next_rank = f.outer->next_rank;
+  f.plan_node = f.outer->plan_node;
   // ... and its task's pending designation: designate(w); finish([&] { spawn(...); }).
   f.designated = std::exchange(f.outer->designated, no_designation);
 }
@@ -123,6 +170,9 @@ void worker::close_frame(frame& f, std::exception_ptr body_error, bool rethrow) 
 void worker::execute(task* t, std::uint32_t level) {
   frame f;
   push_frame(f, level);
+  f.rank = t->rank;
+  f.up = t->parent;
+  f.plan_node = t->plan_node;
   ++segment_->tasks;
   for (observer* o : setup_.task_observers) o->on_task_begin(id_, segment_->id, t->tag);
   std::exception_ptr error;
@@ -234,11 +284,16 @@ void worker::run_segment(task* t) {
   if (!setup_.observers.empty()) {
     const std::uint64_t ts = now_ns();
     for (observer* o : setup_.observers) o->on_segment_begin(id_, seg.id, t->tag, ts);
+    if (t->tag.segment != no_segment) report_segment_path(t, seg.id);
   }
   if (setup_.routes) setup_.policy->segment_begin(id_, t->tag, t->note, seg);
+  t->plan_node =
+      seg.plan.empty() ? no_plan_node : 0;  // the root of its own plan (the spawner's node meant nothing here)
+  const bool outer_elides = std::exchange(tls_elides, !seg.plan.empty());
   blocked_ = false;
   execute(t, 0);
   blocked_ = nested;
+  tls_elides = outer_elides;
   if (setup_.routes) setup_.policy->segment_end(id_);
   stats_.tasks += seg.tasks;
   if (!setup_.observers.empty()) {
@@ -249,6 +304,23 @@ void worker::run_segment(task* t) {
   segments_.pop();
 }
 
+// The pedigree of segment root `t` in the segment that spawned it: its rank,
+// then its ancestors' up to that segment's root (their frames are alive: each
+// waits for its children, t among them, and their fields were written before
+// t was spawned, so the steal that gave us t made them visible).
+void worker::report_segment_path(const task* t, segment_id seg) {
+  const std::uint32_t levels = t->tag.level;
+  path_scratch_.resize(levels);  // grows to the deepest steal once
+  if (levels == 0) return;
+  path_scratch_[levels - 1] = t->rank;
+  const frame* f = t->parent;
+  for (std::uint32_t d = levels - 1; d >= 1 && f != nullptr; --d) {
+    path_scratch_[d - 1] = f->rank;
+    f = f->up;
+  }
+  for (observer* o : setup_.observers) o->on_segment_path(id_, seg, path_scratch_);
+}
+
 std::exception_ptr worker::run_root(task* root) {
   frame phase;  // stands for the caller of rt.run: the root's parent
   push_frame(phase, 0);
@@ -256,6 +328,7 @@ std::exception_ptr worker::run_root(task* root) {
   root->parent = &phase;
   root->spawner = id_;
   root->note = no_note;
+  root->rank = 0;
   ++phase.spawned;
   run_segment(root);  // returns once every task of the phase has finished
   frame_ = phase.outer;
@@ -326,6 +399,7 @@ std::uint64_t worker::random() noexcept {
 
 constinit thread_local worker* tls_worker = nullptr;
 constinit thread_local task_pool* tls_pool = nullptr;
+constinit thread_local bool tls_elides = false;
 
 unsigned current_nesting_depth() noexcept { return tls_worker ? tls_worker->open_frames() : 0; }
 
@@ -338,5 +412,7 @@ void close_frame(worker& w, frame& f, std::exception_ptr body_error, bool rethro
 unsigned worker_id(const worker& w) noexcept { return w.id(); }
 unsigned worker_count(const worker& w) noexcept { return w.workers(); }
 void designate_next_spawn(worker& w, unsigned to) { w.designate_next_spawn(to); }
+bool elision_begin(worker& w, frame& f) { return w.elision_begin(f); }
+void elision_end(worker& w, frame& f, std::exception_ptr error) { w.elision_end(f, std::move(error)); }
 
 }  // namespace cws::detail

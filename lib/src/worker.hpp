@@ -31,6 +31,7 @@
 namespace cws::detail {
 
 class scheduler;
+inline constexpr std::uint32_t no_plan_node = ~std::uint32_t{0};
 
 // The per-phase settings every worker reads on its hot paths.
 struct phase_setup {
@@ -50,6 +51,8 @@ class worker final : public worker_view {
   void open_frame(frame& f) noexcept;
   void close_frame(frame& f, std::exception_ptr body_error, bool rethrow);
   void designate_next_spawn(unsigned to);
+  bool elision_begin(frame& f);
+  void elision_end(frame& f, std::exception_ptr error);
   void touch(const void* p, std::size_t bytes) { touches_.add(p, bytes); }
 
   // --- phase driving (scheduler) ---
@@ -83,6 +86,7 @@ class worker final : public worker_view {
 
  private:
   void push_frame(frame& f, std::uint32_t level) noexcept;
+  void report_segment_path(const task* t, segment_id seg);
   void pop_frame(frame& f, std::exception_ptr& error);
   void execute(task* t, std::uint32_t level);
   void complete(task* t, std::exception_ptr error) noexcept;
@@ -124,6 +128,10 @@ class worker final : public worker_view {
   };
   std::vector<routed_task> routed_;
   std::uint64_t next_segment_ = 0;
+  // Serial elision: the plan node elision_begin() found for the spawn that
+  // follows it (consumed by submit), and the pedigree handed to observers.
+  std::uint32_t pending_plan_node_ = no_plan_node;
+  std::vector<std::uint32_t> path_scratch_;
   std::uint64_t rng_state_;
   phase_setup setup_;
   worker_stats stats_;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <iterator>
 #include <memory>
 #include <mutex>
@@ -16,6 +17,8 @@
 #include "cws/runtime.hpp"
 #include "cws/schedulers/policies.hpp"
 #include "cws/schedulers/schedule_store.hpp"
+#include "cws/steal_tree/balance.hpp"
+#include "cws/steal_tree/coarsen.hpp"
 #include "cws/steal_tree/recorder.hpp"
 #include "replay_policy.hpp"
 #include "template_plan.hpp"
@@ -60,8 +63,12 @@ class replay_policy final : public scheduling_policy {
                                                           schedule_state& s, const steal_tree::recorder& rec);
   // A plan for `t` in the storage of a plan no longer in use.
   std::shared_ptr<const detail::template_plan> compile_pooled(std::shared_ptr<const steal_tree::tree> t);
-  void evolve_after(schedule_state& s, iteration_report& r, const runtime_config& cfg,
+  bool evolves() const noexcept { return name_ == policy::evolve || name_ == policy::coarsen; }
+  void evolve_after(schedule_state& s, iteration_report& r, const run_report& stats, const runtime_config& cfg,
                     std::shared_ptr<const steal_tree::tree> fresh);
+  void after_audit(schedule_state& s, iteration_report& r, const steal_tree::phase_record& record);
+  void converge(schedule_state& s, iteration_report& r);
+  void coarsen_after(schedule_state& s, iteration_report& r, const runtime_config& cfg);
 
   // The runtime this policy's schedule belongs to (attach()), throwing when
   // the policy was never attached to a schedule.
@@ -72,7 +79,7 @@ class replay_policy final : public scheduling_policy {
   // when recording is off). Looked up once, not per phase.
   cws::runtime* rt_ = nullptr;
   schedule_store* store_ = nullptr;
-  const steal_tree::recorder* recorder_ = nullptr;
+  steal_tree::recorder* recorder_ = nullptr;
   detail::replay_engine engine_;
   // This run, as decided by begin_phase. Strings are rewritten in place every
   // phase (keeping capacity), not rebuilt.
@@ -178,8 +185,9 @@ void replay_policy::begin_phase(const phase_info& info) {
   template_from_.clear();
   if (name_ != policy::user) {
     chosen = choose_template(info, store, state, rec);
-    if (name_ == policy::evolve)
-      mode = state.mode == evolve_mode::stows ? replay_mode::stows : replay_mode::relws;
+    if (evolves())
+      mode =
+          state.mode == evolve_mode::stows || state.evolve_counters.auditing ? replay_mode::stows : replay_mode::relws;
     else
       mode = name_ == policy::stows   ? replay_mode::stows
              : name_ == policy::stuws ? replay_mode::stuws
@@ -214,7 +222,12 @@ void replay_policy::begin_phase(const phase_info& info) {
     engine_.diverge_up_front(std::move(unusable));
     return;
   }
-  engine_.prepare(mode, mode == replay_mode::random ? nullptr : plan_, info.workers, rt.config().replay.stall_ms);
+  // The planner's audit run records every task: no elision for it (elided calls are not tasks).
+  const bool auditing = evolves() && state.evolve_counters.auditing && mode == replay_mode::stows;
+  if (auditing) recorder_->audit_next_phase();
+  const bool elide = rt.config().replay.elide && !rt.config().audit && !auditing;
+  engine_.prepare(mode, mode == replay_mode::random ? nullptr : plan_, info.workers, rt.config().replay.stall_ms,
+                  elide);
 }
 
 void replay_policy::end_phase(run_report& stats) {
@@ -250,8 +263,10 @@ void replay_policy::end_phase(run_report& stats) {
       s.warned = true;
       std::fprintf(stderr,
                    "cws: warning: schedule '%s' diverged from its template (%s): %s; the phase finished under random "
-                   "stealing and its fresh tree is the schedule's new template\n",
-                   schedule.c_str(), template_from_.c_str(), r.divergence.c_str());
+                   "stealing and %s\n",
+                   schedule.c_str(), template_from_.c_str(), r.divergence.c_str(),
+                   engine_.elides() ? "the next run records a fresh template (serial elision was on)"
+                                    : "its fresh tree is the schedule's new template");
     }
   }
   if (record != nullptr && s.previous) r.distance_to_previous = store.moved_share(*s.previous, record->steals);
@@ -262,7 +277,7 @@ void replay_policy::end_phase(run_report& stats) {
   // buffer in both roles only over two runs, so the run that converged cannot
   // place the pages its successor writes.
   relocalizing_stows_ = !r.diverged && engine_.mode() == replay_mode::stows;
-  relocalize_ = name_ == policy::evolve && rt.config().replay.evolve_relocalize && record != nullptr &&
+  relocalize_ = evolves() && rt.config().replay.evolve_relocalize && record != nullptr &&
                 (!relocalizing_stows_ || !s.pages_settled);
 
   // The next template. The recorded tree is copied once (into a pooled tree:
@@ -271,15 +286,26 @@ void replay_policy::end_phase(run_report& stats) {
     std::shared_ptr<const steal_tree::tree> fresh = store.share(record->steals);
     const replay_mode mode = engine_.mode();
     if (r.diverged || mode == replay_mode::random) {
-      s.templ = fresh;
-      format_into(s.template_from, "recorded run #{}{}", r.iteration, r.diverged ? " (after divergence)" : "");
+      // Start over from the fresh tree. Under serial elision a diverged run's
+      // extra steals are named without the elided spawns, so that tree is no
+      // template: the next run records one under random stealing.
+      const bool elided = r.diverged && engine_.elides();
+      s.templ = elided ? nullptr : fresh;
+      if (elided)
+        format_into(s.template_from, "none (run #{} diverged under serial elision)", r.iteration);
+      else
+        format_into(s.template_from, "recorded run #{}{}", r.iteration, r.diverged ? " (after divergence)" : "");
+      if (evolves() && r.diverged)
+        format_into(r.note, "diverged: evolve starts over from {}", elided ? "a fresh random run" : "this run's tree");
       s.mode = evolve_mode::relws;
-      s.evolve_counters.relws_runs = 0;
       s.converged = false;
       s.pages_settled = false;
-      s.evolve_counters.settling_runs = 0;
-    } else if (name_ == policy::evolve) {
-      evolve_after(s, r, rt.config(), fresh);
+      s.evolve_counters = {};
+      s.coarsen_search = {};
+    } else if (evolves() && s.evolve_counters.auditing) {
+      after_audit(s, r, *record);
+    } else if (evolves()) {
+      evolve_after(s, r, stats, rt.config(), fresh);
     } else if (mode == replay_mode::relws) {
       s.templ = fresh;
       format_into(s.template_from, "recorded run #{} (relws)", r.iteration);
@@ -297,36 +323,87 @@ void replay_policy::end_phase(run_report& stats) {
   stats.reason = r.reason;
   stats.template_from = r.template_from;
   stats.distance_to_previous = r.distance_to_previous;
-  stats.converged = name_ == policy::evolve && s.converged;
+  stats.converged = evolves() && s.converged;
 }
 
-// evolve: relws until an iteration adds no steal and takes nothing back (the
-// tree stopped changing) or the bound is reached, then stows; back to relws
-// when stows gets markedly slower than its best run.
-void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const runtime_config& cfg,
-                                 std::shared_ptr<const steal_tree::tree> fresh) {
+// Whether a relws tree with these figures is a better template than evolve's
+// best so far: balanced beats unbalanced; between unbalanced ones the smaller
+// busiest share wins; between balanced ones the more local, then the faster.
+bool better_template(const detail::evolve_counters& c, bool balanced, double share, double local, double seconds) {
+  if (!c.best) return true;
+  if (balanced != c.best_balanced) return balanced;
+  if (!balanced) return share < c.best_share;
+  if (local != c.best_local) return local > c.best_local;
+  return seconds < c.best_s;
+}
+
+void replay_policy::converge(schedule_state& s, iteration_report& r) {
+  s.mode = evolve_mode::stows;
+  s.converged = true;
+  s.converged_at = r.iteration;
+  s.evolve_counters.best_stows_s = 0;
+  s.evolve_counters.slow_stows_runs = 0;
+  s.evolve_counters.relws_runs = 0;
+  s.pages_settled = false;
+  s.evolve_counters.settling_runs = 0;
+  s.coarsen_search = {};
+  r.converged = true;
+}
+
+// evolve: relws until an iteration adds no steal, takes nothing back (the
+// tree stopped changing) and is balanced, or the bound is reached (then the
+// best tree, or a planned one), then stows; back to relws when stows gets
+// markedly slower than its best run.
+void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const run_report& stats,
+                                 const runtime_config& cfg, std::shared_ptr<const steal_tree::tree> fresh) {
+  detail::evolve_counters& c = s.evolve_counters;
   if (engine_.mode() == replay_mode::relws) {
-    s.templ = std::move(fresh);
+    s.templ = fresh;
     format_into(s.template_from, "recorded run #{} (relws)", r.iteration);
-    ++s.evolve_counters.relws_runs;
-    const bool settled = r.extra_steals == 0 && r.taken_back == 0;
-    if (settled || s.evolve_counters.relws_runs >= cfg.replay.evolve_bound) {
-      s.mode = evolve_mode::stows;
-      s.converged = true;
-      s.converged_at = r.iteration;
-      s.evolve_counters.best_stows_s = 0;
-      s.evolve_counters.slow_stows_runs = 0;
-      s.pages_settled = false;
-      s.evolve_counters.settling_runs = 0;
-      r.converged = true;
-      if (settled)
-        format_into(r.note, "converged after {} relws runs: switching to stows", s.evolve_counters.relws_runs);
-      else
-        format_into(r.note, "bound of {} relws runs reached: switching to stows", cfg.replay.evolve_bound);
-      s.evolve_counters.relws_runs = 0;
+    ++c.relws_runs;
+    const double tolerance = 1.0 + cfg.replay.evolve_balance_pct / 100.0;
+    const bool balanced =
+        cfg.replay.evolve_balance_pct == 0 || (r.balance.idle_workers == 0 && r.balance.max_over_fair <= tolerance);
+    const double local = stats.locality ? stats.locality->share() : -1.0;
+    if (better_template(c, balanced, r.balance.max_over_fair, local, r.wall_s)) {
+      c.best = std::move(fresh);
+      c.best_run = r.iteration;
+      c.best_balanced = balanced;
+      c.best_share = r.balance.max_over_fair;
+      c.best_local = local;
+      c.best_s = r.wall_s;
     }
+    const bool settled = r.extra_steals == 0 && r.taken_back == 0;
+    if (settled && balanced) {
+      format_into(r.note, "converged after {} relws runs (busiest worker x{:.2f} of 1/P): switching to stows",
+                  c.relws_runs, r.balance.max_over_fair);
+      converge(s, r);
+      return;
+    }
+    if (c.relws_runs < cfg.replay.evolve_bound) return;
+    if (!c.best_balanced && !c.planned && s.templ->workers > 1) {
+      // No run showed a balanced tree (workers that never got a core look
+      // like workers with nothing to do): record the best one once with
+      // every task, so that the planner can hand out the work evenly.
+      c.planned = true;
+      c.auditing = true;
+      s.templ = c.best;
+      format_into(s.template_from, "recorded run #{} (best relws run)", c.best_run);
+      format_into(r.note,
+                  "bound of {} relws runs reached with no balanced tree (best: run #{}, busiest x{:.2f}): one audit "
+                  "run of it, then the planner",
+                  cfg.replay.evolve_bound, c.best_run, c.best_share);
+      return;
+    }
+    s.templ = c.best;
+    format_into(s.template_from, "recorded run #{} (best of the relws runs)", c.best_run);
+    format_into(r.note,
+                "bound of {} relws runs reached: the best tree (run #{}, busiest x{:.2f}{}), switching to stows",
+                cfg.replay.evolve_bound, c.best_run, c.best_share, c.best_balanced ? "" : ", unbalanced");
+    converge(s, r);
     return;
   }
+  if (name_ == policy::coarsen && !s.coarsen_search.done) return coarsen_after(s, r, cfg);
   // A stows run: the template stays. One slow run is noise (a preempted
   // worker, a page-fault storm); two in a row mean the schedule no longer fits.
   const bool slow = cfg.replay.evolve_slowdown_pct > 0 && s.evolve_counters.best_stows_s > 0 &&
@@ -342,6 +419,95 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
     format_into(r.note, "two stows runs in a row over {}% slower than the best one: back to relws",
                 cfg.replay.evolve_slowdown_pct);
   }
+}
+
+// The audit run evolve asked for: plan a balanced template from it, which
+// relws then refines (the planned tree is the best one until a relws run
+// beats it). When the planner cannot balance it, evolve settles on its best.
+void replay_policy::after_audit(schedule_state& s, iteration_report& r, const steal_tree::phase_record& record) {
+  detail::evolve_counters& c = s.evolve_counters;
+  c.auditing = false;
+  std::string refused;
+  steal_tree::plan_summary summary;
+  if (record.steals.audit.empty()) {
+    refused = "the run recorded no audit records";
+  } else {
+    try {
+      summary = store_->plan(s.name);
+    } catch (const cws::error& e) {
+      refused = e.what();
+    }
+  }
+  if (refused.empty() && summary.balanced) {
+    c.best = s.templ;
+    c.best_run = r.iteration;
+    c.best_balanced = true;
+    c.best_share = summary.after.max_share_ratio;
+    c.best_local = -1;
+    c.best_s = r.wall_s;
+    c.relws_runs = 0;
+    s.mode = evolve_mode::relws;
+    format_into(r.note,
+                "planned a balanced template from this audit run (busiest x{:.2f} of 1/P, {} steals): relws "
+                "refines it",
+                summary.after.max_share_ratio, summary.steals_after);
+    return;
+  }
+  s.templ = c.best;
+  format_into(s.template_from, "recorded run #{} (best of the relws runs)", c.best_run);
+  format_into(r.note, "the planner could not balance it ({}): the best tree, switching to stows",
+              refused.empty() ? fmt::format("busiest x{:.2f}", summary.after.max_share_ratio) : refused);
+  converge(s, r);
+}
+
+steal_tree::coarsen_options pruned_at(std::uint32_t depth) {
+  steal_tree::coarsen_options o;
+  o.max_level = depth;
+  return o;
+}
+
+// coarsen, once evolve converged: the candidate depths are the levels at
+// which the converged tree has steals, shallowest first, keeping only those
+// whose pruned tree still gives every worker work (and the unpruned tree,
+// last); each gets one stows run, with serial elision, and the fastest stays.
+void replay_policy::coarsen_after(schedule_state& s, iteration_report& r, const runtime_config& cfg) {
+  detail::coarsen_search& k = s.coarsen_search;
+  if (!k.active) {
+    k = {};
+    k.base = s.templ;
+    std::vector<std::uint32_t> levels;
+    for (const steal_tree::segment& g : k.base->segments)
+      for (const steal_tree::steal_point& p : g.steals) levels.push_back(p.level);
+    std::sort(levels.begin(), levels.end());
+    levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+    const double tolerance = 1.0 + cfg.replay.evolve_balance_pct / 100.0;
+    for (std::size_t i = 0; i + 1 < levels.size() && k.depths.size() + 1 < cfg.replay.coarsen_tries; ++i) {
+      const steal_tree::balance b = steal_tree::balance_of(steal_tree::coarsen(*k.base, pruned_at(levels[i])));
+      if (b.idle_workers == 0 && (cfg.replay.evolve_balance_pct == 0 || b.max_share_ratio <= tolerance))
+        k.depths.push_back(levels[i]);
+    }
+    k.depths.push_back(levels.empty() ? 0 : levels.back());  // unpruned
+    k.active = true;
+  } else {
+    if (k.best_s == 0 || r.wall_s < k.best_s) {
+      k.best_s = r.wall_s;
+      k.best_depth = k.depths[k.next];
+    }
+    ++k.next;
+  }
+  if (k.next < k.depths.size()) {
+    s.templ = store_->share(steal_tree::coarsen(*k.base, pruned_at(k.depths[k.next])));
+    format_into(s.template_from, "coarsened to depth {} (try {} of {})", k.depths[k.next], k.next + 1, k.depths.size());
+    return;
+  }
+  s.templ = store_->share(steal_tree::coarsen(*k.base, pruned_at(k.best_depth)));
+  format_into(s.template_from, "coarsened to depth {} (fastest of {} depths)", k.best_depth, k.depths.size());
+  std::string tried;
+  for (std::uint32_t d : k.depths) fmt::format_to(std::back_inserter(tried), "{}{}", tried.empty() ? "" : ",", d);
+  format_into(r.note, "coarsen: tried depths {}; kept depth {} ({:.3f} ms)", tried, k.best_depth, k.best_s * 1e3);
+  k.active = false;
+  k.done = true;
+  k.base.reset();
 }
 
 void replay_policy::relocalized(const relocalization_report& report) {
@@ -370,7 +536,8 @@ void replay_policy::relocalized(const relocalization_report& report) {
 
 bool register_policies() {
   static const bool done = [] {
-    for (std::string_view name : {policy::stows, policy::stuws, policy::relws, policy::evolve, policy::user})
+    for (std::string_view name :
+         {policy::stows, policy::stuws, policy::relws, policy::evolve, policy::coarsen, policy::user})
       policy_registry::add(std::string(name), [name] { return std::make_unique<replay_policy>(name); });
     return detail::register_store();
   }();

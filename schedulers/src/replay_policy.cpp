@@ -21,8 +21,9 @@ cws::ran_as ran_as_of(replay_mode m) noexcept {
 }
 
 void replay_engine::prepare(replay_mode mode, std::shared_ptr<const template_plan> plan, unsigned workers,
-                            unsigned stall_ms) {
+                            unsigned stall_ms, bool elide) {
   mode_ = mode;
+  elide_ = elide && plan != nullptr && (mode == replay_mode::stows || mode == replay_mode::stuws);
   plan_ = std::move(plan);
   if (lanes_.size() != workers) last_pass_ = std::make_unique<pass_clock[]>(workers);
   lanes_.resize(workers);
@@ -89,6 +90,11 @@ void replay_engine::segment_begin(unsigned worker, const task_tag& root, std::ui
   const auto& bounds = plan_->level_begin[seg];
   const std::uint32_t levels = static_cast<std::uint32_t>(bounds.size()) - 1;
   c.next.assign(bounds.begin(), bounds.end() - 1);
+  if (elide_)
+    if (const std::span<const elision_node> trie = plan_->elision_of(seg); !trie.empty()) {
+      marks.elide(trie);
+      return;
+    }
   for (std::uint32_t level = 1; level < levels; ++level)
     if (bounds[level] < bounds[level + 1]) marks.set(level, plan_->point(seg, bounds[level]).step);
 }

@@ -3,7 +3,10 @@
 //
 // Routing. When a worker starts a segment that replays template segment T,
 // segment_begin() marks, per level, the step of T's next steal point; the
-// core calls route() only for a spawn that hits a mark. route() sends the task
+// core calls route() only for a spawn that hits a mark. With serial elision,
+// T's pedigree trie replaces the marks: the core runs every spawn off the
+// trie as a call and routes the trie's designated tasks, tagged with T's
+// (level, step), so route() and the divergence checks below are the same. route() sends the task
 // to the thief's mailbox with note = the template segment it starts, advances
 // that level's cursor and moves the mark. A segment that does not replay a
 // template segment (an extra steal, a diverged run) gets no marks.
@@ -56,7 +59,11 @@ cws::ran_as ran_as_of(replay_mode m) noexcept;
 class replay_engine {
  public:
   // Called between phases.
-  void prepare(replay_mode mode, std::shared_ptr<const template_plan> plan, unsigned workers, unsigned stall_ms);
+  // `elide`: replay the template's segments that have a pedigree trie with
+  // serial elision (strict modes only; template_plan::elision).
+  void prepare(replay_mode mode, std::shared_ptr<const template_plan> plan, unsigned workers, unsigned stall_ms,
+               bool elide = false);
+  bool elides() const noexcept { return elide_; }
   replay_mode mode() const noexcept { return mode_; }
   bool routes() const noexcept { return mode_ != replay_mode::random; }
   bool diverged() const noexcept { return diverged_.load(std::memory_order_relaxed); }
@@ -101,6 +108,7 @@ class replay_engine {
   };
 
   replay_mode mode_ = replay_mode::random;
+  bool elide_ = false;
   std::shared_ptr<const template_plan> plan_;
   std::vector<lane> lanes_;
   std::unique_ptr<pass_clock[]> last_pass_;  // one per lane

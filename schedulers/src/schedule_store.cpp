@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "cws/error.hpp"
 #include "cws/steal_tree/analysis.hpp"
@@ -37,8 +38,40 @@ schedule_state& schedule_store::state(std::string_view name) {
   return it->second;
 }
 
+// A template for another worker count is re-planned rather than refused:
+// with audit records, the planner hands the work out to this runtime's
+// workers; otherwise, for fewer workers, the steals by the missing workers
+// are dropped (coarsen's rules keep the rest valid), and for more workers the
+// new ones start without work (a relaxed replay or evolve gives them some).
 void schedule_store::seed(std::string_view name, steal_tree::tree t, std::string from) {
-  check_template(t, rt_.workers());
+  const unsigned workers = rt_.workers();
+  if (t.workers != workers && !t.segments.empty()) {
+    const unsigned recorded = t.workers;
+    std::string how;
+    if (!t.audit.empty()) {
+      try {
+        steal_tree::plan_options options;
+        options.workers = workers;
+        t = steal_tree::plan(t, options);
+        how = "planner";
+      } catch (const cws::error&) {
+        how.clear();  // a parallel audit run cannot be planned for fewer workers: fall back below
+      }
+    }
+    if (how.empty() && recorded > workers) {
+      steal_tree::coarsen_summary dropped;
+      steal_tree::coarsen_options options;
+      options.workers = workers;
+      t = steal_tree::coarsen(t, options, &dropped);
+      how = fmt::format("{} steals dropped", dropped.steals_dropped());
+    } else if (how.empty()) {
+      t.workers = workers;
+      t.worker_segments.resize(workers);
+      how = fmt::format("workers {}..{} start without work", recorded, workers - 1);
+    }
+    fmt::format_to(std::back_inserter(from), ", re-planned from {} to {} workers ({})", recorded, workers, how);
+  }
+  check_template(t, workers);
   schedule_state& s = state(name);
   s.templ = std::make_shared<const steal_tree::tree>(std::move(t));
   s.template_from = std::move(from);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 #include <tuple>
 
 namespace cws::schedulers::detail {
@@ -74,6 +75,8 @@ std::string consistency_error(const steal_tree::tree& t, std::vector<std::uint32
   return {};
 }
 
+void build_elision(template_plan& plan, const steal_tree::tree& tree);
+
 std::shared_ptr<const template_plan> compile(std::shared_ptr<const steal_tree::tree> t) {
   auto plan = std::make_shared<template_plan>();
   compile_into(*plan, std::move(t));
@@ -106,7 +109,81 @@ void compile_into(template_plan& plan, std::shared_ptr<const steal_tree::tree> t
     for (auto& o : plan.order) o.clear();
     for (std::uint32_t i = 0; i < tree.segments.size(); ++i) plan.order[tree.segments[i].worker].push_back(i);
   }
+  build_elision(plan, tree);
   plan.tree = std::move(t);
+}
+
+// Per segment: the trie of its steals' pedigrees in depth-first order. The
+// pedigrees sorted lexicographically share prefixes with their predecessor,
+// so each one adds nodes only below the common prefix; a node's children are
+// then created in increasing rank order and linked as siblings. A segment
+// where a pedigree is missing, repeats, or runs through a designated task
+// (its descendants would belong to the thief's segment) gets no trie.
+void build_elision(template_plan& plan, const steal_tree::tree& tree) {
+  plan.elision.clear();
+  plan.elision_begin.clear();
+  plan.elidable_segments = 0;
+  if (tree.paths.empty() && std::any_of(tree.segments.begin(), tree.segments.end(),
+                                        [](const steal_tree::segment& s) { return !s.steals.empty(); }))
+    return;
+  std::vector<std::uint32_t>& order = plan.scratch_order;
+  std::vector<std::uint32_t>& stack = plan.scratch_stack;
+  std::vector<std::uint32_t>& last_child = plan.scratch_last;
+  for (const steal_tree::segment& s : tree.segments) {
+    plan.elision_begin.push_back(static_cast<std::uint32_t>(plan.elision.size()));
+    const auto base = static_cast<std::uint32_t>(plan.elision.size());
+    bool ok = true;
+    for (const steal_tree::steal_point& p : s.steals) ok = ok && p.level > 0 && !path_of(tree, p).empty();
+    if (!ok) continue;
+    order.resize(s.steals.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const auto pa = path_of(tree, s.steals[a]), pb = path_of(tree, s.steals[b]);
+      return std::lexicographical_compare(pa.begin(), pa.end(), pb.begin(), pb.end());
+    });
+    plan.elision.push_back(elision_node{});  // the segment's root task
+    stack.assign(1, base);                   // stack[d]: node of the current path at depth d
+    last_child.assign(1, elision_node::none);
+    std::span<const std::uint32_t> previous;
+    for (std::uint32_t i : order) {
+      const steal_tree::steal_point& p = s.steals[i];
+      const std::span<const std::uint32_t> path = path_of(tree, p);
+      std::size_t common = 0;
+      while (common < previous.size() && common < path.size() && previous[common] == path[common]) ++common;
+      if (common == path.size() || (common == previous.size() && !previous.empty())) {
+        ok = false;  // a repeated pedigree, or one through a designated task
+        break;
+      }
+      stack.resize(common + 1);
+      last_child.resize(common + 1);
+      for (std::size_t d = common; d < path.size(); ++d) {
+        const auto node = static_cast<std::uint32_t>(plan.elision.size());
+        plan.elision.push_back(elision_node{path[d], elision_node::none, elision_node::none, elision_node::none});
+        const std::uint32_t parent = stack[d];
+        if (last_child[d] == elision_node::none)
+          plan.elision[parent].first_child = node;
+        else
+          plan.elision[last_child[d]].next_sibling = node;
+        last_child[d] = node;
+        stack.push_back(node);
+        last_child.push_back(elision_node::none);
+      }
+      plan.elision.back().step = p.step;
+      previous = path;
+    }
+    if (!ok) {
+      plan.elision.resize(base);
+      continue;
+    }
+    // Children links are indices into the whole vector; make them relative to the segment's span.
+    for (std::uint32_t k = base; k < plan.elision.size(); ++k) {
+      elision_node& n = plan.elision[k];
+      if (n.first_child != elision_node::none) n.first_child -= base;
+      if (n.next_sibling != elision_node::none) n.next_sibling -= base;
+    }
+    ++plan.elidable_segments;
+  }
+  plan.elision_begin.push_back(static_cast<std::uint32_t>(plan.elision.size()));
 }
 
 }  // namespace cws::schedulers::detail

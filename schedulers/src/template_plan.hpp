@@ -8,9 +8,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "cws/policy.hpp"
 #include "cws/steal_tree/tree.hpp"
 
 namespace cws::schedulers::detail {
@@ -21,6 +23,21 @@ struct template_plan {
   std::vector<std::vector<std::uint32_t>> level_begin;
   // Per worker: its template segments in start order.
   std::vector<std::vector<std::uint32_t>> order;
+  // Serial elision: per segment, its steals' pedigrees as a trie (policy.hpp's
+  // elision_node), elision[elision_begin[s] .. elision_begin[s + 1]); an
+  // empty range when some steal of the segment has no pedigree (then that
+  // segment replays with marks). Empty vectors when the tree has no pedigrees.
+  std::vector<elision_node> elision;
+  std::vector<std::uint32_t> elision_begin;
+  // Segments with a trie (a segment without steals has one: its root alone).
+  std::uint32_t elidable_segments = 0;
+  // Building storage of the tries, kept so that recompiling (relws: every run) does not allocate.
+  std::vector<std::uint32_t> scratch_order, scratch_stack, scratch_last;
+
+  std::span<const elision_node> elision_of(std::uint32_t seg) const noexcept {
+    if (seg + 1 >= elision_begin.size()) return {};
+    return {elision.data() + elision_begin[seg], elision.data() + elision_begin[seg + 1]};
+  }
 
   const steal_tree::steal_point& point(std::uint32_t seg, std::uint32_t i) const noexcept {
     return tree->segments[seg].steals[i];

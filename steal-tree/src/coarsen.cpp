@@ -82,6 +82,8 @@ std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) noexcept {
 }  // namespace
 
 tree coarsen(const tree& t, const coarsen_options& options, coarsen_summary* summary) {
+  if (options.workers && (*options.workers == 0 || *options.workers > t.workers))
+    throw error(fmt::format("coarsen: cannot re-plan a tree of {} workers for {}", t.workers, *options.workers));
   coarsen_summary sum;
   const std::size_t n = t.segments.size();
   sum.segments_before = sum.segments_after = n;
@@ -112,6 +114,7 @@ tree coarsen(const tree& t, const coarsen_options& options, coarsen_summary* sum
   std::vector<std::uint64_t> merged(n, 0);  // tasks of the subtrees dropped out of each kept segment
   std::vector<std::vector<steal_point>> kept_steals(n);
   keep[0] = 1;
+  auto foreign = [&](const steal_point& p) { return options.workers && p.thief >= *options.workers; };
   auto too_deep = [&](const steal_point& p) { return options.max_level && p.level > *options.max_level; };
   auto too_small = [&](const steal_point& p) { return work[p.child] < options.min_tasks; };
   for (const std::uint32_t i : s.preorder) {
@@ -120,13 +123,15 @@ tree coarsen(const tree& t, const coarsen_options& options, coarsen_summary* sum
     std::uint32_t cut = std::numeric_limits<std::uint32_t>::max();  // smallest level of a steal the criteria drop
     bool any_cut = false;
     for (const steal_point& p : list)
-      if (too_deep(p) || too_small(p)) {
+      if (foreign(p) || too_deep(p) || too_small(p)) {
         cut = std::min(cut, p.level);
         any_cut = true;
       }
     for (const steal_point& p : list) {
       bool drop = true;
-      if (too_deep(p))
+      if (foreign(p))
+        ++sum.dropped_workers;
+      else if (too_deep(p))
         ++sum.dropped_level;
       else if (too_small(p))
         ++sum.dropped_small;
@@ -153,7 +158,7 @@ tree coarsen(const tree& t, const coarsen_options& options, coarsen_summary* sum
     if (keep[i]) index[i] = next++;
 
   tree out;
-  out.workers = t.workers;
+  out.workers = options.workers.value_or(t.workers);
   out.segments.reserve(next);
   for (const std::uint32_t i : s.preorder) {
     if (!keep[i]) continue;
@@ -161,7 +166,13 @@ tree coarsen(const tree& t, const coarsen_options& options, coarsen_summary* sum
     g.parent = g.parent == no_parent ? no_parent : index[g.parent];
     g.tasks = saturating_add(g.tasks, merged[i]);
     g.steals = std::move(kept_steals[i]);
-    for (steal_point& p : g.steals) p.child = index[p.child];
+    for (steal_point& p : g.steals) {
+      p.child = index[p.child];
+      // A kept steal keeps its pedigree: ranks do not depend on what else was stolen.
+      const std::span<const std::uint32_t> path = path_of(t, p);
+      p.path = path.empty() && p.level > 0 ? no_path : static_cast<std::uint32_t>(out.paths.size());
+      out.paths.insert(out.paths.end(), path.begin(), path.end());
+    }
     out.segments.push_back(std::move(g));
   }
 
@@ -169,9 +180,9 @@ tree coarsen(const tree& t, const coarsen_options& options, coarsen_summary* sum
   // did not list (hand-built trees) go after the listed ones in pre-order,
   // then a stable sort by start time restores start order (a no-op for a
   // consistent input, whose lists are in start order already).
-  out.worker_segments.assign(t.workers, {});
+  out.worker_segments.assign(out.workers, {});
   std::vector<std::uint8_t> listed(n, 0);
-  for (std::size_t w = 0; w < t.worker_segments.size() && w < t.workers; ++w)
+  for (std::size_t w = 0; w < t.worker_segments.size() && w < out.workers; ++w)
     for (const std::uint32_t i : t.worker_segments[w]) {
       if (i >= n || t.segments[i].worker != w || listed[i]) continue;  // not a list of this worker's segments
       listed[i] = 1;

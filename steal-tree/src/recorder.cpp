@@ -66,16 +66,19 @@ std::size_t recorder::merge_scratch::bytes() const noexcept {
 
 std::size_t recorder::buffer_bytes() const noexcept {
   std::size_t n = vector_bytes(buffers_) + scratch_.bytes() + spare_bytes(spare_steals_);
-  for (const buffer& b : buffers_) n += vector_bytes(b.segments) + vector_bytes(b.tasks) + vector_bytes(b.spawns);
+  for (const buffer& b : buffers_)
+    n += vector_bytes(b.segments) + vector_bytes(b.paths) + vector_bytes(b.tasks) + vector_bytes(b.spawns);
   return n;
 }
 
 // ---------------------------------------------------------------- events
 
 void recorder::on_phase_begin(const cws::phase_info& info) {
+  auditing_ = audit_ || std::exchange(audit_next_, false);
   if (buffers_.size() < info.workers) buffers_.resize(info.workers);
   for (buffer& b : buffers_) {
     b.segments.clear();
+    b.paths.clear();
     b.tasks.clear();
     b.spawns.clear();
     b.running.clear();
@@ -99,7 +102,21 @@ void recorder::on_segment_begin(unsigned worker, cws::segment_id seg, const cws:
     if (seq < b.segments.size()) return;
     b.segments.resize(seq);
   }
-  b.segments.push_back(raw_segment{root, time_ns, time_ns, 0, false});
+  b.segments.push_back(raw_segment{root, time_ns, time_ns, 0, no_path, false});
+}
+
+// Right after on_segment_begin of the same segment, on the same worker.
+void recorder::on_segment_path(unsigned worker, cws::segment_id seg, std::span<const std::uint32_t> ranks) {
+  if (worker >= buffers_.size()) [[unlikely]]
+    return;
+  buffer& b = buffers_[worker];
+  const std::uint64_t seq = cws::segment_seq(seg);
+  if (seq + 1 != b.segments.size() || ranks.size() != b.segments.back().root.level) [[unlikely]] {
+    b.overflow = true;
+    return;
+  }
+  b.segments.back().path = static_cast<std::uint32_t>(b.paths.size());
+  b.paths.insert(b.paths.end(), ranks.begin(), ranks.end());
 }
 
 void recorder::on_segment_end(unsigned worker, cws::segment_id seg, std::uint64_t tasks, std::uint64_t time_ns) {
@@ -273,6 +290,7 @@ void recorder::merge(unsigned workers, tree& t) {
   }
 
   t.workers = workers;
+  t.paths.clear();
   resize_segments(t, n, spare_steals_);
   for (std::uint32_t f = 0; f < n; ++f) {
     const std::uint32_t v = m.order[f];
@@ -289,7 +307,13 @@ void recorder::merge(unsigned workers, tree& t) {
     prepare_steals(s, m.first[v + 1] - m.first[v], spare_steals_);
     for (std::uint32_t k = m.first[v]; k < m.first[v + 1]; ++k) {
       const std::uint32_t c = m.kids[k];
-      s.steals.push_back(steal_point{m.raw[c]->root.level, m.raw[c]->root.step, m.worker_of[c], m.final_of[c]});
+      steal_point p{m.raw[c]->root.level, m.raw[c]->root.step, m.worker_of[c], m.final_of[c]};
+      if (const raw_segment& child = *m.raw[c]; child.path != no_path) {
+        const auto& from = buffers_[m.worker_of[c]].paths;
+        p.path = static_cast<std::uint32_t>(t.paths.size());
+        t.paths.insert(t.paths.end(), from.begin() + child.path, from.begin() + child.path + child.root.level);
+      }
+      s.steals.push_back(p);
     }
   }
 
@@ -301,7 +325,7 @@ void recorder::merge(unsigned workers, tree& t) {
   }
 
   t.audit.clear();
-  if (audit_)
+  if (auditing_)
     damaged |= merge_audit(t, workers, [&](cws::segment_id id) {
       const std::uint32_t i = temp_of(id);
       return i == no_parent ? no_parent : m.final_of[i];

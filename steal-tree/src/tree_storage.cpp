@@ -49,12 +49,13 @@ void assign_tree(tree& dst, const tree& src, steal_spares& spares) {
   for (std::size_t w = 0; w < src.worker_segments.size(); ++w)
     dst.worker_segments[w].assign(src.worker_segments[w].begin(), src.worker_segments[w].end());
   dst.audit.assign(src.audit.begin(), src.audit.end());
+  dst.paths.assign(src.paths.begin(), src.paths.end());
 }
 
 std::size_t tree_bytes(const tree& t) noexcept {
   std::size_t n = t.segments.capacity() * sizeof(segment) +
                   t.worker_segments.capacity() * sizeof(t.worker_segments[0]) +
-                  t.audit.capacity() * sizeof(audit_record);
+                  t.audit.capacity() * sizeof(audit_record) + t.paths.capacity() * sizeof(std::uint32_t);
   for (const segment& s : t.segments) n += s.steals.capacity() * sizeof(steal_point);
   for (const auto& ws : t.worker_segments) n += ws.capacity() * sizeof(std::uint32_t);
   return n;

@@ -356,3 +356,27 @@ TEST(steal_tree_coarsen, malformed_trees_are_refused) {
 }
 
 }  // namespace
+
+// Re-planning for fewer workers (a template loaded by a smaller runtime):
+// every steal by worker 2 or 3 goes, with what was stolen inside it; the
+// work stays with the segments it was taken from.
+TEST(steal_tree_coarsen, fewer_workers_drop_the_missing_thieves) {
+  st::coarsen_options options;
+  options.workers = 2;
+  st::coarsen_summary s;
+  const st::tree out = st::coarsen(tree_t(), options, &s);
+  EXPECT_EQ(out, make(2,
+                      {
+                          segment_of(0, none, 0, 0, 0, 1000, 10 + 30 + 5, {{1, 0, 1, 1}}),
+                          segment_of(1, 0, 1, 0, 100, 900, 20 + 5 + 10),
+                      },
+                      {{0}, {1}}));
+  EXPECT_EQ(s.dropped_workers, 4u);  // #2, #3, #5, #6
+  EXPECT_EQ(s.dropped_inside, 2u);   // #4 and #7, inside them
+  EXPECT_EQ(s.steals_dropped(), 6u);
+  EXPECT_EQ(st::summarize(out).tasks, st::summarize(tree_t()).tasks);
+  options.workers = 5;
+  EXPECT_THROW((void)st::coarsen(tree_t(), options), cws::error);
+  options.workers = 0;
+  EXPECT_THROW((void)st::coarsen(tree_t(), options), cws::error);
+}

@@ -59,9 +59,8 @@ class runtime_trace_io final : public trace_io {
 
   void load(runtime& rt, const std::string& path) override {
     trace_file f = read(path);
-    if (f.header.options.workers != rt.workers())
-      throw error(fmt::format("{}: recorded with {} workers, this runtime has {} (set CWS_WORKERS={} to use it)", path,
-                              f.header.options.workers, rt.workers(), f.header.options.workers));
+    // A file of another worker count is not refused: its templates are
+    // re-planned for this runtime (schedule_store::seed says how in template_from).
     auto* ext = dynamic_cast<loaded_traces_extension*>(rt.extension(loaded_extension_name));
     if (ext == nullptr)
       throw error(fmt::format("{}: this runtime was created before cws::traces registered its extension", path));

@@ -140,6 +140,12 @@ void serialize(Archive& ar, cws::worker_stats& s, unsigned) {
     s.designated = 0;
     s.taken_back = 0;
   }
+  // Version 5: spawns run as calls under serial elision.
+  if (cws::traces::detail::payload_context::current().version >= 5) {
+    ar& make_nvp("elided", s.elided);
+  } else if constexpr (Archive::is_loading::value) {
+    s.elided = 0;
+  }
 }
 
 template <class Archive>
@@ -151,6 +157,12 @@ void serialize(Archive& ar, cws::worker_placement& p, unsigned) {
 template <class Archive>
 void serialize(Archive& ar, cws::steal_tree::steal_point& p, unsigned) {
   ar& make_nvp("level", p.level) & make_nvp("step", p.step) & make_nvp("thief", p.thief) & make_nvp("child", p.child);
+  // Version 5: the pedigree's offset into tree::paths (no_path: unknown, as for every older file).
+  if (cws::traces::detail::payload_context::current().version >= 5) {
+    ar& make_nvp("path", p.path);
+  } else if constexpr (Archive::is_loading::value) {
+    p.path = cws::steal_tree::no_path;
+  }
 }
 
 template <class Archive>
@@ -193,6 +205,12 @@ void serialize(Archive& ar, cws::steal_tree::tree& t, unsigned) {
     }
   }
   sequence(ar, "audit_count", "task", t.audit, limits::audit_records, "audit records");
+  // Version 5: the steal points' pedigrees (O(depth) per steal).
+  if (cws::traces::detail::payload_context::current().version >= 5) {
+    sequence(ar, "path_count", "rank", t.paths, limits::path_entries, "pedigree entries");
+  } else if constexpr (Archive::is_loading::value) {
+    t.paths.clear();
+  }
 }
 
 // Version 3: locality and relocalization reports.

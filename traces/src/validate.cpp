@@ -151,6 +151,9 @@ void validate(const st::tree& t) {
       if (c.worker != p.thief)
         fail(fmt::format("segment {}: steal {} by worker {} but segment {} runs on worker {}", i, k, p.thief, p.child,
                          c.worker));
+      if (p.path != st::no_path && (p.path > t.paths.size() || t.paths.size() - p.path < p.level))
+        fail(fmt::format("segment {}: steal {} has a pedigree at {} of {} ranks, the tree holds {}", i, k, p.path,
+                         p.level, t.paths.size()));
       if (listed[p.child]) fail(fmt::format("segment {} is listed twice as a steal", p.child));
       listed[p.child] = 1;
       if (k > 0) {

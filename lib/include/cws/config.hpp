@@ -42,6 +42,11 @@
 //   CWS_EVOLVE_RELOCALIZE 1 = evolve relocalizes the pages of a phase that
 //                        declared touches after each RELWS iteration and after
 //                        STOWS ones until the pages stay put (default), 0 = never
+//   CWS_EVOLVE_BALANCE   evolve converges only when every worker owns work and the
+//                        busiest one's share of the tasks is <= (1 + pct/100)/P (default 10; 0 = off)
+//   CWS_ELIDE            1 = STOWS/STUWS run spawns with no designated steal below
+//                        them as plain calls (serial elision; default), 0 = always spawn
+//   CWS_COARSEN_TRIES    pruning depths the `coarsen` policy tries (default 4)
 
 #include <cstddef>
 #include <cstdint>
@@ -87,6 +92,15 @@ struct replay_knobs {
   unsigned evolve_slowdown_pct = 25;  // CWS_EVOLVE_SLOWDOWN
   unsigned stall_ms = 50;             // CWS_STALL_MS
   bool evolve_relocalize = true;      // CWS_EVOLVE_RELOCALIZE
+  // evolve converges only to a template in which every worker owns work and
+  // the busiest worker's share of the tasks is at most (1 + pct/100) / P.
+  unsigned evolve_balance_pct = 10;  // CWS_EVOLVE_BALANCE (0: balance is not required)
+  // Strict replays (stows, stuws) run every spawn with no designated steal
+  // below it as a plain call (serial elision) when the template knows its
+  // steals' pedigrees. Not with audit (it records tasks, and elided calls are not tasks).
+  bool elide = true;  // CWS_ELIDE
+  // coarsen: pruning depths it tries (one run each) before keeping the fastest.
+  unsigned coarsen_tries = 4;  // CWS_COARSEN_TRIES
 };
 
 struct runtime_config {

@@ -10,6 +10,7 @@
 // nothing for observation.
 
 #include <cstdint>
+#include <span>
 
 namespace cws {
 
@@ -56,6 +57,10 @@ class observer {
                                 std::uint64_t /*time_ns*/) {}
   virtual void on_segment_end(unsigned /*worker*/, segment_id /*seg*/, std::uint64_t /*tasks*/,
                               std::uint64_t /*time_ns*/) {}
+  // Right after on_segment_begin of a segment whose root task was spawned in
+  // another segment: the root's pedigree there (root.level ranks; see
+  // steal_tree::steal_point::path). Costs O(level) per such segment, nothing per task.
+  virtual void on_segment_path(unsigned /*worker*/, segment_id /*seg*/, std::span<const std::uint32_t> /*ranks*/) {}
   // `thief` took the task `tag` from `victim`'s deque or mailbox.
   virtual void on_steal(unsigned /*thief*/, unsigned /*victim*/, const task_tag& /*tag*/) {}
 

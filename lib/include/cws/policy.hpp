@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -119,6 +120,23 @@ struct spawn_target {
   bool reclaimable = false;      // the spawner takes it back at sync if nobody started it (RELWS)
 };
 
+// Serial elision (SC14's dynamic coarsening): the designated steals of one
+// template segment as a trie of their pedigrees (steal_tree::steal_point::path).
+// Node 0 is the segment's root task; a node's children are first_child, then
+// each one's next_sibling (`none` ends the list). While a segment runs under
+// such a plan, a spawn whose rank has no node below its parent's runs at once
+// as a plain call in its own frame (no task, no deque push, nothing to steal);
+// a spawn that has a node is a task as usual, and a node with a `step` is a
+// designated steal: the core tags it (level, step) as the template names it
+// and calls route() for it, marks are not used.
+struct elision_node {
+  static constexpr std::uint32_t none = ~std::uint32_t{0};
+  std::uint32_t rank = 0;
+  std::uint32_t first_child = none;
+  std::uint32_t next_sibling = none;
+  std::uint32_t step = none;  // the template's step of a designated steal; none: on the way to one
+};
+
 // Per open segment: the next spawn step, per level, at which route() wants
 // to be called. Owned by the core, written by the policy from segment_begin()
 // and route() on the segment's own worker.
@@ -126,6 +144,10 @@ class segment_marks {
  public:
   virtual void set(std::uint32_t level, std::uint32_t step) = 0;  // no_mark clears
   virtual void clear_all() noexcept = 0;
+  // From segment_begin() only: run this segment under the elision plan
+  // `nodes` (see elision_node; kept alive by the policy until the phase ends)
+  // instead of marks. An empty span: no elision (the default).
+  virtual void elide(std::span<const elision_node> nodes) noexcept = 0;
 
  protected:
   ~segment_marks() = default;

@@ -18,7 +18,10 @@
 //     or a cws::scope) before it returns, or the children outlive the locals.
 //
 // Outside a phase (no rt.run on this thread) spawn runs f at once and sync is
-// a no-op: the serial elision, so library code works in both contexts.
+// a no-op: the serial elision, so library code works in both contexts. Inside
+// a phase replayed with serial elision (cws::schedulers: coarsened templates),
+// a spawn with no designated steal below it also runs at once, as a call
+// with its own implicit sync.
 
 #include <exception>
 #include <type_traits>
@@ -35,6 +38,19 @@ void spawn(F&& f) {
   if (w == nullptr) {
     std::forward<F>(f)();
     return;
+  }
+  if (detail::tls_elides) [[unlikely]] {  // replay with serial elision: most spawns are plain calls
+    detail::frame call;
+    if (detail::elision_begin(*w, call)) {
+      std::exception_ptr error;
+      try {
+        std::forward<F>(f)();
+      } catch (...) {
+        error = std::current_exception();
+      }
+      detail::elision_end(*w, call, std::move(error));
+      return;
+    }
   }
   detail::task* t = detail::tls_pool->allocate();
   t->emplace(std::forward<F>(f));

@@ -20,6 +20,7 @@ struct worker_stats {
   double idle_s = 0;                  // time inside the phase spent looking for work or waiting
   std::uint64_t designated = 0;       // of `steals`: tasks taken from this worker's mailbox (routed to it)
   std::uint64_t taken_back = 0;       // tasks this worker routed away, then ran itself (RELWS)
+  std::uint64_t elided = 0;           // spawns run as plain calls under serial elision (no task; in `tasks`)
   friend bool operator==(const worker_stats&, const worker_stats&) = default;
 };
 

@@ -15,6 +15,9 @@ class worker;
 // of through a TLS wrapper call.
 extern constinit thread_local worker* tls_worker;
 extern constinit thread_local task_pool* tls_pool;
+// Whether the innermost segment of this thread's worker runs under a serial
+// elision plan (policy.hpp's elision_node): spawn asks elision_begin first.
+extern constinit thread_local bool tls_elides;
 
 void submit(worker& w, task* t);       // push (or route) a freshly spawned task
 void sync(worker& w);                  // cws::sync on the innermost frame
@@ -25,5 +28,12 @@ void close_frame(worker& w, frame& f, std::exception_ptr body_error, bool rethro
 unsigned worker_id(const worker& w) noexcept;
 unsigned worker_count(const worker& w) noexcept;
 void designate_next_spawn(worker& w, unsigned to);  // throws cws::error for a bad worker id
+// Serial elision: true when the next spawn runs as a plain call, in frame
+// `f` (opened here); the caller then runs the callable and elision_end().
+// False: spawn a task as usual.
+bool elision_begin(worker& w, frame& f);
+// Closes `f` after the call; its exception, if any, goes to the spawning
+// task's frame like a child task's (rethrown by the next sync).
+void elision_end(worker& w, frame& f, std::exception_ptr error);
 
 }  // namespace cws::detail

@@ -25,6 +25,17 @@ struct frame {
   std::exception_ptr error;   // first exception of a child (or of the body), set once
   frame* outer = nullptr;     // enclosing frame on the same worker
   unsigned designated = ~0u;  // designate_after_next_spawn: worker for this frame's next spawn (~0u: none)
+  // Pedigree (DESIGN §3, steal_tree::steal_point::path): the running task's
+  // rank among its parent's spawns, the frame it was spawned from, and the
+  // counter its own spawns take their ranks from (a finish scope shares its
+  // task's). Written when the frame opens, before any child can be seen by a
+  // thief, and never again: a thief walks them (up to the segment root) when
+  // it starts a segment. Serial elision: the task's node in the elision plan.
+  std::uint32_t rank = 0;
+  std::uint32_t child_ranks = 0;
+  std::uint32_t* next_rank = &child_ranks;
+  const frame* up = nullptr;
+  std::uint32_t plan_node = ~0u;
 
   bool children_done() const noexcept {
     return spawned == joined_local + joined_remote.load(std::memory_order_acquire);

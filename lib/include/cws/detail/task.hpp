@@ -29,6 +29,8 @@ struct alignas(64) task {
   std::uint32_t note = ~0u;         // routing policies: spawn_target::note of a mailboxed task
   task_pool* home = nullptr;        // pool the block returns to
   task* next_free = nullptr;        // free-list link while the block is unused
+  std::uint32_t rank = 0;           // index among the spawns of its parent task (its pedigree entry)
+  std::uint32_t plan_node = ~0u;    // serial elision: its node in the segment's elision plan (policy.hpp)
   alignas(16) std::byte storage[capacity];
 
   template <class F>

@@ -13,10 +13,26 @@
 //           that has started all the segments the template planned for it
 //           steals undesignated tasks at random. Each run is the next template.
 //   evolve  relws until the tree stops changing (an iteration with no extra
-//           steal and no take-back) or CWS_EVOLVE_BOUND iterations, then stows;
-//           back to relws when two stows iterations in a row are
-//           CWS_EVOLVE_SLOWDOWN percent slower than the best one (a single slow
-//           run is taken as noise).
+//           steal and no take-back) *and* is balanced (every worker owns work,
+//           the busiest one's share of the tasks <= (1 + CWS_EVOLVE_BALANCE%)/P),
+//           or CWS_EVOLVE_BOUND iterations; then stows. At the bound it takes
+//           the best tree the relws runs produced (balanced first, then the
+//           better balanced, more local, faster one), and when none was
+//           balanced (oversubscribed or busy machines) it records one audit
+//           run and lets the planner (steal_tree::plan) build a balanced
+//           template, which relws then refines. Back to relws when two stows
+//           iterations in a row are CWS_EVOLVE_SLOWDOWN percent slower than the
+//           best one (a single slow run is taken as noise).
+//   coarsen evolve, then, once converged, one stows run per pruning depth of
+//           the template (steal_tree::coarsen's max_level; CWS_COARSEN_TRIES
+//           depths), keeping the fastest: SC14's dynamic coarsening. With
+//           serial elision, a fine grain then costs little: spawns off the
+//           pruned tree's paths are plain calls.
+//   Serial elision (CWS_ELIDE, default on): stows and stuws run every spawn
+//           with no designated steal below it as a plain call when the
+//           template knows its steals' pedigrees (recorded since trace format
+//           5); a divergence under elision drops the template, so the next
+//           run records a fresh one.
 //   user    the designations of cws::designate_after_next_spawn, run like
 //           stuws; the recorded result is kept as the schedule's template.
 //
@@ -44,6 +60,7 @@ inline constexpr std::string_view stows = "stows";
 inline constexpr std::string_view stuws = "stuws";
 inline constexpr std::string_view relws = "relws";
 inline constexpr std::string_view evolve = "evolve";
+inline constexpr std::string_view coarsen = "coarsen";
 inline constexpr std::string_view user = "user";
 }  // namespace policy
 

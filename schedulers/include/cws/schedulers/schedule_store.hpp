@@ -156,8 +156,10 @@ class schedule_store final : public cws::runtime_extension {
   // Created on first use.
   schedule_state& state(std::string_view name);
 
-  // Sets the template of `name` (replacing any). Throws cws::error when the
-  // tree was recorded for another worker count. A tree that is malformed or
+  // Sets the template of `name` (replacing any). A tree recorded for another
+  // worker count is re-planned for this runtime's (the planner when it has
+  // audit records; else steals by missing workers are dropped, or new workers
+  // start without work), and template_from says so. A tree that is malformed or
   // does not fit the program is accepted here and handled when it runs: the
   // replay diverges (see policies.hpp), it never hangs nor crashes.
   void seed(std::string_view name, steal_tree::tree t, std::string from);

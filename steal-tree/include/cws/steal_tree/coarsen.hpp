@@ -68,6 +68,9 @@ namespace cws::steal_tree {
 struct coarsen_options {
   std::optional<std::uint32_t> max_level;  // drop steals at level > max_level
   std::uint64_t min_tasks = 0;             // drop steals whose stolen subtree ran fewer tasks
+  // Re-planning for fewer workers: drop every steal by a thief >= workers;
+  // the result is a tree for that many workers (must be >= 1 and <= the input's).
+  std::optional<std::uint32_t> workers;
 };
 
 // What coarsen() did. Every steal of the input is either kept or dropped for
@@ -76,7 +79,8 @@ struct coarsen_options {
 //   dropped_small   its stolen subtree ran fewer than min_tasks tasks;
 //   dropped_deeper  none of those, but deeper than a dropped steal of the same
 //                   segment (the correctness rule above);
-//   dropped_inside  a steal out of a segment inside a dropped subtree.
+//   dropped_inside  a steal out of a segment inside a dropped subtree;
+//   dropped_workers (checked first) its thief is not among `workers`.
 // steals_before - steals_after == the sum of the four.
 struct coarsen_summary {
   std::uint64_t segments_before = 0;
@@ -87,6 +91,7 @@ struct coarsen_summary {
   std::uint64_t dropped_small = 0;
   std::uint64_t dropped_deeper = 0;
   std::uint64_t dropped_inside = 0;
+  std::uint64_t dropped_workers = 0;
   std::uint64_t steals_dropped() const noexcept { return steals_before - steals_after; }
   friend bool operator==(const coarsen_summary&, const coarsen_summary&) = default;
 };

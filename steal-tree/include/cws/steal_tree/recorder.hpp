@@ -96,6 +96,10 @@ class recorder final : public cws::observer, public cws::runtime_extension {
   // that ran keeps its latest record (until clear()).
   const phase_record* latest(std::string_view schedule) const noexcept;
   bool audit() const noexcept { return audit_; }
+  // Records the next phase in audit mode even when the runtime's audit is
+  // off (one run: the planner needs one, evolve asks for it). Call between
+  // phases, before the phase starts (a policy's begin_phase).
+  void audit_next_phase() noexcept { audit_next_ = true; }
 
   // Bytes held by the history (every record's vectors and strings, including
   // storage kept for reuse) and by the per-worker buffers and merge scratch,
@@ -112,7 +116,8 @@ class recorder final : public cws::observer, public cws::runtime_extension {
   void on_segment_begin(unsigned worker, cws::segment_id seg, const cws::task_tag& root,
                         std::uint64_t time_ns) override;
   void on_segment_end(unsigned worker, cws::segment_id seg, std::uint64_t tasks, std::uint64_t time_ns) override;
-  bool wants_task_events() const override { return audit_; }
+  void on_segment_path(unsigned worker, cws::segment_id seg, std::span<const std::uint32_t> ranks) override;
+  bool wants_task_events() const override { return audit_ || audit_next_; }
   void on_spawn(unsigned worker, const cws::task_tag& tag) override;
   void on_task_begin(unsigned worker, cws::segment_id seg, const cws::task_tag& tag) override;
 
@@ -122,6 +127,7 @@ class recorder final : public cws::observer, public cws::runtime_extension {
     std::uint64_t start_ns = 0;  // absolute (steady clock)
     std::uint64_t end_ns = 0;
     std::uint64_t tasks = 0;
+    std::uint32_t path = no_path;  // its root's pedigree: root.level entries of its worker's buffer::paths
     bool ended = false;
   };
   // Audit mode only.
@@ -136,6 +142,7 @@ class recorder final : public cws::observer, public cws::runtime_extension {
   // One per worker, written only by that worker during a phase.
   struct alignas(64) buffer {
     std::vector<raw_segment> segments;  // indexed by the segment's sequence number
+    std::vector<std::uint32_t> paths;   // the segments' pedigrees, concatenated
     bool overflow = false;              // an event that did not fit the core's contract
     // Audit mode only: executed tasks in start order, spawns, and per open
     // segment (by sequence number) the task running at each level.
@@ -158,6 +165,8 @@ class recorder final : public cws::observer, public cws::runtime_extension {
 
   cws::runtime& rt_;
   const bool audit_;
+  bool audit_next_ = false;  // audit_next_phase(), until that phase begins
+  bool auditing_ = false;    // this phase records audit records
   std::vector<buffer> buffers_;
   std::uint64_t phase_start_ns_ = 0;
   bool in_phase_ = false;

@@ -88,7 +88,10 @@ namespace cws::traces {
 //   4  the file is a record stream (header, then one checksummed record per phase run or
 //      relocalization, then an end record): written by save_traces and by streaming
 //      (runtime::trace_to, CWS_TRACE); the archive of each record is that of version 3
-inline constexpr std::uint32_t format_version = 4;
+//   5  steal points gain their pedigree (steal_point::path into tree::paths) and worker_stats
+//      gains `elided`; an older file reads with unknown pedigrees (no serial elision from it)
+//      and 0 elided spawns
+inline constexpr std::uint32_t format_version = 5;
 // The oldest format version this library still reads.
 inline constexpr std::uint32_t oldest_readable_version = 1;
 
@@ -118,6 +121,7 @@ struct limits {
   static constexpr std::uint64_t segments = std::uint64_t{1} << 28;       // per tree
   static constexpr std::uint64_t steals = std::uint64_t{1} << 28;         // per segment
   static constexpr std::uint64_t audit_records = std::uint64_t{1} << 30;  // per tree
+  static constexpr std::uint64_t path_entries = std::uint64_t{1} << 30;   // pedigree ranks per tree
   // Per-node entries of a locality report: Linux builds with at most 2^10
   // NUMA nodes (CONFIG_NODES_SHIFT); 4x that leaves room without letting a
   // damaged count allocate much.
