@@ -131,7 +131,24 @@ int run(int argc, char** argv, int rank, int ranks) {
   const std::string suffix = fmt::format(".rank{}", rank);
   if (!opt.trace_out.empty()) opt.trace_out += suffix;
   if (!opt.trace_in.empty()) opt.trace_in += suffix;
-  cws_apps::bench_env env(opt);
+  // cws pins its workers to the cores of the whole machine, whatever CPU set
+  // mpirun bound the rank to: ranks sharing a node would all pin worker 0 to
+  // the same core. Unpinned, the workers inherit the rank's binding instead
+  // (e.g. --bind-to numa keeps them on the rank's node). CWS_PIN=1 overrides.
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  int node_ranks = 1;
+  MPI_Comm_size(node, &node_ranks);
+  MPI_Comm_free(&node);
+  const bool unpin = node_ranks > 1 && std::getenv("CWS_PIN") == nullptr;
+  if (unpin && rank == 0)
+    std::fprintf(stderr,
+                 "cws-pcg-mpi: %d ranks share this node: cws workers left unpinned (in each rank's mpirun binding); "
+                 "CWS_PIN=1 pins them anyway\n",
+                 node_ranks);
+  cws_apps::bench_env env(opt, [unpin](cws::runtime_config& cfg) {
+    if (unpin) cfg.pin = false;
+  });
   cws::runtime& rt = env.rt();
   const auto total_workers = static_cast<unsigned>(sum_over_ranks(env.workers()));
   if (block_rows == 0) block_rows = pcg::default_block_rows(prob, total_workers);
@@ -204,6 +221,8 @@ int run(int argc, char** argv, int rank, int ranks) {
     json doc{{"app", "pcg-mpi"},
              {"params",
               {{"ranks", ranks},
+               {"ranks_per_node", node_ranks},
+               {"pinned", rt.config().pin},
                {"workers_per_rank", env.workers()},
                {"total_workers", total_workers},
                {"size", prob.n},

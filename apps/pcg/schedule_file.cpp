@@ -69,14 +69,17 @@ schedule_file_status load_schedule_file(cws::runtime& rt, const std::string& pat
   }
   rt.load_traces(path);  // seeds every schedule of the file by name (validated above, same worker count)
   auto& store = cws::schedulers::store_of(rt);
-  const unsigned bound = rt.config().replay.evolve_bound;
   for (const auto& [name, latest] : ours) {
     ++st.seeded;
-    bool evolve = false;
+    const cws::steal_tree::phase_record* last = nullptr;
     for (const auto& r : f.phases)
-      if (r.schedule == name && r.iteration == latest) evolve = r.policy == cws::policy::evolve;
-    if (!evolve || latest < bound + 1) continue;
-    // Past the relws bound: the template had converged. Start in stows.
+      if (r.schedule == name && r.iteration == latest) last = &r;
+    if (last == nullptr || last->policy != cws::policy::evolve || last->iteration == 0) continue;
+    // Evolve's own convergence test on the file's latest run: a replay (not
+    // the first, random run) with no unplanned steal and nothing taken back.
+    std::uint64_t extra = 0, taken_back = 0;
+    for (const cws::worker_stats& w : last->stats) extra += w.steals - w.designated, taken_back += w.taken_back;
+    if (extra != 0 || taken_back != 0) continue;
     cws::schedulers::schedule_state& s = store.state(name);
     s.mode = cws::schedulers::evolve_mode::stows;
     s.converged = true;

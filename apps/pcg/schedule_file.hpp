@@ -16,9 +16,10 @@
 //
 // Evolve's stage is not in a trace file (a phase record says which policy
 // ran, not whether it had converged), so a loaded evolve schedule would
-// start with a relws run. A schedule the file shows past evolve's relws bound
-// (more recorded runs than CWS_EVOLVE_BOUND + 1) had converged, and is put
-// straight into its stows stage: the next run replays it from iteration 0.
+// start with a relws run. The app applies evolve's own convergence test to
+// the file's latest run of the schedule: a replay (not its first, random run)
+// without unplanned steals or take-backs. Such a schedule is put straight
+// into its stows stage: the next run replays it from iteration 0.
 
 #include <cstddef>
 #include <string>
