@@ -226,6 +226,40 @@ TEST(CgLocality, EvolveFollowPlacesTheMatrixOnFourSyntheticNodes) {
   }
 }
 
+// --trace-out saves every schedule's steal trees; --trace-in seeds the same
+// schedules with them, so stows replays from its very first spmv phase.
+TEST(CgTraces, SavedTemplatesAreReplayedFromTheFirstPhase) {
+  scratch_dir dir;
+  const std::string file = dir.file("cg.cwst");
+  const strings args{"--class", "S", "--iters", "1", "--runs", "1", "--warmup", "0", "--policies", "stows"};
+  strings out = args, in = args;
+  out.insert(out.end(), {"--trace-out", file});
+  in.insert(in.end(), {"--trace-in", file});
+  const json first = run_cg_json(out);
+  ASSERT_FALSE(first.is_null());
+  // Without a template, its first spmv phase ran as random to record one.
+  EXPECT_EQ(entry(first, "cws-stows")["spmv_ran_as"], (json{{"random_no_template", 1}, {"stows", 24}}));
+  const json second = run_cg_json(in);
+  ASSERT_FALSE(second.is_null());
+  EXPECT_EQ(entry(second, "cws-stows")["spmv_ran_as"], (json{{"stows", 25}}));
+  EXPECT_EQ(entry(second, "cws-stows")["verified"], true);
+}
+
+// --follow-spmv: every replaying policy's kernels follow its spmv schedule,
+// and evolve gets no separate -follow variant.
+TEST(CgFollow, FollowSpmvFlag) {
+  const json doc = run_cg_json({"--class", "S", "--iters", "1", "--runs", "1", "--warmup", "1", "--policies",
+                                "stows,evolve,random", "--follow-spmv"});
+  ASSERT_FALSE(doc.is_null());
+  EXPECT_EQ(variants_of(doc), (strings{"serial", "cws-stows", "cws-evolve", "cws-random", "tbb-auto", "tbb-affinity",
+                                       "tbb-static", "omp-static"}));
+  EXPECT_EQ(doc["params"]["follow_spmv"], true);
+  EXPECT_EQ(entry(doc, "cws-stows")["follows"], "cg-spmv/stows");
+  EXPECT_EQ(entry(doc, "cws-evolve")["follows"], "cg-spmv/evolve");
+  EXPECT_EQ(entry(doc, "cws-random")["follows"], "");  // random replays nothing
+  expect_all_verified(doc, 9.9986441579140);
+}
+
 // Without --json: the caption, the table with every variant, verified.
 TEST(CgTable, CaptionAndRows) {
   const run_result r = run_cg({"--class", "S", "--iters", "1", "--runs", "1", "--warmup", "0", "--policies", "stows",
