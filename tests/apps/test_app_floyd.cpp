@@ -1,0 +1,250 @@
+// cws-floyd as a program, with tiny sizes: every variant's matrix equals the
+// plain serial triple loop's on 1, 2 and 4 (synthetic) workers, with tiles
+// that do not divide the matrix; the serial program's checksums are
+// PolyBench's (n = 60 and 180, the whole algorithm); the JSON envelope and
+// fields; evolve settles on stows; locality on a synthetic 4-node machine;
+// trace files; one-line errors. No test looks at a time.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// app_runner.hpp's app_path() knows the binaries of test_apps, whose paths
+// only that suite defines; this suite runs cws-floyd alone.
+#ifndef CWS_APP_FIB
+#define CWS_APP_FIB ""
+#define CWS_APP_MEMCOPY ""
+#define CWS_APP_HEAT ""
+#define CWS_APP_PHASES ""
+#define CWS_APP_RECORDING ""
+#define CWS_APP_PAGEMOVE ""
+#endif
+#include "app_runner.hpp"
+
+namespace {
+
+using namespace cws::apps_test;
+using strings = std::vector<std::string>;
+
+const env_list four_nodes = {{"CWS_TOPOLOGY", "pack:4 numa:1 core:1 pu:1"}};
+
+strings with(strings args, const strings& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+json floyd_json(strings args, const env_list& env = {}) {
+  args.emplace_back("--json");
+  const run_result r = run_process(CWS_APP_FLOYD, args, env);
+  EXPECT_FALSE(r.timed_out) << r.dump();
+  EXPECT_EQ(r.code, 0) << r.dump();
+  try {
+    return json::parse(r.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "stdout is not one JSON document: " << e.what() << "\n" << r.dump();
+  }
+  return json();
+}
+
+const json& entry(const json& doc, const std::string& variant) {
+  static const json none;
+  for (const json& e : doc["results"])
+    if (e.value("variant", "") == variant) return e;
+  ADD_FAILURE() << "no result for variant " << variant;
+  return none;
+}
+
+strings variants_of(const json& doc) {
+  strings v;
+  for (const json& e : doc["results"]) v.push_back(e.value("variant", ""));
+  return v;
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+// One-line error: "cws-floyd: error: ..." mentioning `what`, exit 2, nothing on stdout.
+void expect_cws_error(const run_result& r, const std::string& what) {
+  SCOPED_TRACE(r.command);
+  EXPECT_EQ(r.code, 2) << r.dump();
+  EXPECT_EQ(r.out, "") << r.dump();
+  ASSERT_EQ(r.err_lines().size(), 1u) << r.dump();
+  EXPECT_TRUE(starts_with(r.err_lines()[0], "cws-floyd: error: ")) << r.dump();
+  EXPECT_NE(r.err_lines()[0].find(what), std::string::npos) << r.dump();
+}
+
+TEST(Floyd, EveryVariantVerifiesOnOneTwoAndFourWorkers) {
+  // Tiles of 3 x 7 over 40 columns: the last tile of every band and the last band are short.
+  const strings args = {"--size", "40",     "--full", "--tile-rows", "3", "--tile-cols",
+                        "7",      "--runs", "1",      "--warmup",    "1"};
+  for (const auto& [workers, env] : {std::pair{std::string("1"), env_list{}}, {"2", env_list{}}, {"4", four_nodes}}) {
+    SCOPED_TRACE("workers " + workers);
+    const json doc = floyd_json(with(args, {"--workers", workers}), env);
+    ASSERT_TRUE(doc.contains("results")) << doc.dump();
+    EXPECT_EQ(variants_of(doc), (strings{"serial", "cws-random", "cws-random-interleave", "cws-stows",
+                                         "cws-stows-follow-init", "cws-stuws", "cws-relws", "cws-evolve", "cws-user",
+                                         "tbb-auto", "tbb-affinity", "tbb-static", "omp-static"}));
+    for (const json& e : doc["results"]) EXPECT_EQ(e["verified"], true) << e["variant"];
+    EXPECT_EQ(doc["params"]["tiles"], 14 * 6);
+    EXPECT_EQ(doc["topology"]["workers"], std::stoi(workers));
+  }
+}
+
+// Sum and maximum of the distances after the whole algorithm on PolyBench
+// 4.2's initial matrix (MINI: n = 60, SMALL: n = 180), from an independent
+// implementation.
+TEST(Floyd, SerialProgramMatchesPolyBenchChecksums) {
+  for (const auto& [n, sum] : {std::pair{std::string("60"), 6594}, {"180", 59360}}) {
+    SCOPED_TRACE("n = " + n);
+    const json doc =
+        floyd_json({"--size", n, "--full", "--policy", "stows", "--runs", "1", "--warmup", "0", "--workers", "2"});
+    ASSERT_TRUE(doc.contains("params")) << doc.dump();
+    EXPECT_EQ(doc["params"]["steps"], std::stoi(n));
+    EXPECT_EQ(doc["params"]["full"], true);
+    EXPECT_EQ(doc["params"]["checksum"]["sum"], sum);
+    EXPECT_EQ(doc["params"]["checksum"]["max"], 3);
+    for (const json& e : doc["results"]) EXPECT_EQ(e["verified"], true) << e["variant"];
+  }
+}
+
+TEST(Floyd, EnvelopeAndFields) {
+  const unsigned steps = 5, runs = 2, warmup = 1;
+  const json doc = floyd_json({"--size", "64", "--iters", "5", "--tile-rows", "8", "--tile-cols", "24", "--runs", "2",
+                               "--warmup", "1", "--policies", "random,stows,relws", "--workers", "2"});
+  ASSERT_TRUE(doc.is_object()) << doc.dump();
+  EXPECT_EQ(doc["app"], "floyd");
+  for (const char* k : {"summary", "source", "synthetic", "numa_nodes", "cores", "pus", "workers"})
+    EXPECT_TRUE(doc["topology"].contains(k)) << k;
+  EXPECT_EQ(variants_of(doc),
+            (strings{"serial", "cws-random", "cws-random-interleave", "cws-stows", "cws-stows-follow-init", "cws-relws",
+                     "tbb-auto", "tbb-affinity", "tbb-static", "omp-static"}));
+  const json& p = doc["params"];
+  EXPECT_EQ(p["size"], 64);
+  EXPECT_EQ(p["steps"], steps);
+  EXPECT_EQ(p["full"], false);
+  EXPECT_EQ(p["tile_rows"], 8);
+  EXPECT_EQ(p["tile_cols"], 24);
+  EXPECT_EQ(p["tiles"], 3 * 8);  // 3 tiles across (24, 24, 16 columns), 8 bands
+  EXPECT_EQ(p["runs"], runs);
+  EXPECT_EQ(p["warmup"], warmup);
+  EXPECT_EQ(p["policies"], (strings{"random", "stows", "relws"}));
+  EXPECT_EQ(p["bytes_per_step"], 2.0 * 64 * 64 * 4);
+
+  const double omp = entry(doc, "omp-static")["median_s"].get<double>();
+  for (const json& e : doc["results"]) {
+    const std::string v = e["variant"];
+    SCOPED_TRACE(v);
+    EXPECT_EQ(e["runs"], runs);
+    EXPECT_GT(e["min_s"].get<double>(), 0.0);
+    EXPECT_LE(e["min_s"].get<double>(), e["median_s"].get<double>());
+    EXPECT_GT(e["init_median_s"].get<double>(), 0.0);
+    EXPECT_DOUBLE_EQ(e["ratio_vs_omp_static"].get<double>(), e["median_s"].get<double>() / omp);
+    EXPECT_EQ(e["verified"], true);
+    if (!starts_with(v, "cws-")) {
+      EXPECT_FALSE(e.contains("iterations"));
+      continue;
+    }
+    const std::string name = v.substr(4);
+    EXPECT_EQ(e["schedules"]["init"], "floyd-init/" + name);
+    EXPECT_EQ(e["schedules"]["step"], "floyd-step/" + name);
+    const json& its = e["iterations"];
+    ASSERT_EQ(its.size(), std::size_t{steps} * (warmup + runs));
+    for (std::size_t i = 0; i < its.size(); ++i) {
+      EXPECT_EQ(its[i]["run"], i / steps);
+      EXPECT_EQ(its[i]["iteration"], i % steps);
+      EXPECT_EQ(its[i]["warmup"], i < steps * warmup);
+    }
+    EXPECT_EQ(e["init_iterations"].size(), std::size_t{warmup + runs});
+    EXPECT_EQ(e["locality_phases"], steps * runs);
+  }
+  EXPECT_EQ(entry(doc, "omp-static")["ratio_vs_omp_static"], 1.0);
+  // stows: the first step records the template, every later one replays it.
+  const json& stows = entry(doc, "cws-stows");
+  EXPECT_EQ(stows["step_follows"], "");
+  EXPECT_EQ(stows["iterations"][0]["ran_as_kind"], "random_no_template");
+  for (std::size_t i = 1; i < stows["iterations"].size(); ++i)
+    EXPECT_EQ(stows["iterations"][i]["ran_as_kind"], "stows") << i;
+  const json& follow = entry(doc, "cws-stows-follow-init");
+  EXPECT_EQ(follow["step_follows"], "floyd-init/stows-follow-init");
+  for (const json& it : follow["iterations"]) {
+    EXPECT_EQ(it["ran_as_kind"], "stows");
+    EXPECT_TRUE(starts_with(it.value("template_from", ""), "follows 'floyd-init/stows-follow-init': "));
+  }
+}
+
+// Rows of 1024 ints are one page each and tiles span whole rows, so every
+// tile owns its pages. A step also reads row k, which lies on one node.
+TEST(Floyd, LocalityOnFourSyntheticNodes) {
+  env_list env = four_nodes;
+  env.emplace_back("CWS_EVOLVE_SLOWDOWN", "0");  // no return to relws on a preempted phase of this loaded machine
+  const json doc = floyd_json({"--size", "1024", "--tile-rows", "16", "--tile-cols", "1024", "--iters", "8", "--runs",
+                               "2", "--warmup", "1", "--policies", "random,stows,evolve,user", "--workers", "4"},
+                              env);
+  ASSERT_TRUE(doc.contains("results")) << doc.dump();
+  EXPECT_EQ(doc["topology"]["numa_nodes"], 4);
+  EXPECT_EQ(doc["params"]["page_homes"], "simulated");
+  for (const json& e : doc["results"]) {
+    if (!starts_with(e["variant"], "cws-")) continue;
+    SCOPED_TRACE(e["variant"].get<std::string>());
+    EXPECT_EQ(e["unknown_bytes"], 0);
+    for (const char* k : {"local_share", "local_share_min", "local_share_last"}) {
+      EXPECT_GE(e[k].get<double>(), 0.0) << k;
+      EXPECT_LE(e[k].get<double>(), 1.0) << k;
+    }
+  }
+  // Schedule follows data, and the owner mapping of `user` (init and steps alike).
+  for (const char* v : {"cws-stows-follow-init", "cws-user"})
+    EXPECT_GE(entry(doc, v)["local_share_min"].get<double>(), 0.95) << entry(doc, v).dump(2);
+  EXPECT_NEAR(entry(doc, "cws-random-interleave")["local_share"].get<double>(), 0.25, 0.05);
+  const json& evolve = entry(doc, "cws-evolve");
+  EXPECT_EQ(evolve["converged"], true) << evolve.dump(2);
+  EXPECT_GE(evolve["local_share_last"].get<double>(), 0.95) << evolve.dump(2);
+  const json& its = evolve["iterations"];
+  ASSERT_FALSE(its.empty());
+  EXPECT_EQ(its[0]["ran_as_kind"], "random_no_template");
+  EXPECT_EQ(its.back()["ran_as_kind"], "stows") << its.back().dump();
+}
+
+TEST(Floyd, TableAndIterationLines) {
+  const run_result r = run_process(CWS_APP_FLOYD, {"--size", "32", "--iters", "2", "--runs", "1", "--warmup", "0",
+                                                   "--policy", "stows", "--workers", "2"});
+  ASSERT_EQ(r.code, 0) << r.dump();
+  EXPECT_NE(r.out.find("cws-stows: schedule \"floyd-step/stows\""), std::string::npos) << r.dump();
+  EXPECT_NE(r.out.find("random (no template yet)"), std::string::npos) << r.dump();
+  for (const std::string v : {"serial", "cws-stows", "cws-stows-follow-init", "tbb-static", "omp-static"}) {
+    const std::size_t at = r.out.find("\n" + v + " ");
+    ASSERT_NE(at, std::string::npos) << v << "\n" << r.dump();
+    const std::string line = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+    EXPECT_EQ(line.substr(line.size() - 3), "yes") << line;
+  }
+}
+
+TEST(Floyd, TraceFileSeedsTheTemplates) {
+  scratch_dir dir;
+  const std::string file = dir.file("floyd.cwst");
+  const strings args = {"--size",   "32", "--iters",  "2",     "--runs",    "1",
+                        "--warmup", "0",  "--policy", "stows", "--workers", "2"};
+  floyd_json(with(args, {"--trace-out", file}));
+  const json doc = floyd_json(with(args, {"--trace-in", file}));
+  ASSERT_TRUE(doc.contains("results")) << doc.dump();
+  const json& first = entry(doc, "cws-stows")["iterations"][0];
+  EXPECT_EQ(first["ran_as_kind"], "stows") << first.dump();
+  EXPECT_TRUE(starts_with(first.value("template_from", ""), "file ")) << first.dump();
+}
+
+TEST(Floyd, ErrorsAreOneLine) {
+  const strings tiny = {"--size", "8", "--iters", "1", "--runs", "1", "--warmup", "0"};
+  expect_cws_error(run_process(CWS_APP_FLOYD, with(tiny, {"--policy", "nosuch", "--json"})), "nosuch");
+  // More steps than vertices.
+  expect_cws_error(run_process(CWS_APP_FLOYD, {"--size", "8", "--iters", "9", "--json"}), "--iters 9");
+  // Bad flags: CLI11's message and code, nothing on stdout.
+  for (const strings& bad : {strings{"--size", "0"}, strings{"--tile-rows", "x"}, strings{"--no-such-flag"}}) {
+    const run_result r = run_process(CWS_APP_FLOYD, with(tiny, bad));
+    EXPECT_NE(r.code, 0) << r.dump();
+    EXPECT_NE(r.code, 1) << r.dump();  // 1 means a wrong result
+    EXPECT_EQ(r.out, "") << r.dump();
+    EXPECT_NE(r.err.find(bad[0]), std::string::npos) << r.dump();
+  }
+}
+
+}  // namespace
