@@ -291,9 +291,13 @@ int main(int argc, char** argv) {
             {"local_share_last", s.reported ? cws_apps::json(s.last_share) : cws_apps::json(nullptr)},
             {"pages_moved", s.pages_moved},
             {"relocalization_s", s.relocalization_s}};
-        touched += s.touched_bytes, local += s.local_bytes;
-        moved += s.pages_moved, failed += s.pages_failed, bytes += s.bytes_moved;
-        relocs += s.relocalizations, reloc_s += s.relocalization_s;
+        touched += s.touched_bytes;
+        local += s.local_bytes;
+        moved += s.pages_moved;
+        failed += s.pages_failed;
+        bytes += s.bytes_moved;
+        relocs += s.relocalizations;
+        reloc_s += s.relocalization_s;
       }
       const auto init_sum = tally.summarize(v.schedules[cg::index(kernel::init)]->name(), 0, 1);
       e["kernels_locality"] = per_kernel;
