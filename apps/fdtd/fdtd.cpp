@@ -152,7 +152,9 @@ int main(int argc, char** argv) {
                  "Policy of the init schedule of the cws-evolve variant (random: it does not move pages; evolve: "
                  "it relocalizes them to init's own tree after each of its relws runs)")
       ->capture_default_str();
-  app.add_flag("--verbose-iterations", all_iterations, "Print the iteration lines of every run, not only the first");
+  app.add_flag(
+      "--verbose-iterations", all_iterations,
+      "Print the iteration lines of every run the schedule store still holds (CWS_HISTORY), not only the first");
   app.add_flag("-q,--quiet", quiet, "No iteration lines, only the table");
   cws_apps::add_common_options(app, opt);
   const cws_apps::policies_option policies_opt(app, opt, {"random", "stows", "stuws", "relws", "evolve", "user"},

@@ -129,7 +129,15 @@ void print_iteration_blocks(const std::vector<iteration_block>& blocks, bool all
       fmt::print("{}: no iteration reports in the schedule store\n\n", b.title);
       continue;
     }
-    for (unsigned r = 0; r < (all_runs ? b.runs : 1u); ++r) {
+    // The store keeps the latest CWS_HISTORY phases of a schedule: the
+    // first ones may have fallen out of it.
+    const unsigned first = b.lines.front().run;
+    if (first > 0 || b.lines.front().index > 0)
+      fmt::print(
+          "{}: the phases before run {} iteration {} are no longer in the schedule store's history "
+          "(CWS_HISTORY phases per schedule)\n",
+          b.title, first + 1, b.lines.front().index);
+    for (unsigned r = first; r < (all_runs ? b.runs : first + 1); ++r) {
       heat::print_run(fmt::format("{}, run {} of {}{}", b.title, r + 1, b.runs, r < b.warmup ? " (warm-up)" : ""),
                       b.lines, r);
       fmt::print("\n");

@@ -113,7 +113,9 @@ int main(int argc, char** argv) {
                  "Policy of the init schedule of the cws-evolve variant (random: it does not move pages; evolve: "
                  "it relocalizes them to init's own tree after each of its relws runs)")
       ->capture_default_str();
-  app.add_flag("--verbose-iterations", all_iterations, "Print the iteration lines of every run, not only the first");
+  app.add_flag(
+      "--verbose-iterations", all_iterations,
+      "Print the iteration lines of every run the schedule store still holds (CWS_HISTORY), not only the first");
   app.add_flag("-q,--quiet", quiet, "No iteration lines, only the table");
   cws_apps::add_common_options(app, opt);
   const cws_apps::policies_option policies_opt(app, opt, {"random", "stows", "stuws", "relws", "evolve", "user"},
@@ -288,7 +290,15 @@ int main(int argc, char** argv) {
           fmt::print("{}: no iteration reports in the schedule store\n\n", b.title);
           continue;
         }
-        for (unsigned r = 0; r < (all_iterations ? runs_total : 1u); ++r) {
+        // The store keeps the latest CWS_HISTORY phases of a schedule: the
+        // first ones may have fallen out of it.
+        const unsigned first = b.lines.front().run;
+        if (first > 0 || b.lines.front().index > 0)
+          fmt::print(
+              "{}: the phases before run {} iteration {} are no longer in the schedule store's history "
+              "(CWS_HISTORY phases per schedule)\n",
+              b.title, first + 1, b.lines.front().index);
+        for (unsigned r = first; r < (all_iterations ? runs_total : first + 1); ++r) {
           heat::print_run(
               fmt::format("{}, run {} of {}{}", b.title, r + 1, runs_total, r < opt.plan.warmup ? " (warm-up)" : ""),
               b.lines, r);
