@@ -171,7 +171,14 @@ int main(int argc, char** argv) {
                 .follow = follow};
       const std::string spmv = pcg::schedule_name(suffix, "spmv", key);
       for (const std::string& k : kernels) {
-        cws::schedule& s = rt.schedule(pcg::schedule_name(suffix, k, key), k == "check" ? "random" : policy);
+        // With follow, the phases that run once per solve (start) or once at
+        // all (init) replay spmv's template strictly: too rare to learn, and
+        // an evolve schedule relocalizes after each of its learning runs,
+        // which would move the vectors they share with the per-iteration
+        // kernels (x, r) to its own mapping, solve after solve.
+        const bool rare = follow && (k == "init" || k == "start");
+        const std::string_view kernel_policy = k == "check" ? "random" : rare ? cws::policy::stows : policy;
+        cws::schedule& s = rt.schedule(pcg::schedule_name(suffix, k, key), kernel_policy);
         if (cws_apps::replays(policy) && k != "spmv" && k != "check" && (follow || k == "init")) s.follow(spmv);
         v.schedules.push_back(&s);
       }
