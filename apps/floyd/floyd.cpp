@@ -121,8 +121,8 @@ int main(int argc, char** argv) {
   const cws_apps::policies_option policies_opt(app, opt, {"random", "stows", "stuws", "relws", "evolve", "user"},
                                                "Comma-separated cws policies, one cws variant each");
   cws_apps::add_order_option(app, opt,
-                             "interleaved: one n x n int matrix per variant (14 variants with the default policies: "
-                             "224 MiB at n = 2048); sequential: one at a time; both keep the serial program's matrix "
+                             "interleaved: one n x n int matrix per variant (13 variants with the default policies: "
+                             "208 MiB at n = 2048); sequential: one at a time; both keep the serial program's matrix "
                              "for the verification");
   app.get_option("--iters")->description("Steps k = 0 .. iters-1 (phases) per run, at most n; a sample is their mean");
 
