@@ -75,6 +75,9 @@ cws_apps::json lines_json(const std::vector<iteration_line>& lines) {
                  {"extra_steals", r.extra_steals},
                  {"taken_back", r.taken_back},
                  {"waiting_s", r.waiting_s},
+                 {"elided", r.elided},
+                 {"max_share_ratio", r.balance.max_over_fair},
+                 {"idle_workers", r.balance.idle_workers},
                  {"distance_to_previous",
                   r.distance_to_previous ? cws_apps::json(*r.distance_to_previous) : cws_apps::json(nullptr)},
                  {"diverged", r.diverged},
@@ -88,7 +91,7 @@ cws_apps::json lines_json(const std::vector<iteration_line>& lines) {
 }
 
 void put_summary(cws_apps::json& entry, const std::vector<iteration_line>& lines, const std::string& policy) {
-  double designated = 0, extra = 0, back = 0, waiting = 0, distance = 0;
+  double designated = 0, extra = 0, back = 0, waiting = 0, distance = 0, share = 0;
   std::size_t n = 0, with_distance = 0, replayed = 0, diverged = 0;
   for (const iteration_line& l : lines) {
     if (l.warmup) continue;
@@ -99,6 +102,7 @@ void put_summary(cws_apps::json& entry, const std::vector<iteration_line>& lines
     back += static_cast<double>(r.taken_back);
     waiting += r.waiting_s;
     if (r.distance_to_previous) distance += *r.distance_to_previous, ++with_distance;
+    share += r.balance.max_over_fair;
     replayed += r.ran_as == cws::ran_as::stows || r.ran_as == cws::ran_as::stuws || r.ran_as == cws::ran_as::relws ||
                 r.ran_as == cws::ran_as::user;
     diverged += r.diverged;
@@ -114,6 +118,12 @@ void put_summary(cws_apps::json& entry, const std::vector<iteration_line>& lines
   entry["replayed_share"] =
       policy == "random" ? cws_apps::json(nullptr) : cws_apps::json(static_cast<double>(replayed) / d);
   entry["diverged_iterations"] = diverged;
+  entry["mean_max_share_ratio"] = share / d;
+  if (const auto last = std::find_if(lines.rbegin(), lines.rend(), [](const iteration_line& l) { return !l.warmup; });
+      last != lines.rend()) {
+    entry["last_max_share_ratio"] = last->report.balance.max_over_fair;
+    entry["last_idle_workers"] = last->report.balance.idle_workers;
+  }
 }
 
 void print_run(const std::string& title, const std::vector<iteration_line>& lines, unsigned run) {
@@ -121,8 +131,9 @@ void print_run(const std::string& title, const std::vector<iteration_line>& line
   for (const iteration_line& l : lines)
     if (l.run == run) ran_width = std::max(ran_width, l.report.label().size());
   fmt::print("{}\n", title);
-  fmt::print("  {:>4}  {:<{}}  {:>8}  {:>6}  {:>6}  {:>5}  {:>8}  {:>6}  {:>4}  {:>6}  {:>6}  {}\n", "it", "ran as",
-             ran_width, "wall ms", "desig", "extra", "back", "wait ms", "dist", "div", "local", "moved", "template");
+  fmt::print("  {:>4}  {:<{}}  {:>8}  {:>6}  {:>6}  {:>5}  {:>8}  {:>6}  {:>4}  {:>6}  {:>6}  {:>7}  {}\n", "it",
+             "ran as", ran_width, "wall ms", "desig", "extra", "back", "wait ms", "dist", "div", "local", "moved",
+             "balance", "template");
   bool was_converged = false;
   for (const iteration_line& l : lines) {
     if (l.run != run) continue;
@@ -133,9 +144,13 @@ void print_run(const std::string& title, const std::vector<iteration_line>& line
         r.distance_to_previous ? fmt::format("{:.1f}%", 100 * *r.distance_to_previous) : std::string("-");
     const std::string local = l.local_share ? fmt::format("{:.1f}%", 100 * *l.local_share) : std::string("-");
     const std::string moved = l.pages_moved ? fmt::format("{}", *l.pages_moved) : std::string("-");
-    fmt::print("  {:>4}  {:<{}}  {:>8.3f}  {:>6}  {:>6}  {:>5}  {:>8.3f}  {:>6}  {:>4}  {:>6}  {:>6}  {}{}\n", l.index,
-               r.label(), ran_width, r.wall_s * 1e3, r.designated, r.extra_steals, r.taken_back, r.waiting_s * 1e3,
-               dist, r.diverged ? "yes" : "no", local, moved, r.template_from.empty() ? "-" : r.template_from,
+    // Balance: the busiest worker's share of the tasks over 1/P, "+Ni" with N idle workers.
+    const std::string balance = fmt::format("x{:.2f}{}", r.balance.max_over_fair,
+                                            r.balance.idle_workers ? fmt::format("+{}i", r.balance.idle_workers) : "");
+    fmt::print("  {:>4}  {:<{}}  {:>8.3f}  {:>6}  {:>6}  {:>5}  {:>8.3f}  {:>6}  {:>4}  {:>6}  {:>6}  {:>7}  {}{}\n",
+               l.index, r.label(), ran_width, r.wall_s * 1e3, r.designated, r.extra_steals, r.taken_back,
+               r.waiting_s * 1e3, dist, r.diverged ? "yes" : "no", local, moved, balance,
+               r.template_from.empty() ? "-" : r.template_from,
                !r.note.empty()  ? "  [" + r.note + "]"
                : converges_here ? std::string("  [converged]")
                                 : std::string());

@@ -52,7 +52,8 @@ void add_locality(std::vector<iteration_line>& lines, const cws_apps::locality_t
 // One JSON object per line: run, warmup, iteration, schedule_iteration,
 // ran_as (the label, e.g. "random (no template yet)"), ran_as_kind (the
 // cws::ran_as token, e.g. "random_no_template"), ran_as_reason, template_from, wall_s, tasks, segments, designated,
-// extra_steals, taken_back, waiting_s, distance_to_previous (null for a schedule's first run), diverged, divergence,
+// extra_steals, taken_back, waiting_s, elided, max_share_ratio, idle_workers (balance), distance_to_previous (null
+// for a schedule's first run), diverged, divergence,
 // converged, note, local_share (null: no touches declared), pages_moved (null: no relocalization after this run).
 cws_apps::json lines_json(const std::vector<iteration_line>& lines);
 

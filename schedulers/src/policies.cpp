@@ -248,7 +248,7 @@ void replay_policy::end_phase(run_report& stats) {
   fill_report(r, stats);
   // Room for evolve's longest note from the start, so that a decision taken
   // long after the window filled does not allocate.
-  if (r.note.capacity() < 96) r.note.reserve(96);
+  if (r.note.capacity() < 192) r.note.reserve(192);
   r.policy = name_;
   r.ran_as = r.planned = planned_;
   if (planned_ == cws::ran_as::random_no_template) r.reason = missing_;
@@ -276,7 +276,7 @@ void replay_policy::end_phase(run_report& stats) {
   // buffers (a Jacobi sweep reading one grid, writing the other) touches each
   // buffer in both roles only over two runs, so the run that converged cannot
   // place the pages its successor writes.
-  relocalizing_stows_ = !r.diverged && engine_.mode() == replay_mode::stows;
+  relocalizing_stows_ = !r.diverged && engine_.mode() == replay_mode::stows && s.converged;  // not the audit run
   relocalize_ = evolves() && rt.config().replay.evolve_relocalize && record != nullptr &&
                 (!relocalizing_stows_ || !s.pages_settled);
 

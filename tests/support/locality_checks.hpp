@@ -89,7 +89,7 @@ inline double best_share(const cws::runtime& rt, const cws::schedule& s) {
   return cws::measure_locality(u, best_homes).share();
 }
 
-inline void check_evolve_heat(const runtime_config& cfg, unsigned steps = 14) {
+inline void check_evolve_heat(const runtime_config& cfg, unsigned steps = 20) {
   cws::runtime rt(cfg);
   // Leaves of a quarter of a worker's rows: whatever tree evolve converges to,
   // at most 4W - 1 leaf boundaries cross nodes, each costing two halo rows
@@ -116,13 +116,14 @@ inline void check_evolve_heat(const runtime_config& cfg, unsigned steps = 14) {
   ASSERT_TRUE(state->pages_settled) << "pages still moving after " << steps << " iterations:" << history;
   ASSERT_EQ(state->history.size(), steps);
   // Relocalized after every run up to convergence and after the stows runs
-  // until one moved nothing (heat alternates its grids: one or two of them),
-  // never after that.
+  // until one moved nothing (heat alternates its grids: one or two of them;
+  // one more when evolve converged to an earlier, better tree than the last
+  // relws run, whose pages the first stows run moves back), never after that.
   const std::uint64_t converged_at = state->converged_at;
   const relocalization_report* last = step.last_relocalization();
   ASSERT_NE(last, nullptr);
   EXPECT_GT(last->iteration, converged_at) << history;
-  EXPECT_LE(last->iteration, converged_at + 2) << history;
+  EXPECT_LE(last->iteration, converged_at + 3) << history;
   EXPECT_EQ(last->pages_moved, 0u) << history;
   std::uint64_t last_move = 0;
   for (const auto& r : state->history) {

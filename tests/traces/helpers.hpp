@@ -48,6 +48,9 @@ inline constexpr std::uint32_t whole_payload_version = 3;
 inline std::string whole_payload(const cws::traces::trace_file& f,
                                  cws::traces::archive_kind kind = cws::traces::default_archive) {
   std::ostringstream os;
+  cws::traces::detail::payload_context ctx;  // the fields of version 3, not the current version's
+  ctx.version = whole_payload_version;
+  const cws::traces::detail::payload_context::scope in(ctx);
   cws::traces::detail::save_payload(os, f, "trace", kind);
   return std::move(os).str();
 }

@@ -42,7 +42,8 @@ class CliStream : public Cli {
 TEST_F(CliStream, CompleteStreamValidates) {
   const result r = run("validate " + quote(complete));
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out, complete + ": ok (format version 4, text archive, 4 phase runs, 24 segments)\n");
+  EXPECT_EQ(r.out, complete + ": ok (format version " + std::to_string(cws::traces::format_version) +
+                       ", text archive, 4 phase runs, 24 segments)\n");
   EXPECT_EQ(r.err, "");
   EXPECT_EQ(run("info " + quote(complete)).err, "");
 }
@@ -93,7 +94,10 @@ TEST_F(CliStream, ReadingSubcommandsUseTheCompleteRecordsWithOneWarning) {
   EXPECT_EQ(c.code, 0) << c.err;
   const result v = run("validate " + quote(out));
   EXPECT_EQ(v.code, 0) << v.err;
-  EXPECT_NE(v.out.find("ok (format version 4, binary archive, 2 phase runs"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("ok (format version " + std::to_string(cws::traces::format_version) +
+                       ", binary archive, 2 phase runs"),
+            std::string::npos)
+      << v.out;
 }
 
 TEST_F(CliStream, DamagedRecordInTheMiddleIsNamedTheOthersRead) {

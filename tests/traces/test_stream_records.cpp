@@ -41,7 +41,7 @@ TEST(StreamRecords, CompleteFileHasHeaderRecordsAndEnd) {
   for (tr::archive_kind kind : all_kinds) {
     SCOPED_TRACE(std::string(tr::to_string(kind)));
     const std::string bytes = tr::encode(f, kind);
-    EXPECT_EQ(cws::test::get_le(bytes, 8, 4), 4u);
+    EXPECT_EQ(cws::test::get_le(bytes, 8, 4), tr::format_version);
     const std::vector<std::size_t> at = record_offsets(bytes);
     ASSERT_EQ(at.size(), 4u);                               // three runs (relocalizations inside), the end record
     EXPECT_EQ(cws::test::get_le(bytes, at[3] + 4, 4), 3u);  // kind end
@@ -52,7 +52,7 @@ TEST(StreamRecords, CompleteFileHasHeaderRecordsAndEnd) {
     EXPECT_EQ(rep.records, 4u);
     EXPECT_EQ(rep.intact, 4u);
     EXPECT_TRUE(tr::identical(rep.file, f));
-    EXPECT_EQ(rep.file.header.format_version, 4u);
+    EXPECT_EQ(rep.file.header.format_version, tr::format_version);
     EXPECT_EQ(rep.file.header.archive, kind);
   }
 }

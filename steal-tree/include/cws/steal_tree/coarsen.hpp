@@ -46,7 +46,9 @@
 // tasks of the subtrees dropped out of it (they would have run there, so the
 // total is preserved), its time stamps and worker are unchanged;
 // worker_segments is the input's, filtered to the kept segments and
-// renumbered, keeping each worker's start order; `workers` is unchanged;
+// renumbered, keeping each worker's start order; kept steals keep their
+// pedigrees (ranks do not depend on what else was stolen); `workers` is
+// unchanged unless options.workers is set;
 // `audit` is cleared (its (level, step) names refer to the recorded steal
 // points, which no longer hold).
 //

@@ -40,7 +40,11 @@ struct steal_point {
   std::uint32_t thief = 0;
   std::uint32_t child = 0;
   std::uint32_t path = no_path;
-  friend bool operator==(const steal_point&, const steal_point&) = default;
+  // A steal is (level, step, thief, child); `path` only says where its
+  // pedigree sits in its own tree's table (compare pedigrees with path_of).
+  friend bool operator==(const steal_point& a, const steal_point& b) noexcept {
+    return a.level == b.level && a.step == b.step && a.thief == b.thief && a.child == b.child;
+  }
 };
 
 struct segment {
