@@ -92,10 +92,10 @@ void worker::designate_next_spawn(unsigned to) {
 // Serial elision (policy.hpp's elision_node). The spawn about to happen in
 // the innermost frame has rank r among its task's spawns: if the frame's plan
 // node has a child of rank r, it is spawned as a task (submit picks the node
-// up); otherwise it runs as a call in `f`, whose own spawns are elided too
-// (no plan node). Elided calls count as tasks of the segment, so task counts
-// (and balance) mean the same with and without elision.
-bool worker::elision_begin(frame& f) {
+// up); otherwise nothing below it is designated and it runs as a call, with
+// all it spawns (spawn.hpp). Elided calls count as tasks of the segment, so
+// task counts (and balance) mean the same with and without elision.
+bool worker::elide_next_spawn() {
   frame& parent = *frame_;
   const std::uint32_t rank = *parent.next_rank;
   if (parent.plan_node != no_plan_node) {
@@ -107,16 +107,12 @@ bool worker::elision_begin(frame& f) {
       }
   }
   ++*parent.next_rank;
-  ++segment_->tasks;
-  ++stats_.elided;
-  push_frame(f, parent.level + 1);
-  f.rank = rank;
-  f.up = &parent;
   return true;
 }
 
-void worker::elision_end(frame& f, std::exception_ptr error) {
-  pop_frame(f, error);
+void worker::elided_call_done(std::uint64_t calls, std::exception_ptr error) {
+  segment_->tasks += calls;
+  stats_.elided += calls;
   if (error) frame_->record_error(std::move(error));
 }
 
@@ -400,6 +396,7 @@ std::uint64_t worker::random() noexcept {
 constinit thread_local worker* tls_worker = nullptr;
 constinit thread_local task_pool* tls_pool = nullptr;
 constinit thread_local bool tls_elides = false;
+constinit thread_local std::uint64_t tls_elided_calls = 0;
 
 unsigned current_nesting_depth() noexcept { return tls_worker ? tls_worker->open_frames() : 0; }
 
@@ -412,7 +409,9 @@ void close_frame(worker& w, frame& f, std::exception_ptr body_error, bool rethro
 unsigned worker_id(const worker& w) noexcept { return w.id(); }
 unsigned worker_count(const worker& w) noexcept { return w.workers(); }
 void designate_next_spawn(worker& w, unsigned to) { w.designate_next_spawn(to); }
-bool elision_begin(worker& w, frame& f) { return w.elision_begin(f); }
-void elision_end(worker& w, frame& f, std::exception_ptr error) { w.elision_end(f, std::move(error)); }
+bool elide_next_spawn(worker& w) { return w.elide_next_spawn(); }
+void elided_call_done(worker& w, std::uint64_t calls, std::exception_ptr error) {
+  w.elided_call_done(calls, std::move(error));
+}
 
 }  // namespace cws::detail

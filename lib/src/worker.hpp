@@ -51,8 +51,8 @@ class worker final : public worker_view {
   void open_frame(frame& f) noexcept;
   void close_frame(frame& f, std::exception_ptr body_error, bool rethrow);
   void designate_next_spawn(unsigned to);
-  bool elision_begin(frame& f);
-  void elision_end(frame& f, std::exception_ptr error);
+  bool elide_next_spawn();
+  void elided_call_done(std::uint64_t calls, std::exception_ptr error);
   void touch(const void* p, std::size_t bytes) { touches_.add(p, bytes); }
 
   // --- phase driving (scheduler) ---

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -202,6 +203,34 @@ TEST(elision, a_template_that_does_not_fit_diverges_and_recovers) {
     }
   }
   EXPECT_TRUE(diverged);
+}
+
+}  // namespace
+
+namespace {
+
+// An exception thrown inside an elided call reaches the program as one thrown
+// by a spawned task does: rt.run rethrows it, and the runtime stays usable.
+TEST(elision, an_exception_in_an_elided_call_reaches_rt_run) {
+  cws::runtime rt(config(4, cws::test::four_cores));
+  const st::tree templ = record_with_steals(rt, "probe", [] { cws::test::fib(18); });
+  auto& store = cws::schedulers::store_of(rt);
+  store.seed("fib", templ, "probe");
+  auto& s = rt.schedule("fib", cws::policy::stows);
+  struct boom {};
+  std::function<std::uint64_t(unsigned)> fib_throwing = [&](unsigned n) -> std::uint64_t {
+    if (n == 3) throw boom{};
+    if (n < 2) return n;
+    std::uint64_t a = 0;
+    cws::spawn([&, n] { a = fib_throwing(n - 1); });
+    const std::uint64_t b = fib_throwing(n - 2);
+    cws::sync();
+    return a + b;
+  };
+  EXPECT_THROW(rt.run(s, [&] { (void)fib_throwing(18); }), boom);
+  std::uint64_t result = 0;
+  rt.run(s, [&] { result = cws::test::fib(18); });
+  EXPECT_EQ(result, cws::test::serial_fib(18));
 }
 
 }  // namespace

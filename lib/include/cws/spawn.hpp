@@ -20,8 +20,10 @@
 // Outside a phase (no rt.run on this thread) spawn runs f at once and sync is
 // a no-op: the serial elision, so library code works in both contexts. Inside
 // a phase replayed with serial elision (cws::schedulers: coarsened templates),
-// a spawn with no designated steal below it also runs at once, as a call
-// with its own implicit sync.
+// a spawn with no designated steal below it also runs at once, as a call, and
+// so does everything it spawns (sync, finish and scope have nothing to wait
+// for there); as with any serial elision, an exception it throws unwinds the
+// elided calls up to the outermost one, whose spawner's next sync rethrows it.
 
 #include <exception>
 #include <type_traits>
@@ -40,15 +42,20 @@ void spawn(F&& f) {
     return;
   }
   if (detail::tls_elides) [[unlikely]] {  // replay with serial elision: most spawns are plain calls
-    detail::frame call;
-    if (detail::elision_begin(*w, call)) {
+    if (detail::tls_elided_calls != 0) {  // inside an elided call: everything below is a call too
+      ++detail::tls_elided_calls;
+      std::forward<F>(f)();
+      return;
+    }
+    if (detail::elide_next_spawn(*w)) {
+      detail::tls_elided_calls = 1;
       std::exception_ptr error;
       try {
         std::forward<F>(f)();
       } catch (...) {
         error = std::current_exception();
       }
-      detail::elision_end(*w, call, std::move(error));
+      detail::elided_call_done(*w, std::exchange(detail::tls_elided_calls, 0), std::move(error));
       return;
     }
   }
@@ -58,13 +65,13 @@ void spawn(F&& f) {
 }
 
 inline void sync() {
-  if (detail::worker* w = detail::tls_worker) detail::sync(*w);
+  if (detail::worker* w = detail::tls_worker; w != nullptr && detail::tls_elided_calls == 0) detail::sync(*w);
 }
 
 template <class F>
 void finish(F&& f) {
   detail::worker* w = detail::tls_worker;
-  if (w == nullptr) {
+  if (w == nullptr || detail::tls_elided_calls != 0) {
     std::forward<F>(f)();
     return;
   }
@@ -83,7 +90,7 @@ void finish(F&& f) {
 // rethrows a child's exception unless the scope is being left by an exception.
 class scope {
  public:
-  scope() : worker_(detail::tls_worker) {
+  scope() : worker_(detail::tls_elided_calls == 0 ? detail::tls_worker : nullptr) {
     if (worker_) detail::open_frame(*worker_, frame_);
   }
   scope(const scope&) = delete;

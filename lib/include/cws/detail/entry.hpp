@@ -1,6 +1,7 @@
 #pragma once
 // The few out-of-line entry points the inline API (spawn.hpp) calls into.
 
+#include <cstdint>
 #include <exception>
 
 #include "cws/detail/frame.hpp"
@@ -15,9 +16,13 @@ class worker;
 // of through a TLS wrapper call.
 extern constinit thread_local worker* tls_worker;
 extern constinit thread_local task_pool* tls_pool;
-// Whether the innermost segment of this thread's worker runs under a serial
-// elision plan (policy.hpp's elision_node): spawn asks elision_begin first.
+// Serial elision (policy.hpp's elision_node). tls_elides: the innermost
+// segment of this thread's worker runs under an elision plan, so spawn asks
+// elide_next_spawn first. tls_elided_calls: nonzero while an elided call
+// runs (it counts the calls made so far); inside one, every spawn is a plain
+// call and sync, finish and scope do nothing, since nothing below it is a task.
 extern constinit thread_local bool tls_elides;
+extern constinit thread_local std::uint64_t tls_elided_calls;
 
 void submit(worker& w, task* t);       // push (or route) a freshly spawned task
 void sync(worker& w);                  // cws::sync on the innermost frame
@@ -28,12 +33,13 @@ void close_frame(worker& w, frame& f, std::exception_ptr body_error, bool rethro
 unsigned worker_id(const worker& w) noexcept;
 unsigned worker_count(const worker& w) noexcept;
 void designate_next_spawn(worker& w, unsigned to);  // throws cws::error for a bad worker id
-// Serial elision: true when the next spawn runs as a plain call, in frame
-// `f` (opened here); the caller then runs the callable and elision_end().
-// False: spawn a task as usual.
-bool elision_begin(worker& w, frame& f);
-// Closes `f` after the call; its exception, if any, goes to the spawning
-// task's frame like a child task's (rethrown by the next sync).
-void elision_end(worker& w, frame& f, std::exception_ptr error);
+// Serial elision: true when the next spawn of the running task has no
+// designated steal below it (it then takes its rank and runs as a call);
+// false: spawn a task as usual.
+bool elide_next_spawn(worker& w);
+// After an outermost elided call: counts its calls as tasks of the segment,
+// and hands its exception, if any, to the spawning task's frame like a
+// child task's (rethrown by the next sync).
+void elided_call_done(worker& w, std::uint64_t calls, std::exception_ptr error);
 
 }  // namespace cws::detail
