@@ -73,6 +73,27 @@ TEST_F(Cli, Info) {
   EXPECT_EQ(j["phases"][2]["steal_kinds"], (json{{"designated", 0}, {"extra", 5}, {"taken_back", 0}}));
 }
 
+// Several files (an MPI run's per-rank traces): each in turn, then the total;
+// JSON: one document listing each file's.
+TEST_F(Cli, InfoOverSeveralFiles) {
+  const result r = run("info " + quote(syn) + " " + quote(fib));
+  EXPECT_EQ(r.code, 0) << r.err;
+  const auto first = r.out.find("file:      " + syn), second = r.out.find("file:      " + fib);
+  ASSERT_NE(first, std::string::npos) << r.out;
+  ASSERT_NE(second, std::string::npos) << r.out;
+  EXPECT_LT(first, second);
+  EXPECT_NE(r.out.find("together: 2 files, 5 runs, 2 names"), std::string::npos) << r.out;
+  const json j = run_json("info " + quote(syn) + " " + quote(fib), 0);
+  ASSERT_EQ(j["files"].size(), 2u);
+  EXPECT_EQ(j["files"][0]["phases"].size(), 2u);
+  EXPECT_EQ(j["files"][1]["phases"].size(), 3u);
+  EXPECT_EQ(j["files"][1]["options"]["workers"], 2);
+  // One unreadable file fails the command, naming it.
+  const result bad = run("info " + quote(syn) + " " + quote(dir.file("missing.cwst")));
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.err.find("missing.cwst"), std::string::npos) << bad.err;
+}
+
 // Designated, extra (= steals - designated) and taken-back steals per run.
 TEST_F(Cli, InfoShowsKindsOfSteals) {
   const json j = run_json("info " + quote(fib2), 0);

@@ -25,7 +25,7 @@ struct run_window {
 
 // inspect.cpp: read one trace and describe it; `window` cuts the table of
 // phase runs (info) or the selection (show).
-int cmd_info(const std::string& path, const run_window& window);
+int cmd_info(const std::vector<std::string>& paths, const run_window& window);
 int cmd_show(const std::string& path, const std::optional<std::string>& phase,
              const std::optional<std::uint64_t>& iteration, const run_window& window);
 int cmd_tree(const std::string& path, const std::optional<std::string>& phase,

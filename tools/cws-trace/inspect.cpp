@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -139,22 +140,67 @@ void write_output(const std::string& path, const std::string& text) {
 
 // ---------------------------------------------------------------- info
 
-int cmd_info(const std::string& path, const run_window& window) {
-  const tr::trace_file f = load(path);
-  const tr::trace_header& h = f.header;
-  // The runs the table lists: all, or the first / last N.
+namespace {
+
+// The runs `info` lists: all, or the first / last N.
+std::vector<std::size_t> listed_runs(const tr::trace_file& f, const run_window& window) {
   std::vector<std::size_t> listed(f.phases.size());
   for (std::size_t i = 0; i < listed.size(); ++i) listed[i] = i;
   window.apply(listed);
+  return listed;
+}
+
+json info_json(const tr::trace_file& f, const std::string& path, const run_window& window) {
+  json doc = header_json(f, path);
+  json runs = json::array();
+  for (const std::size_t i : listed_runs(f, window)) runs.push_back(run_json(f.phases[i], i));
+  doc["phases"] = runs;
+  return doc;
+}
+
+std::string info_text(const tr::trace_file& f, const std::string& path, const run_window& window);
+
+}  // namespace
+
+// Several files (the per-rank traces of an MPI run, FILE.rank<N>): each one's
+// info in turn, then what they hold together; one JSON document with a
+// "files" array.
+int cmd_info(const std::vector<std::string>& paths, const run_window& window) {
+  std::vector<tr::trace_file> files;
+  for (const std::string& p : paths) files.push_back(load(p));
   if (g_json_output) {
-    json doc = header_json(f, path);
-    json runs = json::array();
-    for (const std::size_t i : listed) runs.push_back(run_json(f.phases[i], i));
-    doc["phases"] = runs;
-    doc["ok"] = true;
-    emit(doc);
+    if (files.size() == 1) {
+      json doc = info_json(files[0], paths[0], window);
+      doc["ok"] = true;
+      emit(doc);
+      return exit_ok;
+    }
+    json list = json::array();
+    for (std::size_t k = 0; k < files.size(); ++k) list.push_back(info_json(files[k], paths[k], window));
+    emit({{"ok", true}, {"files", list}});
     return exit_ok;
   }
+  std::string out;
+  std::size_t runs = 0;
+  std::set<std::string> schedules;
+  for (std::size_t k = 0; k < files.size(); ++k) {
+    if (k > 0) out += "\n";
+    out += info_text(files[k], paths[k], window);
+    runs += files[k].phases.size();
+    for (const auto& r : files[k].phases) schedules.insert(r.schedule);
+  }
+  if (files.size() > 1)
+    out += fmt::format("\ntogether: {} files, {}, {} names\n", files.size(), plural(runs, "run", "runs"),
+                       schedules.size());
+  std::cout << out;
+  return exit_ok;
+}
+
+namespace {
+
+std::string info_text(const tr::trace_file& f, const std::string& path, const run_window& window) {
+  const tr::trace_header& h = f.header;
+  const std::vector<std::size_t> listed = listed_runs(f, window);
   std::string out;
   out += fmt::format("file:      {} ({} bytes, format version {}, {} archive)\n", path, file_bytes(path),
                      h.format_version, tr::to_string(h.archive));
@@ -203,9 +249,10 @@ int cmd_info(const std::string& path, const run_window& window) {
           locality_cell(r.locality ? &*r.locality : nullptr, r.relocalizations));
     }
   }
-  std::cout << out;
-  return exit_ok;
+  return out;
 }
+
+}  // namespace
 
 // ---------------------------------------------------------------- show
 

@@ -1,6 +1,6 @@
 // cws-trace: offline inspection of cws trace files (DESIGN §7).
 //
-//   cws-trace info FILE [--first N | --last N]   header, phase runs, totals
+//   cws-trace info FILE... [--first N | --last N]   header, phase runs, totals (several files: each, then together)
 //   cws-trace show FILE [--phase P] [--iteration K] [--first N | --last N]
 //   cws-trace tree FILE --dot [-o OUT] [--phase P] [--iteration K]
 //   cws-trace timeline FILE --chrome OUT.json [--phase P] [--iteration K]
@@ -128,7 +128,9 @@ int main(int argc, char** argv) {
       "info",
       "Header (producer, host, topology, workers, options) and a table of phase runs (with their balance and local "
       "share)");
-  info->add_option("FILE", file, "Trace file")->required();
+  info->add_option("FILE", files,
+                   "Trace file(s): several are listed in turn, then totalled (an MPI run's FILE.rank<N>)")
+      ->required();
   add_window(info);
   add_json(info);
 
@@ -227,7 +229,7 @@ int main(int argc, char** argv) {
 
   const auto run = [&]() -> int {
     try {
-      if (info->parsed()) return cmd_info(file, window);
+      if (info->parsed()) return cmd_info(files, window);
       if (show->parsed()) return cmd_show(file, phase, iteration, window);
       if (tree->parsed()) return cmd_tree(file, phase, iteration, output);
       if (timeline->parsed()) return cmd_timeline(file, phase, iteration, output);
