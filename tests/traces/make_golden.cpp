@@ -30,7 +30,14 @@
 // half) and each leaf touches its range, so every run has a locality report;
 // after run #0 the schedule is relocalized (simulated page backend: the
 // topology is synthetic), which must have moved pages.
+//
+// From version 5 on, the runtime records every steal's pedigree itself: the
+// generator refuses a run in which a steal point lacks one (a recorder bug,
+// not bad luck, so no retry). golden-designate never elides (only the
+// template replays do), so the fib run's `elided` counts are 0; the synthetic
+// files carry non-zero ones.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstddef>
 #include <cstdio>
@@ -38,6 +45,7 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -56,8 +64,7 @@ class designate_policy final : public cws::scheduling_policy {
  public:
   std::string_view name() const noexcept override { return "golden-designate"; }
   bool routes_spawns() const noexcept override { return true; }
-  cws::spawn_target route(unsigned spawner, const cws::task_tag&, unsigned designated,
-                          cws::segment_marks&) override {
+  cws::spawn_target route(unsigned spawner, const cws::task_tag&, unsigned designated, cws::segment_marks&) override {
     cws::spawn_target t;
     if (designated != cws::no_designation && designated != spawner) {
       t.mailbox_of = designated;
@@ -95,6 +102,18 @@ std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open");
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The first steal point of `r` whose pedigree is missing or not `level` ranks
+// long, described, or empty when every steal has one.
+std::string missing_pedigree(const cws::steal_tree::phase_record& r) {
+  const cws::steal_tree::tree& t = r.steals;
+  for (std::size_t i = 0; i < t.segments.size(); ++i)
+    for (const cws::steal_tree::steal_point& p : t.segments[i].steals)
+      if (p.path == cws::steal_tree::no_path || cws::steal_tree::path_of(t, p).size() != p.level)
+        return fmt::format("run #{}: segment {}'s steal at ({},{}) has no pedigree of {} ranks (path {})", r.iteration,
+                           i, p.level, p.step, p.level, p.path);
+  return {};
 }
 
 void write_bytes(const std::string& path, const std::string& bytes) {
@@ -166,6 +185,11 @@ int main(int argc, char** argv) {
       }
       if (steals < 4 || runs_with_steals < 2 || designated == 0 || taken_back == 0 || extra == 0) continue;
       if (!measured || moved == 0) continue;
+      for (const auto& r : f.phases)
+        if (const std::string why = missing_pedigree(r); !why.empty()) {
+          std::fprintf(stderr, "make_golden: %s\n", why.c_str());
+          return 1;
+        }
       f.header.host = "golden";
       f.header.created = "2024-01-01T00:00:00Z";
       const std::string path = dir + "/" + v + "-fib12-2w.cwst";
@@ -188,11 +212,12 @@ int main(int argc, char** argv) {
                     r.wall_s);
         for (std::size_t w = 0; w < r.stats.size(); ++w) {
           const cws::worker_stats& x = r.stats[w];
-          std::printf("    worker %zu: {%llu, %llu, %llu, %llu, %llu, %.17g, %llu, %llu}\n", w,
+          std::printf("    worker %zu: {%llu, %llu, %llu, %llu, %llu, %.17g, %llu, %llu, %llu}\n", w,
                       static_cast<unsigned long long>(x.tasks), static_cast<unsigned long long>(x.segments),
                       static_cast<unsigned long long>(x.steals), static_cast<unsigned long long>(x.failed_steals),
                       static_cast<unsigned long long>(x.nested_segments), x.idle_s,
-                      static_cast<unsigned long long>(x.designated), static_cast<unsigned long long>(x.taken_back));
+                      static_cast<unsigned long long>(x.designated), static_cast<unsigned long long>(x.taken_back),
+                      static_cast<unsigned long long>(x.elided));
         }
         if (r.locality) {
           const cws::locality_report& l = *r.locality;
@@ -212,6 +237,13 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(x.pages_failed), static_cast<unsigned long long>(x.bytes_moved),
               x.seconds);
         std::printf("%s", cws::steal_tree::describe(r.steals).c_str());
+        std::printf("    pedigree table: [%s]\n", fmt::format("{}", fmt::join(r.steals.paths, ", ")).c_str());
+        for (std::size_t i = 0; i < r.steals.segments.size(); ++i)
+          for (const cws::steal_tree::steal_point& p : r.steals.segments[i].steals) {
+            const std::span<const std::uint32_t> ranks = cws::steal_tree::path_of(r.steals, p);
+            std::printf("    segment %zu: steal (%u,%u) by worker %u -> #%u, pedigree at %u: [%s]\n", i, p.level,
+                        p.step, p.thief, p.child, p.path, fmt::format("{}", fmt::join(ranks, ", ")).c_str());
+          }
       }
       return 0;
     }

@@ -7,7 +7,9 @@
 // it: from version 2 on, the per-worker statistics carry designated steals
 // and taken-back tasks (version 1 has no such fields: they are 0); from
 // version 3 on, both runs carry a locality report and run #0 two
-// relocalizations (see synthetic_locality below).
+// relocalizations (see synthetic_locality below); from version 5 on, every
+// steal point carries its pedigree (see synthetic_pedigrees below) and run #1
+// (stows) has elided spawns on workers 0 and 3.
 //
 // Two runs of schedule "stencil" on 4 workers (workers 0, 1 on NUMA node 0;
 // 2, 3 on node 1). Steal tree of run #0 (policy relws), segments in pre-order:
@@ -72,6 +74,18 @@ inline std::vector<cws::relocalization_report> synthetic_relocalizations(std::ui
   return {a, b};
 }
 
+// Version 5 content: the pedigrees of the steal points, as the recorder lays
+// them out (segment by segment, each segment's steals in order, concatenated).
+// The ranks follow from the audit records' parent links: the root task spawned
+// #1's root, #3's root and task 1 as its ranks 0, 1, 2; task 1's first spawn
+// (rank 0) is #4's root; #1's root spawned #2's root first (rank 0); in #3,
+// task 14 (rank 0 of #3's root) spawned task 15, then #5's root (rank 1).
+//   segment #0: (1,0) -> [0] at 0, (1,1) -> [1] at 1, (2,0) -> [2, 0] at 2
+//   segment #1: (1,0) -> [0] at 4
+//   segment #3: (2,1) -> [0, 1] at 5
+// Both runs have the same tree shape, so the same table.
+inline std::vector<std::uint32_t> synthetic_pedigrees() { return {0, 1, 2, 0, 0, 0, 1}; }
+
 inline cws::steal_tree::phase_record synthetic_run(std::uint64_t iteration,
                                                    std::uint32_t version = cws::traces::format_version) {
   namespace st = cws::steal_tree;
@@ -96,6 +110,14 @@ inline cws::steal_tree::phase_record synthetic_run(std::uint64_t iteration,
   t.segments[0].steals = {{1, 0, 1, 1}, {1, 1, 2, 3}, {2, 0, 3, 4}};
   t.segments[1].steals = {{1, 0, w_seg2, 2}};
   t.segments[3].steals = {{2, 1, 1, 5}};
+  if (version >= 5) {
+    t.paths = synthetic_pedigrees();
+    t.segments[0].steals[0].path = 0;
+    t.segments[0].steals[1].path = 1;
+    t.segments[0].steals[2].path = 2;
+    t.segments[1].steals[0].path = 4;
+    t.segments[3].steals[0].path = 5;
+  }
   if (moved)
     t.worker_segments = {{0}, {1, 5}, {3}, {4, 2}};
   else
@@ -159,6 +181,13 @@ inline cws::steal_tree::phase_record synthetic_run(std::uint64_t iteration,
       w2.taken_back = 3;
     }
   }
+  if (version >= 5 && moved) {
+    // stows ran spawns with no designated steal below them as plain calls
+    // (counted in `tasks`). A real audit run never elides (audit records
+    // tasks); the counts are here to exercise the field.
+    w0.elided = 2;
+    w3.elided = 1;
+  }
   r.stats = {w0, w1, w2, w3};
   if (version >= 3) {
     r.locality = synthetic_locality(iteration);
@@ -196,7 +225,7 @@ inline cws::traces::trace_file synthetic_trace(std::uint32_t version = cws::trac
 
 // `n` runs of "stencil" (iterations 0..n-1), alternating the two runs of
 // synthetic_trace() (the even ones with their two relocalizations): a longer
-// file for the record-stream tests (format version 4).
+// file for the record-stream tests (format version 4 on).
 inline cws::traces::trace_file synthetic_runs(std::size_t n) {
   const cws::traces::trace_file base = synthetic_trace();
   cws::traces::trace_file f;
