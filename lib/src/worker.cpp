@@ -48,12 +48,11 @@ void worker::submit(task* t) {
   t->parent = &f;
   t->spawner = id_;
   t->note = no_note;
-  t->rank = (*f.next_rank)++;
-  t->plan_node = std::exchange(pending_plan_node_, no_plan_node);
+  t->rank = f.rank_base + static_cast<std::uint32_t>(f.spawned);
   ++f.spawned;
   for (observer* o : setup_.task_observers) o->on_spawn(id_, t->tag);
-  if (setup_.routes && (t->tag.step == counter.mark || f.designated != no_designation || t->plan_node != no_plan_node))
-      [[unlikely]]
+  if (setup_.routes && (t->tag.step == counter.mark || f.designated != no_designation ||
+                        pending_plan_node_ != no_plan_node)) [[unlikely]]
     return route(t);
   push_local(t);
 }
@@ -67,6 +66,7 @@ void worker::push_local(task* t) {
 // A marked or designated spawn, or one on an elision plan's path: the policy
 // says whose mailbox it goes to.
 void worker::route(task* t) {
+  t->plan_node = std::exchange(pending_plan_node_, no_plan_node);
   if (t->plan_node != no_plan_node) {
     const elision_node& n = segment_->plan[t->plan_node];
     if (n.step == elision_node::none) return push_local(t);  // on the way to a steal: runs here
@@ -97,16 +97,16 @@ void worker::designate_next_spawn(unsigned to) {
 // task counts (and balance) mean the same with and without elision.
 bool worker::elide_next_spawn() {
   frame& parent = *frame_;
-  const std::uint32_t rank = *parent.next_rank;
-  if (parent.plan_node != no_plan_node) {
+  const std::uint32_t rank = parent.rank_base + static_cast<std::uint32_t>(parent.spawned);
+  if (const std::uint32_t node = parent.self->plan_node; node != no_plan_node) {
     const std::span<const elision_node> plan = segment_->plan;
-    for (std::uint32_t c = plan[parent.plan_node].first_child; c != elision_node::none; c = plan[c].next_sibling)
+    for (std::uint32_t c = plan[node].first_child; c != elision_node::none; c = plan[c].next_sibling)
       if (plan[c].rank == rank) {
         pending_plan_node_ = c;
         return false;
       }
   }
-  ++*parent.next_rank;
+  ++parent.rank_base;  // the rank is taken, but the call is not a child
   return true;
 }
 
@@ -149,16 +149,16 @@ void worker::pop_frame(frame& f, std::exception_ptr& error) {
 
 void worker::open_frame(frame& f) noexcept {
   push_frame(f, frame_->level);  // a finish scope is not a task: it keeps its task's level, rank and plan node
-  f.rank = f.outer->rank;
-  f.up = f.outer->up;
-  f.next_rank = f.outer->next_rank;
-  f.plan_node = f.outer->plan_node;
+  f.self = f.outer->self;
+  f.rank_base = f.outer->rank_base + static_cast<std::uint32_t>(f.outer->spawned);
   // ... and its task's pending designation: designate(w); finish([&] { spawn(...); }).
   f.designated = std::exchange(f.outer->designated, no_designation);
 }
 
 void worker::close_frame(frame& f, std::exception_ptr body_error, bool rethrow) {
   pop_frame(f, body_error);
+  // The task's next spawn takes the rank after the scope's last one.
+  frame_->rank_base = f.rank_base + static_cast<std::uint32_t>(f.spawned - frame_->spawned);
   if (body_error && rethrow) std::rethrow_exception(std::move(body_error));
 }
 
@@ -166,9 +166,7 @@ void worker::close_frame(frame& f, std::exception_ptr body_error, bool rethrow) 
 void worker::execute(task* t, std::uint32_t level) {
   frame f;
   push_frame(f, level);
-  f.rank = t->rank;
-  f.up = t->parent;
-  f.plan_node = t->plan_node;
+  f.self = t;  // alive until complete(), after the frame closed
   ++segment_->tasks;
   for (observer* o : setup_.task_observers) o->on_task_begin(id_, segment_->id, t->tag);
   std::exception_ptr error;
@@ -309,10 +307,14 @@ void worker::report_segment_path(const task* t, segment_id seg) {
   path_scratch_.resize(levels);  // grows to the deepest steal once
   if (levels == 0) return;
   path_scratch_[levels - 1] = t->rank;
+  // t->parent runs t's depth-(L-1) ancestor (or is a finish scope of it). A
+  // task at depth d >= 1 of a segment ran where its parent's frame popped it,
+  // so past its own frame and scopes (level d) the next outer frame is its
+  // parent's, at level d - 1.
   const frame* f = t->parent;
   for (std::uint32_t d = levels - 1; d >= 1 && f != nullptr; --d) {
-    path_scratch_[d - 1] = f->rank;
-    f = f->up;
+    path_scratch_[d - 1] = f->self->rank;
+    while (f != nullptr && f->level >= d) f = f->outer;
   }
   for (observer* o : setup_.observers) o->on_segment_path(id_, seg, path_scratch_);
 }

@@ -33,7 +33,8 @@ TEST(coarsening, pruned_template_replays_with_fewer_segments_and_same_results) {
   auto& s = rt.schedule("fib", cws::policy::stuws);
   std::uint64_t result = 0;
 
-  const st::coarsen_summary summary = cws::schedulers::store_of(rt).coarsen("fib", {.max_level = 1, .min_tasks = 0});
+  const st::coarsen_summary summary =
+      cws::schedulers::store_of(rt).coarsen("fib", {.max_level = 1, .min_tasks = 0, .workers = std::nullopt});
   const auto& state = cws::schedulers::store_of(rt).at("fib");
   const st::tree coarse = *state.templ;
   EXPECT_LT(coarse.segments.size(), fine.segments.size());
@@ -59,7 +60,7 @@ TEST(coarsening, by_min_tasks_keeps_only_big_subtrees) {
   auto& s = rt.schedule("fib", cws::policy::stuws);
   rt.run(s, [&] { cws::test::fib(21); });
   const st::tree fine = *cws::schedulers::store_of(rt).at("fib").templ;
-  cws::schedulers::store_of(rt).coarsen("fib", {.max_level = std::nullopt, .min_tasks = 2000});
+  cws::schedulers::store_of(rt).coarsen("fib", {.max_level = std::nullopt, .min_tasks = 2000, .workers = std::nullopt});
   const st::tree coarse = *cws::schedulers::store_of(rt).at("fib").templ;
   EXPECT_LE(coarse.segments.size(), fine.segments.size());
   std::uint64_t result = 0;
@@ -70,7 +71,9 @@ TEST(coarsening, by_min_tasks_keeps_only_big_subtrees) {
 
 TEST(coarsening, needs_something_to_prune) {
   cws::runtime rt(cws::test::config(2));
-  EXPECT_EQ(cws::test::error_of([&] { cws::schedulers::store_of(rt).coarsen("never", {.max_level = 1}); }),
+  EXPECT_EQ(cws::test::error_of([&] {
+              cws::schedulers::store_of(rt).coarsen("never", {.max_level = 1, .min_tasks = 0, .workers = std::nullopt});
+            }),
             "schedule 'never' has no template and no recorded run to coarsen");
 }
 

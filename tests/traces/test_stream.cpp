@@ -47,7 +47,7 @@ void touch_all(cws::numa::array<std::uint64_t>& data) {
 
 // The same runs, streamed and saved: the streamed file (relocalizations as
 // their own records) reads as the saved one (relocalizations inside their
-// run's record); both are format version 4.
+// run's record); both are record streams (format version 4 and later).
 TEST(StreamFile, StreamedFileReadsAsSaveTracesFile) {
   cws::test::scratch_dir dir;
   const std::string streamed = dir.file("streamed.cwst"), saved = dir.file("saved.cwst");
@@ -77,8 +77,8 @@ TEST(StreamFile, StreamedFileReadsAsSaveTracesFile) {
   EXPECT_EQ(rep.records, 11u);  // and the end record
   tr::trace_file a = tr::read(streamed);
   const tr::trace_file b = tr::read(saved);
-  EXPECT_EQ(a.header.format_version, 4u);
-  EXPECT_EQ(b.header.format_version, 4u);
+  EXPECT_EQ(a.header.format_version, tr::format_version);
+  EXPECT_EQ(b.header.format_version, tr::format_version);
   ASSERT_EQ(a.phases.size(), 6u);
   EXPECT_EQ(a.phases[5].relocalizations.size(), 2u);
   EXPECT_TRUE(a.phases[0].relocalizations.empty());

@@ -80,7 +80,20 @@ bool same_double(double a, double b) noexcept {
 bool same_stats(const worker_stats& a, const worker_stats& b) noexcept {
   return a.tasks == b.tasks && a.segments == b.segments && a.steals == b.steals && a.failed_steals == b.failed_steals &&
          a.nested_segments == b.nested_segments && same_double(a.idle_s, b.idle_s) && a.designated == b.designated &&
-         a.taken_back == b.taken_back;
+         a.taken_back == b.taken_back && a.elided == b.elided;
+}
+
+// steal_point's == leaves the pedigree offset out (it is where the pedigree
+// sits in its own tree's table); files are identical only with the same offsets.
+bool same_paths(const steal_tree::tree& a, const steal_tree::tree& b) noexcept {
+  if (a.segments.size() != b.segments.size()) return false;
+  for (std::size_t i = 0; i < a.segments.size(); ++i) {
+    const auto &x = a.segments[i].steals, &y = b.segments[i].steals;
+    if (x.size() != y.size()) return false;
+    for (std::size_t k = 0; k < x.size(); ++k)
+      if (x[k].path != y[k].path) return false;
+  }
+  return true;
 }
 
 // locality_report holds no double: its defaulted == is already bit-exact.
@@ -105,7 +118,7 @@ bool identical(const steal_tree::phase_record& a, const steal_tree::phase_record
   if (!same_locality(a.locality, b.locality) || a.relocalizations.size() != b.relocalizations.size()) return false;
   for (std::size_t i = 0; i < a.relocalizations.size(); ++i)
     if (!same_relocalization(a.relocalizations[i], b.relocalizations[i])) return false;
-  return a.steals == b.steals;
+  return a.steals == b.steals && same_paths(a.steals, b.steals);
 }
 
 bool identical(const trace_file& a, const trace_file& b) noexcept {

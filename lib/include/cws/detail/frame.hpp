@@ -15,6 +15,8 @@
 
 namespace cws::detail {
 
+struct task;
+
 struct frame {
   std::int64_t deque_base = 0;  // deque entries at or above this index are this frame's children
   std::uint32_t level = 0;      // spawn depth of the running task inside its segment
@@ -25,17 +27,15 @@ struct frame {
   std::exception_ptr error;   // first exception of a child (or of the body), set once
   frame* outer = nullptr;     // enclosing frame on the same worker
   unsigned designated = ~0u;  // designate_after_next_spawn: worker for this frame's next spawn (~0u: none)
-  // Pedigree (DESIGN §3, steal_tree::steal_point::path): the running task's
-  // rank among its parent's spawns, the frame it was spawned from, and the
-  // counter its own spawns take their ranks from (a finish scope shares its
-  // task's). Written when the frame opens, before any child can be seen by a
-  // thief, and never again: a thief walks them (up to the segment root) when
-  // it starts a segment. Serial elision: the task's node in the elision plan.
-  std::uint32_t rank = 0;
-  std::uint32_t child_ranks = 0;
-  std::uint32_t* next_rank = &child_ranks;
-  const frame* up = nullptr;
-  std::uint32_t plan_node = ~0u;
+  // Pedigree (DESIGN §3, steal_tree::steal_point::path) and serial elision:
+  // the task this frame runs (a finish scope: its task's), whose rank and
+  // elision-plan node a thief or the elision lookup reads; written when the
+  // frame opens, before any child can be seen by a thief. The next spawn's
+  // rank is rank_base + spawned: a finish scope starts where its task stands
+  // and hands its count back when it closes, so ranks run on across scopes;
+  // an elided spawn (not a child) bumps rank_base.
+  const task* self = nullptr;
+  std::uint32_t rank_base = 0;
 
   bool children_done() const noexcept {
     return spawned == joined_local + joined_remote.load(std::memory_order_acquire);
