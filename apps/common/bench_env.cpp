@@ -33,7 +33,7 @@ void add_common_options(CLI::App& app, common_options& o) {
   app.add_option("--trace-in", o.trace_in,
                  "Before anything runs, seed the schedules of the cws variants with the templates saved in this "
                  "trace file (its latest run of each schedule name), so replaying policies start from them instead "
-                 "of a first random iteration; the file must have been recorded with the same worker count");
+                 "of a first random iteration; templates recorded with another worker count are re-planned");
 }
 
 void add_order_option(CLI::App& app, common_options& o, const std::string& footprint) {

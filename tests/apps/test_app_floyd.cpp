@@ -10,16 +10,6 @@
 #include <string>
 #include <vector>
 
-// app_runner.hpp's app_path() knows the binaries of test_apps, whose paths
-// only that suite defines; this suite runs cws-floyd alone.
-#ifndef CWS_APP_FIB
-#define CWS_APP_FIB ""
-#define CWS_APP_MEMCOPY ""
-#define CWS_APP_HEAT ""
-#define CWS_APP_PHASES ""
-#define CWS_APP_RECORDING ""
-#define CWS_APP_PAGEMOVE ""
-#endif
 #include "app_runner.hpp"
 
 namespace {

@@ -12,16 +12,6 @@
 #include <string>
 #include <vector>
 
-// app_runner.hpp's app_path() names the apps of test_apps; this suite runs
-// cws-mg by its own path (CWS_APP_MG), so those names stay empty here.
-#ifndef CWS_APP_FIB
-#define CWS_APP_FIB ""
-#define CWS_APP_MEMCOPY ""
-#define CWS_APP_HEAT ""
-#define CWS_APP_PHASES ""
-#define CWS_APP_RECORDING ""
-#define CWS_APP_PAGEMOVE ""
-#endif
 #include "app_runner.hpp"
 
 namespace {

@@ -13,14 +13,6 @@
 #include <string>
 #include <vector>
 
-// app_runner.hpp's app_path() names the apps of test_apps; this suite runs
-// its binary through run_process() only.
-#define CWS_APP_FIB ""
-#define CWS_APP_MEMCOPY ""
-#define CWS_APP_HEAT ""
-#define CWS_APP_PHASES ""
-#define CWS_APP_RECORDING ""
-#define CWS_APP_PAGEMOVE ""
 #include "apps/app_runner.hpp"
 
 namespace {
