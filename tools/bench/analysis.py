@@ -239,6 +239,17 @@ def summary_markdown(meta, records, figures=()):
     return "\n".join(lines)
 
 
+def for_splice(summary, overview=False):
+    """The summary as spliced into a document: without the Figures line (its
+    links are relative to the report directory), and with --overview only
+    the part before the first per-app section."""
+    if overview:
+        cut = summary.find("\n### ")
+        if cut >= 0:
+            summary = summary[: cut + 1]
+    return "\n".join(line for line in summary.splitlines() if not line.startswith("Figures: ")) + "\n"
+
+
 def splice(text, summary):
     """`text` with the part between SUMMARY_BEGIN and SUMMARY_END replaced by `summary`.
 

@@ -131,7 +131,7 @@ def cmd_splice(args):
     summary = (Path(args.out) / "report" / "summary.md").read_text(encoding="utf-8")
     target = Path(args.file)
     try:
-        text = analysis.splice(target.read_text(encoding="utf-8"), summary)
+        text = analysis.splice(target.read_text(encoding="utf-8"), analysis.for_splice(summary, args.overview))
     except ValueError as e:
         print(f"bench: error: {target}: {e}", file=sys.stderr)
         return 2
@@ -187,6 +187,7 @@ def main(argv=None):
     sp = sub.add_parser("splice", help="replace the measured section of FILE (between the bench-summary markers)")
     sp.add_argument("out")
     sp.add_argument("file")
+    sp.add_argument("--overview", action="store_true", help="only the overview table, not the per-app sections")
     sp.set_defaults(fn=cmd_splice)
     sp = sub.add_parser("ci", help="quick suite into a temporary directory, report, check (exit 77: no matplotlib)")
     runs(sp, out=False)

@@ -164,6 +164,13 @@ class Summary(unittest.TestCase):
         self.assertEqual(problems, ["time_heat.png is empty"])
         self.assertIn("summary.md has no row for run heat", analysis.check_report({"time_heat.png": 5}, "", recs))
 
+    def test_for_splice_keeps_the_overview_and_drops_figure_links(self):
+        summary = "## Measured\n\n| run |\n|---|\n| heat |\n\n### heat\n\n| variant |\n\nFigures: [a.png](a.png).\n"
+        self.assertEqual(analysis.for_splice(summary, overview=True), "## Measured\n\n| run |\n|---|\n| heat |\n\n")
+        full = analysis.for_splice(summary)
+        self.assertIn("### heat", full)
+        self.assertNotIn("Figures:", full)
+
     def test_splice_replaces_only_between_markers(self):
         text = f"# T\nbefore\n{analysis.SUMMARY_BEGIN}\nold figures\n{analysis.SUMMARY_END}\nafter\n"
         out = analysis.splice(text, "new table\n")
