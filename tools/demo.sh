@@ -30,8 +30,13 @@ echo "== phase cost: one parallel loop of 2 leaves, empty to 4 MiB per array; CP
 "$bin/cws-phases" --sizes 0,1,64,4096 --runs 3 --iters 100
 echo
 echo "== data placement: heat on a synthetic 4-node topology (simulated page homes): local % and pages moved =="
-CWS_TOPOLOGY="pack:4 numa:1 core:1 pu:1" "$bin/cws-heat" --size 1024 --iters 10 --runs 3 --policies random,stows,evolve \
-  -q --trace-out build/heat-4nodes.cwst
+# 4 workers share the 2 cores here, so run times are noise: evolve must not
+# return to relws on a slow run (CWS_EVOLVE_SLOWDOWN=0).
+CWS_EVOLVE_SLOWDOWN=0 CWS_TOPOLOGY="pack:4 numa:1 core:1 pu:1" "$bin/cws-heat" --size 1024 --iters 10 --runs 3 \
+  --policies random,stows,evolve -q --trace-out build/heat-4nodes.cwst
 echo
-echo "== cws-trace locality: evolve's first step phases, relocalized until its template converged =="
+echo "== cws-trace locality: evolve's first step phases, relocalized while it learns its template =="
 build/release/tools/cws-trace/cws-trace locality build/heat-4nodes.cwst --phase heat-step/evolve --first 6
+echo
+echo "== ... and its last ones: the converged template keeps every node busy and local (balance: cws-trace info) =="
+build/release/tools/cws-trace/cws-trace locality build/heat-4nodes.cwst --phase heat-step/evolve --last 3
