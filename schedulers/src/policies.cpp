@@ -329,6 +329,13 @@ void replay_policy::end_phase(run_report& stats) {
 // Whether a relws tree with these figures is a better template than evolve's
 // best so far: balanced beats unbalanced; between unbalanced ones the smaller
 // busiest share wins; between balanced ones the more local, then the faster.
+// evolve's balance rule (CWS_EVOLVE_BALANCE): every worker ran a task and the
+// busiest one's share is within the tolerance of 1/P; always true when off.
+bool balanced_enough(unsigned idle_workers, double max_share, const runtime_config& cfg) {
+  if (cfg.replay.evolve_balance_pct == 0) return true;
+  return idle_workers == 0 && max_share <= 1.0 + cfg.replay.evolve_balance_pct / 100.0;
+}
+
 bool better_template(const detail::evolve_counters& c, bool balanced, double share, double local, double seconds) {
   if (!c.best) return true;
   if (balanced != c.best_balanced) return balanced;
@@ -361,9 +368,7 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
     s.templ = fresh;
     format_into(s.template_from, "recorded run #{} (relws)", r.iteration);
     ++c.relws_runs;
-    const double tolerance = 1.0 + cfg.replay.evolve_balance_pct / 100.0;
-    const bool balanced =
-        cfg.replay.evolve_balance_pct == 0 || (r.balance.idle_workers == 0 && r.balance.max_over_fair <= tolerance);
+    const bool balanced = balanced_enough(r.balance.idle_workers, r.balance.max_over_fair, cfg);
     const double local = stats.locality ? stats.locality->share() : -1.0;
     if (better_template(c, balanced, r.balance.max_over_fair, local, r.wall_s)) {
       c.best = std::move(fresh);
@@ -480,11 +485,9 @@ void replay_policy::coarsen_after(schedule_state& s, iteration_report& r, const 
       for (const steal_tree::steal_point& p : g.steals) levels.push_back(p.level);
     std::sort(levels.begin(), levels.end());
     levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
-    const double tolerance = 1.0 + cfg.replay.evolve_balance_pct / 100.0;
     for (std::size_t i = 0; i + 1 < levels.size() && k.depths.size() + 1 < cfg.replay.coarsen_tries; ++i) {
       const steal_tree::balance b = steal_tree::balance_of(steal_tree::coarsen(*k.base, pruned_at(levels[i])));
-      if (b.idle_workers == 0 && (cfg.replay.evolve_balance_pct == 0 || b.max_share_ratio <= tolerance))
-        k.depths.push_back(levels[i]);
+      if (b.idle_workers == 0 && balanced_enough(b.idle_workers, b.max_share_ratio, cfg)) k.depths.push_back(levels[i]);
     }
     k.depths.push_back(levels.empty() ? 0 : levels.back());  // unpruned
     k.active = true;

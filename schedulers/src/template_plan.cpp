@@ -122,7 +122,6 @@ void compile_into(template_plan& plan, std::shared_ptr<const steal_tree::tree> t
 void build_elision(template_plan& plan, const steal_tree::tree& tree) {
   plan.elision.clear();
   plan.elision_begin.clear();
-  plan.elidable_segments = 0;
   if (tree.paths.empty() && std::any_of(tree.segments.begin(), tree.segments.end(),
                                         [](const steal_tree::segment& s) { return !s.steals.empty(); }))
     return;
@@ -181,7 +180,6 @@ void build_elision(template_plan& plan, const steal_tree::tree& tree) {
       if (n.first_child != elision_node::none) n.first_child -= base;
       if (n.next_sibling != elision_node::none) n.next_sibling -= base;
     }
-    ++plan.elidable_segments;
   }
   plan.elision_begin.push_back(static_cast<std::uint32_t>(plan.elision.size()));
 }

@@ -29,8 +29,6 @@ struct template_plan {
   // segment replays with marks). Empty vectors when the tree has no pedigrees.
   std::vector<elision_node> elision;
   std::vector<std::uint32_t> elision_begin;
-  // Segments with a trie (a segment without steals has one: its root alone).
-  std::uint32_t elidable_segments = 0;
   // Building storage of the tries, kept so that recompiling (relws: every run) does not allocate.
   std::vector<std::uint32_t> scratch_order, scratch_stack, scratch_last;
 
