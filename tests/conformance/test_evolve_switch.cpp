@@ -100,7 +100,13 @@ TEST(evolve_switch, switches_to_stows_within_the_bound_and_replays_strictly) {
       EXPECT_EQ(r.taken_back, 0u) << "run " << i;
       EXPECT_EQ(r.designated, template_steals) << "run " << i;
       ASSERT_TRUE(r.distance_to_previous.has_value()) << "run " << i;
-      EXPECT_EQ(*r.distance_to_previous, 0.0) << "run " << i;
+      // At the bound evolve may switch to an earlier, better relws tree than
+      // the last one: the first stows run then differs from the run before it.
+      const bool back_to_earlier_tree =
+          i == switched + 1 && r.template_from.find("best of the relws runs") != std::string::npos;
+      if (!back_to_earlier_tree) {
+        EXPECT_EQ(*r.distance_to_previous, 0.0) << "run " << i;
+      }
     }
     checked_with_steals = template_steals > 0;
   }
