@@ -206,6 +206,11 @@ runtime_config parse_config(runtime_config cfg, const char* (*lookup)(const char
   if (auto v = get("CWS_HISTORY"); !v.empty())
     cfg.history = parse_ranged("CWS_HISTORY", v, 1, 1000000, "runs per schedule (1..1000000)");
   if (auto v = get("CWS_TRACE"); !v.empty()) cfg.trace_path = std::string(v);
+  if (auto v = get("CWS_HPT"); !v.empty()) cfg.hpt_file = std::string(v);  // read when the runtime starts
+  if (auto v = get("CWS_HINTED_HET"); !v.empty()) cfg.hinted.het = parse_bool("CWS_HINTED_HET", v);
+  if (auto v = get("CWS_HINTED_HET_LIMIT"); !v.empty())
+    cfg.hinted.het_limit = parse_ranged("CWS_HINTED_HET_LIMIT", v, 0, 1000000, "a task count (0..1000000)");
+  if (auto v = get("CWS_HINTED_RELAXED"); !v.empty()) cfg.hinted.relaxed = parse_bool("CWS_HINTED_RELAXED", v);
   return cfg;
 }
 

@@ -47,6 +47,15 @@
 //   CWS_ELIDE            1 = STOWS/STUWS run spawns with no designated steal below
 //                        them as plain calls (serial elision; default), 0 = always spawn
 //   CWS_COARSEN_TRIES    pruning depths the `coarsen` policy tries (default 4)
+// Hinted mode (PufferFish; the `hinted` and `hinted-hpt` policies, place_tree.hpp):
+//   CWS_HPT              an HClib-style HPT XML file describing the place tree
+//                        (default: built from the topology)
+//   CWS_HINTED_HET       1 = hierarchical elastic tasks in `hinted` (default), 0 = off
+//   CWS_HINTED_HET_LIMIT a leaf's HET flag is set by a push onto a deque already
+//                        holding more than this many tasks (default 2, as PufferFish)
+//   CWS_HINTED_RELAXED   1 = `hinted` workers may also steal leaf and node-place
+//                        work of other nodes after the root ("fully relaxed"),
+//                        0 = nodes exchange work only through the root (default)
 
 #include <cstddef>
 #include <cstdint>
@@ -103,6 +112,14 @@ struct replay_knobs {
   unsigned coarsen_tries = 4;  // CWS_COARSEN_TRIES
 };
 
+// The knobs of the hinted policies (cws::schedulers reads them; parsed here
+// with every other CWS_* variable).
+struct hinted_knobs {
+  bool het = true;         // CWS_HINTED_HET
+  unsigned het_limit = 2;  // CWS_HINTED_HET_LIMIT
+  bool relaxed = false;    // CWS_HINTED_RELAXED
+};
+
 struct runtime_config {
   unsigned workers = 0;                 // 0 = one per core of the topology
   std::optional<std::string> topology;  // hwloc synthetic description; empty = this machine
@@ -112,7 +129,9 @@ struct runtime_config {
   std::uint64_t seed = 0x5eed;
   bool record = true;
   bool audit = false;
-  replay_knobs replay;  // cws::schedulers' knobs
+  replay_knobs replay;                  // cws::schedulers' knobs
+  hinted_knobs hinted;                  // the hinted policies' knobs
+  std::optional<std::string> hpt_file;  // CWS_HPT: the place tree from this HPT XML file
   page_backend pages = page_backend::automatic;
   numa::page_mover page_mover = numa::page_mover::automatic;
   unsigned blocktime_us = 50;

@@ -21,6 +21,14 @@ struct worker_stats {
   std::uint64_t designated = 0;       // of `steals`: tasks taken from this worker's mailbox (routed to it)
   std::uint64_t taken_back = 0;       // tasks this worker routed away, then ran itself (RELWS)
   std::uint64_t elided = 0;           // spawns run as plain calls under serial elision (no task; in `tasks`)
+  // Hinted policies (place_tree.hpp): where find_place sent this worker's
+  // hinted spawns, and what became of them.
+  std::uint64_t hinted_leaf = 0;   // to its own leaf: pushed on its deque, or inlined by HET
+  std::uint64_t hinted_node = 0;   // to another NUMA node's place
+  std::uint64_t hinted_root = 0;   // to the root place (the hints span nodes)
+  std::uint64_t het_inlined = 0;   // of hinted_leaf: run at once because the leaf's HET flag was set
+  std::uint64_t place_steals = 0;  // of steals: tasks taken from a node or the root place
+  std::uint64_t reclaimed = 0;     // tasks it placed on a node or the root place, then ran itself
   friend bool operator==(const worker_stats&, const worker_stats&) = default;
 };
 

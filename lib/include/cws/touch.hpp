@@ -24,6 +24,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "cws/hint.hpp"
 #include "cws/numa.hpp"
 #include "cws/spawn.hpp"
 
@@ -32,27 +33,6 @@ namespace cws {
 // Records that the calling task touches [p, p + bytes). Thread-safe (each
 // worker records into its own log); a no-op for bytes == 0 or outside a phase.
 void touch(const void* p, std::size_t bytes) noexcept;
-
-// A range a spawned task will touch.
-struct touch_hint {
-  const void* begin = nullptr;
-  std::size_t bytes = 0;
-};
-
-// Elements [lo, hi) of `a` (clamped to a.size()).
-template <class T>
-touch_hint hint(const numa::array<T>& a, std::size_t lo, std::size_t hi) noexcept {
-  if (hi > a.size()) hi = a.size();
-  if (lo > hi) lo = hi;
-  return {a.data() + lo, (hi - lo) * sizeof(T)};
-}
-
-// Several hints for one spawn.
-template <class... H>
-std::array<touch_hint, sizeof...(H)> hints(const H&... h) noexcept {
-  static_assert((std::is_same_v<H, touch_hint> && ...), "cws::hints takes cws::hint(...) values");
-  return {h...};
-}
 
 // spawn(f), recording `h` on the worker that runs the task when it starts it.
 // The hints are stored inline with the callable (16 bytes each).

@@ -62,6 +62,10 @@ inline constexpr std::string_view relws = "relws";
 inline constexpr std::string_view evolve = "evolve";
 inline constexpr std::string_view coarsen = "coarsen";
 inline constexpr std::string_view user = "user";
+inline constexpr std::string_view hinted = "hinted";          // PufferFish: find_place, HET, hierarchical stealing
+inline constexpr std::string_view hinted_hpt = "hinted-hpt";  // HClib's HPT_DA: find_place, leaf -> node -> root
+inline constexpr std::string_view evolve_hinted =
+    "evolve-hinted";  // evolve whose first template is a hinted run's tree
 }  // namespace policy
 
 namespace schedulers {
