@@ -19,7 +19,9 @@ set(CWS_CONFORMANCE_SUITES
     test_steal_tree test_steal_tree_stress test_steal_tree_coarsen test_recorder_memory
     test_locality_replay test_schedulers_stress test_schedulers_cli test_history_allocs test_history_memory
     test_elision test_evolve_balance test_plan_replay test_cws_trace_plan test_app_pcg_mpi
-    test_apps test_app_fdtd test_app_floyd test_app_prefix test_app_cg test_app_mg test_app_pcg test_app_bench)
+    test_apps test_app_fdtd test_app_floyd test_app_prefix test_app_cg test_app_mg test_app_pcg test_app_bench
+    test_place_tree test_find_place test_numa_shapes test_hinted test_hinted_stress
+    test_app_sor test_app_srad test_app_cilksort test_app_lulesh)
 set(CWS_INTERNAL_SUITES
     test_topology           # pinning.hpp, topology_xml.hpp
     test_locality           # page_homes_cache.hpp
@@ -33,7 +35,9 @@ set(CWS_INTERNAL_SUITES
     test_app_rounds         # apps/common/rounds.hpp
     test_cg_oracles         # apps/cg: randlc, makea
     test_mg_oracles         # apps/mg: zran3, per-iteration norms
-    test_pcg_parts)         # apps/pcg: matrix, preconditioners, schedule file
+    test_pcg_parts          # apps/pcg: matrix, preconditioners, schedule file
+    test_hinted_protocol    # the hinted policies' steal order and HET, scripted (schedulers/src)
+    test_lulesh_parts)      # apps/lulesh: mesh, kernels
 
 # The black-box suite of tests/conformance (new files go here; public headers only).
 cws_test(test_conformance
