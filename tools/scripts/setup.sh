@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   g++ cmake make pkg-config          # toolchain (gcc's sanitizer runtimes come with g++)
   libhwloc-dev libnuma-dev           # topology, pages
+  libxml2-dev                        # HClib-style place-tree files (CWS_HPT)
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libboost-serialization-dev         # trace files (cws::traces)
   libgtest-dev libgmock-dev libbenchmark-dev
