@@ -100,6 +100,7 @@ const runtime_config& runtime::config() const noexcept { return sched_->config()
 const cws::topology& runtime::topology() const noexcept { return sched_->topology(); }
 unsigned runtime::workers() const noexcept { return sched_->workers(); }
 const std::vector<worker_placement>& runtime::placement() const noexcept { return sched_->placement(); }
+const cws::place_tree& runtime::places() const noexcept { return sched_->places(); }
 
 std::string runtime::describe() const {
   const runtime_config& c = config();
@@ -118,6 +119,7 @@ std::string runtime::describe() const {
   for (const worker_placement& p : placement())
     out += fmt::format("  worker {:>3} -> core {:>3}, NUMA node {:>2}, PU {:>3}\n", p.worker, p.core, p.numa_node,
                        p.pin_pu);
+  out += places().describe();
   return out;
 }
 

@@ -24,12 +24,18 @@ std::vector<worker_placement> place(const runtime_config& cfg, const cws::topolo
   // Throws for 0 or too many workers.
   return topo.place_workers(cfg.workers ? cfg.workers : static_cast<unsigned>(topo.cores().size()));
 }
+cws::place_tree build_places(const runtime_config& cfg, const cws::topology& topo,
+                             const std::vector<worker_placement>& placement) {
+  if (cfg.hpt_file) return place_tree::from_xml_file(*cfg.hpt_file, topo, static_cast<unsigned>(placement.size()));
+  return place_tree::from_topology(topo, placement);
+}
 }  // namespace
 
 scheduler::scheduler(const runtime_config& cfg)
     : config_(cfg),
       topology_(load_topology(cfg)),
       placement_(place(cfg, topology_)),
+      places_(build_places(cfg, topology_, placement_)),
       data_(cfg, topology_, placement_),
       overflow_(cfg.stack_kib, &current_nesting_depth),
       caller_(cfg.pin_caller, cfg.pin, placement_.front().pin_pu) {

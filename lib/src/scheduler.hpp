@@ -34,6 +34,7 @@
 #include "cws/config.hpp"
 #include "cws/locality.hpp"
 #include "cws/observer.hpp"
+#include "cws/place_tree.hpp"
 #include "cws/policy.hpp"
 #include "cws/run_report.hpp"
 #include "cws/stats.hpp"
@@ -68,6 +69,7 @@ class scheduler {
   const cws::topology& topology() const noexcept { return topology_; }
   caller_pinning caller_pinning_in_effect() const noexcept { return caller_.mode(); }
   const std::vector<worker_placement>& placement() const noexcept { return placement_; }
+  const cws::place_tree& places() const noexcept { return places_; }
   unsigned workers() const noexcept { return static_cast<unsigned>(workers_.size()); }
   worker& at(unsigned i) noexcept { return *workers_[i]; }
 
@@ -104,6 +106,7 @@ class scheduler {
   runtime_config config_;
   cws::topology topology_;
   std::vector<worker_placement> placement_;
+  cws::place_tree places_;
   std::vector<std::unique_ptr<worker>> workers_;
   data_placement data_;
   overflow_handler overflow_;

@@ -29,6 +29,7 @@
 #include "cws/extension.hpp"
 #include "cws/locality.hpp"
 #include "cws/observer.hpp"
+#include "cws/place_tree.hpp"
 #include "cws/policy.hpp"
 #include "cws/run_report.hpp"
 #include "cws/stats.hpp"
@@ -95,7 +96,10 @@ class runtime {
   const cws::topology& topology() const noexcept;
   unsigned workers() const noexcept;
   const std::vector<worker_placement>& placement() const noexcept;
-  // Multi-line description: topology, its source, worker -> core/node/PU map, knobs.
+  // The hierarchical place tree the hinted policies route and steal on
+  // (place_tree.hpp): from the topology, or from CWS_HPT's XML file.
+  const cws::place_tree& places() const noexcept;
+  // Multi-line description: topology, its source, worker -> core/node/PU map, place tree, knobs.
   std::string describe() const;
 
   // Finds the slot `name`, or creates it with `policy` ("random" by default).
