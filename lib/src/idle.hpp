@@ -90,6 +90,10 @@ class backoff {
     return true;
   }
 
+  // Whether this wait has gone through its spin and yield rounds (the point
+  // where an adaptive wait starts sleeping; a spin-mode wait gets there too).
+  bool spent() const noexcept { return rounds_ > (mode_ == idle_mode::sleep ? 2u : spin_rounds + yield_rounds); }
+
   std::chrono::microseconds sleep_timeout() noexcept {
     const unsigned shift = sleeps_ < 6 ? sleeps_++ : 6;
     return std::chrono::microseconds(first_sleep_us << shift);  // 100 us .. 6.4 ms

@@ -6,6 +6,7 @@
 // region::kernel_placed says whether it realises that intent exactly.
 
 #include "cws/numa.hpp"
+#include "cws/numa_shapes.hpp"  // caller_node
 
 #include <fmt/format.h>
 #include <sys/mman.h>
@@ -38,6 +39,8 @@ std::string to_string(const placement& p) {
       return "interleaved";
     case placement_kind::block_cyclic:
       return "block_cyclic";
+    case placement_kind::local:
+      return "local";
   }
   return "unknown";
 }
@@ -80,6 +83,7 @@ registry& the_registry() {
 allocation::allocation(std::size_t bytes, placement p, const topology& topo) {
   const unsigned nodes = topo.numa_nodes();
   if (bytes == 0) throw error("numa::allocate: cannot place an allocation of 0 bytes");
+  if (p.kind == placement_kind::local) p = on_node(caller_node(topo));  // once, so node_of stays O(1)
   if (p.kind == placement_kind::on_node && p.node >= nodes)
     throw error(fmt::format("numa::{}: the topology has {} NUMA node{} ({})", to_string(p), nodes,
                             nodes == 1 ? "" : "s", topo.summary()));

@@ -7,7 +7,7 @@
 namespace cws {
 
 namespace {
-constexpr std::array<std::pair<ran_as, std::string_view>, 8> tokens{{
+constexpr std::array<std::pair<ran_as, std::string_view>, 9> tokens{{
     {ran_as::other, "other"},
     {ran_as::random, "random"},
     {ran_as::stows, "stows"},
@@ -16,6 +16,7 @@ constexpr std::array<std::pair<ran_as, std::string_view>, 8> tokens{{
     {ran_as::user, "user"},
     {ran_as::random_no_template, "random_no_template"},
     {ran_as::random_diverged, "random_diverged"},
+    {ran_as::hinted, "hinted"},
 }};
 }  // namespace
 

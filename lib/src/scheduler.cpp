@@ -156,7 +156,7 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   task_observers_.clear();  // capacity kept: no allocation in steady state
   for (observer* o : observers_)
     if (o->wants_task_events()) task_observers_.push_back(o);
-  const phase_setup setup{&policy, policy.routes_spawns(), observers_, task_observers_};
+  const phase_setup setup{&policy, policy.routes_spawns(), policy.routes_hints(), observers_, task_observers_};
   for (observer* o : observers_) o->on_phase_begin(info);
   for (auto& w : workers_) w->begin_phase(setup);
 
@@ -242,9 +242,14 @@ void scheduler::wake_one() noexcept {
     if (workers_[(start + i) % n]->unpark()) return;
 }
 
+void scheduler::wake_all() noexcept {
+  for (auto& w : workers_) w->unpark();
+}
+
 bool scheduler::work_visible(unsigned self) const noexcept {
+  const unsigned node = places_.node_of_worker(self);
   for (unsigned i = 0; i < workers_.size(); ++i)
-    if (i != self && workers_[i]->has_visible_work()) return true;
+    if (i != self && (workers_[i]->has_visible_work() || workers_[i]->has_placed_work_for(node))) return true;
   return false;
 }
 

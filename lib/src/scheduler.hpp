@@ -82,6 +82,7 @@ class scheduler {
   void sleeper_enter() noexcept { sleepers_.fetch_add(1, std::memory_order_seq_cst); }
   void sleeper_leave() noexcept { sleepers_.fetch_sub(1, std::memory_order_relaxed); }
   void wake_one() noexcept;
+  void wake_all() noexcept;
   // Workers inside their steal loop and not running a segment, and how many
   // times one left it (O(segments) updates per phase; read by routing
   // policies to detect a stuck replay). One word, so that a reader sees both

@@ -33,6 +33,13 @@ worker::worker(scheduler& s, unsigned id, const runtime_config& cfg)
 
 void worker::begin_phase(const phase_setup& setup) {
   setup_ = setup;
+  if (setup.hints && placed_.empty()) {
+    // The first hinted phase: a deque per node place and the root's. Small
+    // at first; they grow like every wsq, so no push is ever refused.
+    const unsigned nodes = sched_.places().nodes();
+    for (unsigned i = 0; i <= nodes; ++i) placed_.push_back(std::make_unique<wsq<task*>>(64));
+    numa_node_ = sched_.placement()[id_].numa_node;
+  }
   stats_ = {};
   next_segment_ = 0;
   routed_.clear();
@@ -40,7 +47,9 @@ void worker::begin_phase(const phase_setup& setup) {
 
 // ---------------------------------------------------------------- spawn / sync
 
-void worker::submit(task* t) {
+// Names a freshly spawned task as a child of the innermost frame: its
+// (segment, level, step) tag, parent, spawner and rank.
+inline level_counter& worker::tag_child(task* t) {
   frame& f = *frame_;
   const std::uint32_t level = f.level + 1;
   level_counter& counter = segment_->at(level);
@@ -51,10 +60,65 @@ void worker::submit(task* t) {
   t->rank = f.rank_base + static_cast<std::uint32_t>(f.spawned);
   ++f.spawned;
   for (observer* o : setup_.task_observers) o->on_spawn(id_, t->tag);
-  if (setup_.routes && (t->tag.step == counter.mark || f.designated != no_designation ||
+  return counter;
+}
+
+void worker::submit(task* t) {
+  const level_counter& counter = tag_child(t);
+  if (setup_.routes && (t->tag.step == counter.mark || frame_->designated != no_designation ||
                         pending_plan_node_ != no_plan_node)) [[unlikely]]
     return route(t);
   push_local(t);
+}
+
+// A spawn with hints: the policy picks its place from the hints' home
+// (PufferFish's find_place); every choice consumes the spawn's tag, so trees
+// recorded under a hinted policy name tasks as under any other.
+void worker::submit_hinted(task* t, std::span<const touch_hint> hints) {
+  if (!setup_.hints) return submit(t);
+  tag_child(t);
+  const place_target to = setup_.policy->place_for(*this, home_of(hints, numa_node_));
+  switch (to.where) {
+    case place_target::kind::leaf:
+      ++stats_.hinted_leaf;
+      return push_local(t);
+    case place_target::kind::inline_now:  // as if pushed and popped at once
+      ++stats_.hinted_leaf;
+      ++stats_.het_inlined;
+      return execute(t, t->tag.level);
+    case place_target::kind::node:
+      ++stats_.hinted_node;
+      return push_placed(t, to.node < placed_.size() - 1 ? to.node : static_cast<unsigned>(placed_.size() - 1));
+    case place_target::kind::root:
+      ++stats_.hinted_root;
+      return push_placed(t, static_cast<unsigned>(placed_.size() - 1));
+  }
+}
+
+// Only thieves take from a place deque, so a push wakes every sleeper: the
+// one wake_one would pick may belong to a node that cannot take it. Places
+// get O(nodes x depth) pushes per phase in a node-partitioned recursion.
+void worker::push_placed(task* t, unsigned slot) {
+  placed_[slot]->push(t);
+  ++frame_->placed;
+  if (sched_.sleepers()) [[unlikely]]
+    sched_.wake_all();
+}
+
+// The newest child of `f` still waiting on one of this worker's place
+// deques (the root's first, then the nodes'), or nullptr. A child of f sits
+// at the bottom of its deque if it is there at all: entries above it would be
+// children of frames opened later, which have all joined. An entry that is
+// not f's is put back where it was.
+task* worker::take_back_placed(const frame& f) {
+  for (std::size_t i = placed_.size(); i-- > 0;) {
+    wsq<task*>& q = *placed_[i];
+    if (task* t = q.pop()) {
+      if (t->parent == &f) return t;
+      q.push(t);
+    }
+  }
+  return nullptr;
 }
 
 void worker::push_local(task* t) {
@@ -197,16 +261,29 @@ void worker::complete(task* t, std::exception_ptr error) noexcept {
 // Waits until every child of `f` spawned so far has completed: own children
 // first, newest first (they sit above f.deque_base), then the stolen ones.
 void worker::join(frame& f) {
+  bool waited = false;
   while (!f.children_done()) {
     task* t = deque_.pop_above(f.deque_base);
     if (!routed_.empty()) [[unlikely]]
       take_back_newer(f, t);
     if (t) {
       execute(t, t->tag.level);
+    } else if (f.placed != 0 && waited) {
+      // A full back-off window found nothing to do: run the placed children
+      // nobody came for. None left means none can come (f spawns no more
+      // while it joins), so the next wait may sleep.
+      if ((t = take_back_placed(f)) != nullptr) {
+        ++stats_.reclaimed;
+        execute(t, t->tag.level);
+      } else {
+        f.placed = 0;
+      }
     } else if (!f.children_done()) {
       wait_for_stolen(f);
+      waited = true;
     }
   }
+  f.placed = 0;
   // Entries whose tasks a thief started: forget them before the frame's
   // memory can be reused by another frame.
   while (!routed_.empty() && routed_.back().parent == &f) routed_.pop_back();
@@ -237,7 +314,9 @@ void worker::wait_for_stolen(frame& f) {
   const bool was_blocked = std::exchange(blocked_, true);
   const bool may_nest = segments_.depth() < max_depth_;
   auto done = [&] { return f.children_done(); };
-  seek_work(done, may_nest, done);
+  // With children waiting on place deques, give up after one back-off
+  // window: join then takes them back (nobody else came for them).
+  seek_work(done, may_nest, done, f.placed != 0);
   blocked_ = was_blocked;
 }
 
@@ -246,7 +325,7 @@ void worker::wait_for_stolen(frame& f) {
 // condition a waker publishes) is still false. Time not spent in segments is
 // idle time.
 template <class Done, class Ready>
-void worker::seek_work(Done done, bool may_run, Ready ready) {
+void worker::seek_work(Done done, bool may_run, Ready ready, bool until_spent) {
   backoff b(idle_);
   std::uint64_t t0 = now_ns();
   sched_.idle_enter();
@@ -260,7 +339,9 @@ void worker::seek_work(Done done, bool may_run, Ready ready) {
       t0 = now_ns();
     } else {
       setup_.policy->idle_pass(*this);
-      if (b.pause()) park(b, ready);
+      const bool sleep = b.pause();
+      if (until_spent && b.spent()) break;
+      if (sleep) park(b, ready);
     }
   }
   sched_.idle_leave();
@@ -385,6 +466,22 @@ task_handle worker::took_mail(task* t) noexcept {
 
 worker_view::idleness worker::idle_state() const noexcept { return sched_.idle_state(); }
 
+task_handle worker::steal_placed(unsigned victim, unsigned node) noexcept {
+  worker& v = sched_.at(victim < sched_.workers() ? victim : id_);
+  if (&v == this || v.placed_.empty()) return nullptr;
+  const std::size_t slot = node == root_place ? v.placed_.size() - 1 : node;
+  if (slot >= v.placed_.size()) return nullptr;
+  task* t = v.placed_[slot]->steal();
+  if (t == nullptr) {
+    ++stats_.failed_steals;
+    return nullptr;
+  }
+  ++stats_.steals;
+  ++stats_.place_steals;
+  for (observer* o : setup_.observers) o->on_steal(id_, victim, t->tag);
+  return task_access::wrap(t);
+}
+
 std::uint64_t worker::random() noexcept {
   // xorshift64*: cheap, good enough to spread victims, reproducible per seed.
   rng_state_ ^= rng_state_ >> 12;
@@ -403,6 +500,10 @@ constinit thread_local std::uint64_t tls_elided_calls = 0;
 unsigned current_nesting_depth() noexcept { return tls_worker ? tls_worker->open_frames() : 0; }
 
 void submit(worker& w, task* t) { w.submit(t); }
+void submit_hinted(worker& w, task* t, const touch_hint* hints, std::size_t count) {
+  w.submit_hinted(t, {hints, count});
+}
+bool spawned_nothing(const worker& w) noexcept { return w.spawned_nothing(); }
 void sync(worker& w) { w.sync(); }
 void open_frame(worker& w, frame& f) { w.open_frame(f); }
 void close_frame(worker& w, frame& f, std::exception_ptr body_error, bool rethrow) {

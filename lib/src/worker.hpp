@@ -3,23 +3,28 @@
 //
 // Who touches what:
 //   * the owning thread: everything, including the bottom of `deque_`;
-//   * other workers: deque_.steal() (top end), mailbox_.post(), parker_.unpark(),
-//     and joined_remote of frames whose children they finished;
+//   * other workers: deque_.steal() and placed_[i]->steal() (top ends),
+//     mailbox_.post(), parker_.unpark(), and joined_remote of frames whose
+//     children they finished;
 //   * the scheduler, between phases only: begin_phase() and stats().
 //
 // Determinism invariant (DESIGN §3): a worker blocked in sync runs only its
 // own frame's children (pop_above, or a reclaimable routed child it takes
 // back from a mailbox) or work from *other* workers as a nested segment; it
-// never takes older entries of its own deque.
+// never takes older entries of its own deque. The place deques (hinted
+// policies) follow the same rule: the owner only pushes there, and takes
+// back only children of the frame it is joining (take_back_placed).
 
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "cws/config.hpp"
 #include "cws/detail/frame.hpp"
 #include "cws/detail/task_pool.hpp"
+#include "cws/hint.hpp"
 #include "cws/policy.hpp"
 #include "cws/stats.hpp"
 #include "idle.hpp"
@@ -37,6 +42,7 @@ inline constexpr std::uint32_t no_plan_node = ~std::uint32_t{0};
 struct phase_setup {
   scheduling_policy* policy = nullptr;
   bool routes = false;                        // consult policy->route() on every spawn
+  bool hints = false;                         // consult policy->place_for() on every hinted spawn
   std::span<observer* const> observers;       // segment and steal events
   std::span<observer* const> task_observers;  // per-task events (audit, tests)
 };
@@ -47,6 +53,8 @@ class worker final : public worker_view {
 
   // --- entry points of the user API (spawn.hpp) ---
   void submit(task* t);
+  void submit_hinted(task* t, std::span<const touch_hint> hints);
+  bool spawned_nothing() const noexcept { return frame_->rank_base + frame_->spawned == 0; }
   void sync();
   void open_frame(frame& f) noexcept;
   void close_frame(frame& f, std::exception_ptr body_error, bool rethrow);
@@ -63,6 +71,11 @@ class worker final : public worker_view {
   void work_until_phase_end();
   bool unpark() noexcept { return parker_.unpark(); }
   bool has_visible_work() const noexcept { return !deque_.looks_empty(); }
+  // Whether this worker placed tasks that a worker of node index `node` may
+  // take (on that node's place or the root's). A snapshot.
+  bool has_placed_work_for(unsigned node) const noexcept {
+    return !placed_.empty() && (!placed_[node]->looks_empty() || !placed_.back()->looks_empty());
+  }
   bool has_mail() const noexcept { return !mailbox_.empty(); }
   void post(task* t) { mailbox_.post(t); }
   const worker_stats& stats() const noexcept { return stats_; }
@@ -83,6 +96,8 @@ class worker final : public worker_view {
   task_handle take_mail_noted(std::uint32_t note) noexcept override;
   task_handle steal_mail(unsigned victim) noexcept override;
   idleness idle_state() const noexcept override;
+  task_handle steal_placed(unsigned victim, unsigned node) noexcept override;
+  std::int64_t backlog() const noexcept override { return deque_.size(); }
 
  private:
   void push_frame(frame& f, std::uint32_t level) noexcept;
@@ -91,13 +106,16 @@ class worker final : public worker_view {
   void execute(task* t, std::uint32_t level);
   void complete(task* t, std::exception_ptr error) noexcept;
   void push_local(task* t);
+  void push_placed(task* t, unsigned slot);
+  task* take_back_placed(const frame& f);
+  level_counter& tag_child(task* t);
   void route(task* t);
   void take_back_newer(const frame& f, const task* t);
   void join(frame& f);
   void wait_for_stolen(frame& f);
   void run_segment(task* t);
   template <class Done, class Ready>
-  void seek_work(Done done, bool may_run, Ready ready);
+  void seek_work(Done done, bool may_run, Ready ready, bool until_spent = false);
   template <class Ready>
   void park(backoff& b, Ready ready);
   task_handle took_mail(task* t) noexcept;
@@ -108,6 +126,10 @@ class worker final : public worker_view {
   const unsigned max_depth_;  // open segments allowed: 1 + max nesting
 
   wsq<task*> deque_;
+  // Hinted policies: one deque per node place, then the root's (index
+  // nodes()), made at the first hinted phase. Owner pushes, thieves steal.
+  std::vector<std::unique_ptr<wsq<task*>>> placed_;
+  unsigned numa_node_ = 0;  // this worker's logical NUMA node (hint homes)
   mailbox mailbox_;
   task_pool pool_;
   parker parker_;

@@ -92,6 +92,11 @@ class wsq {
   bool looks_empty() const noexcept {
     return top_.load(std::memory_order_relaxed) >= bottom_.load(std::memory_order_relaxed);
   }
+  // Owner: exact. Others: a snapshot.
+  std::int64_t size() const noexcept {
+    const std::int64_t n = bottom_.load(std::memory_order_relaxed) - top_.load(std::memory_order_relaxed);
+    return n > 0 ? n : 0;
+  }
   std::int64_t capacity() const noexcept { return ring_.load(std::memory_order_relaxed)->capacity; }
 
  private:

@@ -20,6 +20,8 @@
 #include "cws/steal_tree/balance.hpp"
 #include "cws/steal_tree/coarsen.hpp"
 #include "cws/steal_tree/recorder.hpp"
+#include "hinted_engine.hpp"
+#include "hinted_policy.hpp"
 #include "replay_policy.hpp"
 #include "template_plan.hpp"
 
@@ -39,6 +41,9 @@ class replay_policy final : public scheduling_policy {
 
   std::string_view name() const noexcept override { return name_; }
   bool routes_spawns() const noexcept override { return engine_.routes(); }
+  // evolve-hinted records its first template (and any fresh start) under `hinted`.
+  bool routes_hints() const noexcept override { return hinting_; }
+  place_target place_for(worker_view& view, const hint_home& home) override { return hinted_->place_for(view, home); }
 
   void attach(const policy_context& ctx) override;
   void begin_phase(const phase_info& info) override;
@@ -51,8 +56,12 @@ class replay_policy final : public scheduling_policy {
     engine_.segment_begin(worker, root, note, marks);
   }
   void segment_end(unsigned worker) override { engine_.segment_end(worker); }
-  task_handle find_work(worker_view& view) override { return engine_.find_work(view); }
-  void idle_pass(worker_view& view) override { engine_.idle_pass(view); }
+  task_handle find_work(worker_view& view) override {
+    return hinting_ ? hinted_->find_work(view) : engine_.find_work(view);
+  }
+  void idle_pass(worker_view& view) override {
+    if (!hinting_) engine_.idle_pass(view);
+  }
   bool relocalize_after_phase() const noexcept override { return relocalize_; }
   void relocalized(const relocalization_report& report) override;
 
@@ -63,7 +72,9 @@ class replay_policy final : public scheduling_policy {
                                                           schedule_state& s, const steal_tree::recorder& rec);
   // A plan for `t` in the storage of a plan no longer in use.
   std::shared_ptr<const detail::template_plan> compile_pooled(std::shared_ptr<const steal_tree::tree> t);
-  bool evolves() const noexcept { return name_ == policy::evolve || name_ == policy::coarsen; }
+  bool evolves() const noexcept {
+    return name_ == policy::evolve || name_ == policy::coarsen || name_ == policy::evolve_hinted;
+  }
   void evolve_after(schedule_state& s, iteration_report& r, const run_report& stats, const runtime_config& cfg,
                     std::shared_ptr<const steal_tree::tree> fresh);
   void after_audit(schedule_state& s, iteration_report& r, const steal_tree::phase_record& record);
@@ -81,6 +92,9 @@ class replay_policy final : public scheduling_policy {
   schedule_store* store_ = nullptr;
   steal_tree::recorder* recorder_ = nullptr;
   detail::replay_engine engine_;
+  // evolve-hinted: the hinted engine its template-less runs use instead of random.
+  std::unique_ptr<detail::hinted_engine> hinted_;
+  bool hinting_ = false;
   // This run, as decided by begin_phase. Strings are rewritten in place every
   // phase (keeping capacity), not rebuilt.
   cws::ran_as planned_ = cws::ran_as::other;
@@ -105,6 +119,10 @@ void format_into(std::string& out, fmt::format_string<Args...> f, Args&&... args
 }
 
 void replay_policy::attach(const policy_context& ctx) {
+  if (name_ == policy::evolve_hinted) {
+    hinted_ = std::make_unique<detail::hinted_engine>();
+    hinted_->attach(ctx.runtime.places(), ctx.runtime.config().hinted, detail::hinted_mode::pufferfish);
+  }
   rt_ = &ctx.runtime;
   store_ = &store_of(ctx.runtime);
   recorder_ = steal_tree::recorder_of(ctx.runtime);
@@ -217,6 +235,8 @@ void replay_policy::begin_phase(const phase_info& info) {
   }
 
   planned_ = detail::ran_as_of(mode);
+  hinting_ = hinted_ && mode == replay_mode::random && unusable.empty();
+  if (hinting_) planned_ = cws::ran_as::hinted;
   if (!unusable.empty()) {
     engine_.prepare(replay_mode::random, nullptr, info.workers, rt.config().replay.stall_ms);
     engine_.diverge_up_front(std::move(unusable));
@@ -251,7 +271,7 @@ void replay_policy::end_phase(run_report& stats) {
   if (r.note.capacity() < 192) r.note.reserve(192);
   r.policy = name_;
   r.ran_as = r.planned = planned_;
-  if (planned_ == cws::ran_as::random_no_template) r.reason = missing_;
+  if (planned_ == cws::ran_as::random_no_template || planned_ == cws::ran_as::hinted) r.reason = missing_;
   r.template_from = template_from_;
   r.diverged = engine_.diverged();
   if (r.diverged) {
@@ -539,9 +559,10 @@ void replay_policy::relocalized(const relocalization_report& report) {
 
 bool register_policies() {
   static const bool done = [] {
-    for (std::string_view name :
-         {policy::stows, policy::stuws, policy::relws, policy::evolve, policy::coarsen, policy::user})
+    for (std::string_view name : {policy::stows, policy::stuws, policy::relws, policy::evolve, policy::coarsen,
+                                  policy::user, policy::evolve_hinted})
       policy_registry::add(std::string(name), [name] { return std::make_unique<replay_policy>(name); });
+    detail::register_hinted_policies();
     return detail::register_store();
   }();
   return done;

@@ -12,6 +12,7 @@
 #include "cws/hint.hpp"
 #include "cws/locality.hpp"
 #include "cws/numa.hpp"
+#include "cws/numa_shapes.hpp"
 #include "cws/page_homes.hpp"
 #include "cws/observer.hpp"
 #include "cws/parallel_for.hpp"

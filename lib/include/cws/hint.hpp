@@ -52,8 +52,9 @@ struct hint_home {
   friend bool operator==(const hint_home&, const hint_home&) = default;
 };
 
-// The home of one hint: block-cyclic and interleaved ranges compare the node
-// of their first and last byte (one node, or spans); on_node(v) ranges are on
+// The home of one hint: block-cyclic ranges compare the node of their first
+// and last byte (one node, or spans); interleaved ranges are on their page's
+// node within one page and span from two pages on; on_node(v) ranges are on
 // v; first-touch, unregistered and empty ranges have none. O(1).
 hint_home home_of(const touch_hint& h) noexcept;
 

@@ -13,6 +13,10 @@
 //   on_node(v)     every page on node v.
 //   interleaved    page p on node p % N.
 //   block_cyclic   PufferFish: blocks of ceil(pages / N) pages, block b on node b.
+//   local          PufferFish's "local": the node of the allocating worker (of
+//                  the calling thread's CPU outside a phase), resolved by
+//                  allocate() into on_node(v), so region::where() says which
+//                  node it was (numa_shapes.hpp, caller_node()).
 //
 // node_of() answers the placement *intended* for the topology the array was
 // allocated for, so a synthetic topology (CWS_TOPOLOGY) behaves like the
@@ -41,7 +45,7 @@ class topology;
 
 namespace cws::numa {
 
-enum class placement_kind { first_touch, on_node, interleaved, block_cyclic };
+enum class placement_kind { first_touch, on_node, interleaved, block_cyclic, local };
 
 struct placement {
   placement_kind kind = placement_kind::first_touch;
@@ -52,9 +56,10 @@ struct placement {
 inline constexpr placement first_touch{placement_kind::first_touch, 0};
 inline constexpr placement interleaved{placement_kind::interleaved, 0};
 inline constexpr placement block_cyclic{placement_kind::block_cyclic, 0};
+inline constexpr placement local{placement_kind::local, 0};  // never stored: allocate() makes it on_node(v)
 constexpr placement on_node(unsigned node) noexcept { return {placement_kind::on_node, node}; }
 
-// "first_touch", "on_node(2)", "interleaved", "block_cyclic".
+// "first_touch", "on_node(2)", "interleaved", "block_cyclic", "local".
 std::string to_string(const placement& p);
 
 // One registered allocation. Immutable once created; lives as long as the
@@ -97,6 +102,7 @@ class region {
       case placement_kind::block_cyclic:
         return static_cast<int>(page / block_pages_);
       case placement_kind::first_touch:
+      case placement_kind::local:  // resolved to on_node when allocated: a region never holds it
         break;
     }
     return -1;

@@ -19,8 +19,17 @@
 // The core ships one policy, `random` (uniform random victim). The others
 // (stows, stuws, relws, evolve, user) live in cws::schedulers, which registers
 // them by name with policy_registry when cws::cws wires the components in
-// (cws_register_components). There is no PufferFish-style `hinted` policy:
-// hints on spawn (touch.hpp) are recorded as declared touches only.
+// (cws_register_components).
+//
+// Hinted spawns (PufferFish). A policy whose routes_hints() is true (read once
+// per phase) is asked, for every spawn with hints (cws::spawn(cws::hint(...),
+// f)), where the task goes (place_for): the spawner's own deque, at once as a
+// call-like child (elastic tasks), or the place deque of a NUMA node or the
+// root, which only thieves take from (worker_view::steal_placed). The core
+// keeps those deques per worker, one per node place plus one for the root, and
+// lets a spawner blocked in sync take its own unstarted placed children back
+// (newest first, like its own deque's) once it has searched a full back-off
+// window in vain, so no task waits on a place nobody serves.
 
 #include <cstddef>
 #include <cstdint>
@@ -31,6 +40,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cws/hint.hpp"
 #include "cws/observer.hpp"
 #include "cws/stats.hpp"
 
@@ -94,6 +104,15 @@ class worker_view {
   };
   virtual idleness idle_state() const noexcept = 0;
 
+  // --- hinted policies (place_tree.hpp) ---
+  static constexpr unsigned root_place = ~0u;
+  // Take the oldest task `victim` placed on the place of node index `node`
+  // (place_tree::node_place) or, with root_place, on the root place; empty if
+  // none. Counts as a steal (and a place steal). `victim == self()` returns empty.
+  virtual task_handle steal_placed(unsigned /*victim*/, unsigned /*node*/) noexcept { return nullptr; }
+  // Tasks waiting on this worker's own deque (exact: asked by the worker itself).
+  virtual std::int64_t backlog() const noexcept { return 0; }
+
  protected:
   ~worker_view() = default;
 };
@@ -118,6 +137,18 @@ struct spawn_target {
   unsigned mailbox_of = local;   // `local`: the spawner's own deque
   std::uint32_t note = no_note;  // handed to segment_begin() on the worker that starts it
   bool reclaimable = false;      // the spawner takes it back at sync if nobody started it (RELWS)
+};
+
+// Where a hinted spawn goes (scheduling_policy::place_for).
+struct place_target {
+  enum class kind : unsigned char {
+    leaf,        // the spawner's own deque (its leaf place)
+    inline_now,  // run at once on the spawner, as a child it popped at once (HET's elision)
+    node,        // the place of node index `node`: taken by that node's workers
+    root,        // the root place
+  };
+  kind where = kind::leaf;
+  unsigned node = 0;
 };
 
 // Serial elision (SC14's dynamic coarsening): the designated steals of one
@@ -193,6 +224,13 @@ class scheduling_policy {
   virtual void segment_begin(unsigned /*worker*/, const task_tag& /*root*/, std::uint32_t /*note*/,
                              segment_marks& /*marks*/) {}
   virtual void segment_end(unsigned /*worker*/) {}
+
+  // Whether the coming phase routes hinted spawns (read once per phase). When
+  // false, a hinted spawn is an ordinary one and place_for is never called.
+  virtual bool routes_hints() const noexcept { return false; }
+  // Called on the spawning worker for each hinted spawn, with the home of its
+  // hints (hint.hpp's home_of, for the spawner's NUMA node).
+  virtual place_target place_for(worker_view& /*spawner*/, const hint_home& /*home*/) { return {}; }
 
   // One attempt to find work for an idle or sync-blocked worker. Return a task
   // taken through `view`, or an empty handle; the core handles back-off

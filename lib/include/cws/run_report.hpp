@@ -43,10 +43,12 @@ enum class ran_as {
   random_no_template,  // a replaying policy had no template: random, recording one (reason: why none)
   random_diverged,     // the replay left its template (up front or mid-phase) and finished under
                        // random stealing (reason: the divergence; planned: what it replayed)
+  hinted,              // data-affinity hints routed on the place tree (hinted, hinted-hpt, or
+                       // evolve-hinted recording its first template)
 };
 
 // "other", "random", "stows", "stuws", "relws", "user", "random_no_template",
-// "random_diverged": stable tokens, for JSON and scripts.
+// "random_diverged", "hinted": stable tokens, for JSON and scripts.
 std::string_view to_string(ran_as r) noexcept;
 // The inverse of to_string; nullopt for anything else.
 std::optional<ran_as> ran_as_from_string(std::string_view s) noexcept;

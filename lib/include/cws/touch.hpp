@@ -7,10 +7,11 @@
 //   cws::spawn(cws::hints(cws::hint(a, lo, hi),          // elements [lo, hi) of a
 //                         cws::hint(b, lo, hi)), [=] { ... });  // cws::numa::array
 //
-// A hint is recorded by the worker that runs the task, when it starts it, as
-// if the body began with cws::touch of that range. Declare what a *leaf* task
-// uses: a task that only splits its range and spawns should not declare the
-// whole range, or every half is counted once more on whoever split it.
+// A hinted task that spawns nothing (a leaf) has its hints recorded as its
+// touches by the worker that ran it, as if its body called cws::touch of
+// them; a task that splits its range and spawns records nothing, so each
+// range is counted once. Under the `hinted` policies the hints also choose
+// where the task runs (place_tree.hpp, hint.hpp).
 //
 // Cost: each worker keeps the ranges it touched in this phase and merges a new
 // range into one of its latest few when they overlap or are adjacent, so tasks
@@ -34,15 +35,29 @@ namespace cws {
 // worker records into its own log); a no-op for bytes == 0 or outside a phase.
 void touch(const void* p, std::size_t bytes) noexcept;
 
-// spawn(f), recording `h` on the worker that runs the task when it starts it.
-// The hints are stored inline with the callable (16 bytes each).
+// spawn(f) with data-affinity hints. Under a policy that routes hints
+// (`hinted`, `hinted-hpt`) the task goes where its data lives (place_tree.hpp);
+// under every other policy this is an ordinary spawn. Either way, when the
+// task spawned nothing (a leaf), its hints are recorded as its touches once
+// its body returned, so a recursion that hints every child counts each range
+// once, on the worker that ran the leaf. The hints are stored inline with the
+// callable (24 bytes each).
 template <std::size_t N, class F>
 void spawn(const std::array<touch_hint, N>& h, F&& f) {
   using fn_t = std::decay_t<F>;
-  cws::spawn([h, fn = fn_t(std::forward<F>(f))]() mutable {
-    for (const touch_hint& r : h) cws::touch(r.begin, r.bytes);
+  auto body = [h, fn = fn_t(std::forward<F>(f))]() mutable {
     fn();
-  });
+    if (detail::worker* w = detail::tls_worker; w != nullptr && detail::spawned_nothing(*w))
+      for (const touch_hint& r : h) cws::touch(r.begin, r.bytes);
+  };
+  detail::worker* w = detail::tls_worker;
+  if (w == nullptr || detail::tls_elides) {  // no phase, or a replay with serial elision: an ordinary spawn
+    cws::spawn(std::move(body));
+    return;
+  }
+  detail::task* t = detail::tls_pool->allocate();
+  t->emplace(std::move(body));
+  detail::submit_hinted(*w, t, h.data(), N);
 }
 template <class F>
 void spawn(const touch_hint& h, F&& f) {

@@ -1,11 +1,16 @@
 #pragma once
 // The few out-of-line entry points the inline API (spawn.hpp) calls into.
 
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 
 #include "cws/detail/frame.hpp"
 #include "cws/detail/task_pool.hpp"
+
+namespace cws {
+struct touch_hint;
+}
 
 namespace cws::detail {
 
@@ -24,7 +29,11 @@ extern constinit thread_local task_pool* tls_pool;
 extern constinit thread_local bool tls_elides;
 extern constinit thread_local std::uint64_t tls_elided_calls;
 
-void submit(worker& w, task* t);       // push (or route) a freshly spawned task
+void submit(worker& w, task* t);  // push (or route) a freshly spawned task
+// A spawn with hints (touch.hpp): placed by a policy that routes hints, else submit().
+void submit_hinted(worker& w, task* t, const touch_hint* hints, std::size_t count);
+// Whether the task running in the innermost frame has spawned nothing so far.
+bool spawned_nothing(const worker& w) noexcept;
 void sync(worker& w);                  // cws::sync on the innermost frame
 void open_frame(worker& w, frame& f);  // cws::finish / cws::scope begin
 // Waits for f's children, closes it, then rethrows `body_error` or the first

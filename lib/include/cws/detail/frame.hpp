@@ -36,6 +36,9 @@ struct frame {
   // an elided spawn (not a child) bumps rank_base.
   const task* self = nullptr;
   std::uint32_t rank_base = 0;
+  // Hinted spawns: children pushed on a node or the root place since the last
+  // join (owner only). Nonzero: join may take some of them back.
+  std::uint32_t placed = 0;
 
   bool children_done() const noexcept {
     return spawned == joined_local + joined_remote.load(std::memory_order_acquire);

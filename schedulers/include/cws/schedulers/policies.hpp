@@ -36,6 +36,29 @@
 //   user    the designations of cws::designate_after_next_spawn, run like
 //           stuws; the recorded result is kept as the schedule's template.
 //
+// The hinted policies (PufferFish, Kumar HiPC 2020) route spawns that carry
+// data-affinity hints (cws::spawn(cws::hint(a, lo, hi), f)) on the place
+// tree (runtime::places(): root -> NUMA nodes -> L3 groups -> workers):
+//   hinted         find_place: the spawner's deque when the data is on its
+//                  node, that node's place when on another node, the root
+//                  when it spans nodes (several hints: the paper's page count).
+//                  Steals: own L3 group -> own node's place -> sibling L3
+//                  groups -> root; nodes exchange work only through the root
+//                  (CWS_HINTED_RELAXED=1 lets them steal across after the
+//                  root). Hierarchical elastic tasks (CWS_HINTED_HET, limit
+//                  CWS_HINTED_HET_LIMIT = 2): while a leaf's flag is set,
+//                  node-local hinted spawns run at once.
+//   hinted-hpt     HClib's HPT_DA: the same routing, steals own L3 group ->
+//                  own node's place -> root, no HET.
+//   evolve-hinted  evolve whose template-less runs (the first, or after a
+//                  divergence) run under `hinted` instead of random, so the
+//                  first template is the hinted schedule.
+// A spawner blocked in sync takes back its own placed children nobody came
+// for after a full back-off window (worker_stats::reclaimed): no place is
+// ever left without a worker that may serve it. Unhinted spawns, and hints on
+// first-touch memory, are ordinary spawns. Every hinted phase records a
+// steal tree like any other.
+//
 // A template is a steal tree: the schedule's own latest one, one seeded from a
 // trace file (runtime::load_traces), a pruned one (coarsen), or another
 // schedule's (schedule::follow). A replaying policy asked to run a schedule
