@@ -18,6 +18,10 @@ hint_home home_of(const touch_hint& h) noexcept {
   const int s = r->node_of_offset(first);
   if (s < 0) return {};  // first touch: the home is unknown
   if (s != r->node_of_offset(last)) return {hint_home::kind::spans, 0};
+  // Interleaved pages alternate nodes, so first and last byte can agree on a
+  // range that covers N + 1 pages or more: any range of two or more pages spans.
+  const bool alternates = r->where().kind == numa::placement_kind::interleaved && r->nodes() > 1;
+  if (alternates && first / r->page_size() != last / r->page_size()) return {hint_home::kind::spans, 0};
   return {hint_home::kind::node, static_cast<unsigned>(s)};
 }
 
