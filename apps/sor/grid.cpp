@@ -1,0 +1,105 @@
+#include "sor/grid.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace sor {
+
+namespace {
+
+// splitmix64's finaliser: a well-mixed 64-bit value from the cell's coordinates.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// (k + 0.5) / 2^24 for the top 24 bits k: exactly representable, in (0, 1).
+float unit_value(std::size_t i, std::size_t j) {
+  const std::uint64_t k = mix((std::uint64_t{i} << 32) ^ std::uint64_t{j}) >> 40;
+  return (static_cast<float>(k) + 0.5f) * 0x1p-24f;
+}
+
+void relax_row(float* __restrict row, const float* __restrict up, const float* __restrict down, std::size_t n) {
+  constexpr float quarter_omega = omega / 4, keep = 1 - omega;
+  for (std::size_t j = 1; j + 1 < n; ++j)
+    row[j] = quarter_omega * (up[j] + down[j] + row[j - 1] + row[j + 1]) + keep * row[j];
+}
+
+}  // namespace
+
+void init_rows(const grid& g, std::size_t lo, std::size_t hi) {
+  for (std::size_t i = lo; i < hi; ++i) {
+    float* const row = g.cells + i * g.n;
+    if (i == 0 || i + 1 == g.n) {
+      std::fill(row, row + g.n, i == 0 ? 1.0f : 0.0f);
+      continue;
+    }
+    for (std::size_t j = 0; j < g.n; ++j) row[j] = unit_value(i, j);
+  }
+}
+
+row_span rows_of(colour c, std::size_t lo, std::size_t hi, std::size_t n) noexcept {
+  lo = std::max<std::size_t>(lo, 1);
+  hi = std::min(hi, n - 1);
+  if (lo >= hi) return {lo, lo};
+  // Red rows are odd: row i has colour (i + 1) % 2.
+  const std::size_t first = (lo + 1) % 2 == static_cast<std::size_t>(c) ? lo : lo + 1;
+  if (first >= hi) return {first, first};
+  const std::size_t last = (hi - 1 + 1) % 2 == static_cast<std::size_t>(c) ? hi - 1 : hi - 2;
+  return {first, last + 1};
+}
+
+void relax_rows(const grid& g, std::size_t lo, std::size_t hi, colour c) {
+  const row_span rows = rows_of(c, lo, hi, g.n);
+  for (std::size_t i = rows.first; i < rows.end; i += 2) {
+    float* const row = g.cells + i * g.n;
+    relax_row(row, row - g.n, row + g.n, g.n);
+  }
+}
+
+void relax_all_rows(const grid& g, std::size_t lo, std::size_t hi) {
+  lo = std::max<std::size_t>(lo, 1);
+  hi = std::min(hi, g.n - 1);
+  for (std::size_t i = lo; i < hi; ++i) {
+    float* const row = g.cells + i * g.n;
+    // Not restrict-qualified: the neighbour rows may be written by other tasks meanwhile.
+    constexpr float quarter_omega = omega / 4, keep = 1 - omega;
+    const float* const up = row - g.n;
+    const float* const down = row + g.n;
+    for (std::size_t j = 1; j + 1 < g.n; ++j)
+      row[j] = quarter_omega * (up[j] + down[j] + row[j - 1] + row[j + 1]) + keep * row[j];
+  }
+}
+
+void serial_run(const grid& g, unsigned sweeps) {
+  init_rows(g, 0, g.n);
+  for (unsigned s = 0; s < sweeps; ++s) {
+    relax_rows(g, 1, g.n - 1, colour::red);
+    relax_rows(g, 1, g.n - 1, colour::black);
+  }
+}
+
+std::size_t first_difference(const float* a, const float* b, std::size_t n, std::size_t& count) {
+  std::size_t first = n;
+  count = 0;
+  for (std::size_t k = 0; k < n; ++k)
+    if (std::bit_cast<std::uint32_t>(a[k]) != std::bit_cast<std::uint32_t>(b[k]) && count++ == 0) first = k;
+  return first;
+}
+
+std::size_t non_finite(const float* a, std::size_t n) {
+  std::size_t count = 0;
+  for (std::size_t k = 0; k < n; ++k) count += !std::isfinite(a[k]);
+  return count;
+}
+
+double checksum(const float* a, std::size_t n) {
+  double s = 0;
+  for (std::size_t k = 0; k < n; ++k) s += a[k];
+  return s;
+}
+
+}  // namespace sor

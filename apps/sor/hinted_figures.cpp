@@ -1,0 +1,128 @@
+#include "sor/hinted_figures.hpp"
+
+#include <algorithm>
+
+namespace pufferfish {
+
+void phase_counts::add(const cws::worker_stats& w) noexcept {
+  tasks += w.tasks;
+  steals += w.steals;
+  hinted_leaf += w.hinted_leaf;
+  hinted_node += w.hinted_node;
+  hinted_root += w.hinted_root;
+  het_inlined += w.het_inlined;
+  place_steals += w.place_steals;
+  reclaimed += w.reclaimed;
+}
+
+phase_counts& phase_counts::operator+=(const phase_counts& o) noexcept {
+  phases += o.phases;
+  tasks += o.tasks;
+  steals += o.steals;
+  hinted_leaf += o.hinted_leaf;
+  hinted_node += o.hinted_node;
+  hinted_root += o.hinted_root;
+  het_inlined += o.het_inlined;
+  place_steals += o.place_steals;
+  reclaimed += o.reclaimed;
+  return *this;
+}
+
+counter_tally::~counter_tally() {
+  try {
+    rt_.remove_observer(*this);
+  } catch (...) {  // refused only during a phase, which a destructor between phases never is
+  }
+}
+
+void counter_tally::on_phase_end(const cws::phase_stats& stats) {
+  phase_counts c;
+  c.phases = 1;
+  for (const cws::worker_stats& w : stats.per_worker) c.add(w);
+  log_[stats.phase.schedule].push_back({stats.phase.iteration, c});
+}
+
+phase_counts counter_tally::summarize(std::string_view schedule, std::uint64_t first, std::uint64_t end) const {
+  phase_counts sum;
+  const auto it = log_.find(schedule);
+  if (it == log_.end()) return sum;
+  for (const run& r : it->second)
+    if (r.iteration >= first && r.iteration < end) sum += r.counts;
+  return sum;
+}
+
+measured_runs measured(const cws::schedule& s, std::uint64_t start, unsigned per_run, const cws_apps::run_plan& plan) {
+  return {&s, start + std::uint64_t{plan.warmup} * per_run, start + std::uint64_t{plan.warmup + plan.runs} * per_run};
+}
+
+namespace {
+
+// Two schedules' measured runs taken together: counts and bytes add up, the
+// mean share is over all reported runs, `last` is b's.
+cws_apps::locality_summary merged(const cws_apps::locality_summary& a, const cws_apps::locality_summary& b) {
+  cws_apps::locality_summary m = a;
+  m.phases += b.phases;
+  m.reported += b.reported;
+  if (m.reported)
+    m.mean_share = (a.mean_share * static_cast<double>(a.reported) + b.mean_share * static_cast<double>(b.reported)) /
+                   static_cast<double>(m.reported);
+  if (b.reported) {
+    m.min_share = a.reported ? std::min(a.min_share, b.min_share) : b.min_share;
+    m.last_share = b.last_share;
+  }
+  m.touched_bytes += b.touched_bytes;
+  m.local_bytes += b.local_bytes;
+  m.unknown_bytes += b.unknown_bytes;
+  m.relocalizations += b.relocalizations;
+  m.pages_examined += b.pages_examined;
+  m.pages_moved += b.pages_moved;
+  m.pages_failed += b.pages_failed;
+  m.bytes_moved += b.bytes_moved;
+  m.relocalization_s += b.relocalization_s;
+  if (m.backend.empty()) m.backend = b.backend;
+  return m;
+}
+
+}  // namespace
+
+void put_cws_figures(cws_apps::json& entry, const cws_apps::locality_tally& locality, const counter_tally& counters,
+                     const std::vector<measured_runs>& kernel, const measured_runs& init) {
+  using cws_apps::json;
+  entry["init_policy"] = std::string(init.schedule->policy_name());
+  json names = json::array({init.schedule->name()});
+  phase_counts sum;
+  cws_apps::locality_summary loc;
+  for (const measured_runs& k : kernel) {
+    names.push_back(k.schedule->name());
+    sum += counters.summarize(k.schedule->name(), k.first, k.end);
+    loc = merged(loc, locality.summarize(k.schedule->name(), k.first, k.end));
+  }
+  entry["schedules"] = names;
+  entry["phases"] = sum.phases;
+  const double phases = sum.phases ? static_cast<double>(sum.phases) : 1.0;
+  entry["tasks_per_phase"] = static_cast<double>(sum.tasks) / phases;
+  entry["steals_per_phase"] = static_cast<double>(sum.steals) / phases;
+  entry["hinted_leaf"] = sum.hinted_leaf;
+  entry["hinted_node"] = sum.hinted_node;
+  entry["hinted_root"] = sum.hinted_root;
+  entry["het_inlined"] = sum.het_inlined;
+  entry["place_steals"] = sum.place_steals;
+  entry["reclaimed"] = sum.reclaimed;
+  entry["het_share"] =
+      sum.hinted() ? json(static_cast<double>(sum.het_inlined) / static_cast<double>(sum.hinted())) : json(nullptr);
+  cws_apps::put_locality(entry, loc, "local_share");
+  const cws_apps::locality_summary init_loc = locality.summarize(init.schedule->name(), init.first, init.end);
+  entry["init_local_share"] = init_loc.reported ? json(init_loc.mean_share) : json(nullptr);
+
+  bool converged = true;
+  for (const measured_runs& k : kernel) {
+    const cws::run_report* last = k.schedule->last_report();
+    converged = converged && last != nullptr && last->converged;
+  }
+  const cws::run_report* last = kernel.empty() ? nullptr : kernel.back().schedule->last_report();
+  entry["ran_as_last"] = last ? json(std::string(cws::to_string(last->ran_as))) : json(nullptr);
+  const std::string_view policy = kernel.empty() ? std::string_view{} : kernel.back().schedule->policy_name();
+  if (policy == cws::policy::evolve || policy == cws::policy::evolve_hinted) entry["converged"] = converged;
+}
+
+}  // namespace pufferfish
