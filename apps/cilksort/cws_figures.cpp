@@ -1,0 +1,79 @@
+#include "cilksort/cws_figures.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace cilksort {
+
+namespace {
+
+bool replays(std::string_view policy) {
+  return policy == cws::policy::stows || policy == cws::policy::stuws || policy == cws::policy::relws ||
+         policy == cws::policy::evolve || policy == cws::policy::evolve_hinted || policy == cws::policy::coarsen;
+}
+
+double per_sort(std::uint64_t total, std::uint64_t sorts) {
+  return sorts ? static_cast<double>(total) / static_cast<double>(sorts) : 0.0;
+}
+
+}  // namespace
+
+std::vector<heat::iteration_line> sort_lines(const cws::runtime& rt, const cws_apps::locality_tally& tally,
+                                             const variant& v, const cws_apps::run_plan& plan, unsigned per_run) {
+  const heat::run_map map{v.first_sort_iteration, per_run, plan.warmup, plan.warmup + plan.runs};
+  std::vector<heat::iteration_line> lines = heat::lines_of(rt, v.sort_schedule->name(), map);
+  heat::add_locality(lines, tally, v.sort_schedule->name());
+  return lines;
+}
+
+void put_cws_figures(cws_apps::json& e, const variant& v, const cws_apps::locality_tally& tally,
+                     const std::vector<heat::iteration_line>& lines) {
+  const std::string policy(v.spec.policy);
+  e["policy"] = policy;
+  e["placement"] = cws::numa::to_string(v.spec.placement);
+  e["schedules"] = {{"sort", v.sort_schedule->name()}, {"init", v.init_schedule->name()}};
+  e["init_policy"] = std::string(v.init_schedule->policy_name());
+
+  const sort_counters& c = v.counters;
+  e["sorts"] = c.sorts;
+  e["tasks"] = per_sort(c.tasks, c.sorts);
+  e["steals"] = per_sort(c.steals, c.sorts);
+  e["hinted_leaf"] = per_sort(c.hinted_leaf, c.sorts);
+  e["hinted_node"] = per_sort(c.hinted_node, c.sorts);
+  e["hinted_root"] = per_sort(c.hinted_root, c.sorts);
+  e["het_inlined"] = per_sort(c.het_inlined, c.sorts);
+  e["place_steals"] = per_sort(c.place_steals, c.sorts);
+  e["reclaimed"] = per_sort(c.reclaimed, c.sorts);
+  const std::uint64_t hinted = c.hinted_leaf + c.hinted_node + c.hinted_root;
+  e["het_share"] = hinted ? cws_apps::json(static_cast<double>(c.het_inlined) / static_cast<double>(hinted))
+                          : cws_apps::json(nullptr);
+
+  // The measured sorts are the schedule's last ones; init's measured writes too.
+  const std::uint64_t end = v.sort_schedule->iterations();
+  cws_apps::put_locality(e, tally.summarize(v.sort_schedule->name(), end - c.sorts, end));
+  const std::uint64_t init_end = v.init_schedule->iterations();
+  const cws_apps::locality_summary init = tally.summarize(v.init_schedule->name(), init_end - c.sorts, init_end);
+  e["init_local_share"] = init.reported ? cws_apps::json(init.mean_share) : cws_apps::json(nullptr);
+  cws_apps::put_phase_breakdown(e, v.clock);
+
+  heat::put_summary(e, lines, policy);
+  if (!replays(policy)) e["replayed_share"] = nullptr;
+  std::size_t diverged = 0;
+  for (const heat::iteration_line& l : lines) diverged += l.report.diverged;
+  e["diverged_runs"] = diverged;
+  if (replays(policy)) {
+    const auto first =
+        std::find_if(lines.begin(), lines.end(), [](const heat::iteration_line& l) { return l.report.converged; });
+    e["converged"] = !lines.empty() && lines.back().report.converged;
+    e["converged_at"] = first == lines.end() ? cws_apps::json(nullptr) : cws_apps::json(first - lines.begin());
+  }
+  e["iterations"] = heat::lines_json(lines);
+}
+
+void print_sort_lines(const std::string& title, const std::vector<heat::iteration_line>& lines) {
+  std::vector<heat::iteration_line> numbered = lines;
+  for (std::size_t i = 0; i < numbered.size(); ++i) numbered[i].run = 0, numbered[i].index = static_cast<unsigned>(i);
+  heat::print_run(title, numbered, 0);
+}
+
+}  // namespace cilksort

@@ -1,0 +1,39 @@
+#pragma once
+// The figures only the cws variants of cws-cilksort have: the hinted
+// policies' counters per sort (where find_place sent the hinted spawns, how
+// many HET ran inline, place steals), the locality of the measured sorts,
+// and the sort schedule's run-by-run view (heat/iterations.hpp), which shows
+// what the replaying policies made of a data-dependent tree.
+
+#include <string>
+#include <vector>
+
+#include <cws/cws.hpp>
+
+#include "cilksort/variants.hpp"
+#include "common/locality_tally.hpp"
+#include "common/report.hpp"
+#include "heat/iterations.hpp"
+
+namespace cilksort {
+
+// The sort schedule's runs of variant v (warm-up first, `per_run` sorts per run).
+std::vector<heat::iteration_line> sort_lines(const cws::runtime& rt, const cws_apps::locality_tally& tally,
+                                             const variant& v, const cws_apps::run_plan& plan, unsigned per_run);
+
+// Sets on `e`: policy, placement, schedules {sort, init}, init_policy; per
+// measured sort the means tasks, steals, hinted_leaf, hinted_node,
+// hinted_root, het_inlined, place_steals, reclaimed, and het_share =
+// het_inlined / (hinted_leaf + hinted_node + hinted_root) (null without
+// hinted spawns); the locality columns of the measured sorts
+// (cws_apps::put_locality) and init_local_share; phase_wall_s /
+// outside_wall_s; the summary of `lines` (heat::put_summary; replayed_share
+// null for the policies that replay nothing), diverged_runs (warm-up
+// included), converged / converged_at (replaying policies), and iterations.
+void put_cws_figures(cws_apps::json& e, const variant& v, const cws_apps::locality_tally& tally,
+                     const std::vector<heat::iteration_line>& lines);
+
+// A title line, then one line per sort (its run number in the `it` column).
+void print_sort_lines(const std::string& title, const std::vector<heat::iteration_line>& lines);
+
+}  // namespace cilksort

@@ -1,0 +1,160 @@
+#include "cilksort/variants.hpp"
+
+#include <omp.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
+#include <tbb/partitioner.h>
+
+#include <algorithm>
+
+#include "cilksort/fork_join.hpp"
+#include "common/hinted_recursion.hpp"
+
+namespace cilksort {
+
+const std::vector<variant_spec>& all_variants() {
+  using cws::numa::block_cyclic, cws::numa::first_touch, cws::numa::interleaved;
+  static const std::vector<variant_spec> specs = {
+      {"std-sort", flavour::std_sort},
+      {"serial", flavour::serial},
+      {"cws-hinted", flavour::cws, cws::policy::hinted, block_cyclic},
+      {"cws-hinted-hpt", flavour::cws, cws::policy::hinted_hpt, block_cyclic},
+      {"cws-random-ft", flavour::cws, cws::policy::random, first_touch},
+      {"cws-random-il", flavour::cws, cws::policy::random, interleaved},
+      {"cws-evolve", flavour::cws, cws::policy::evolve, first_touch},
+      {"cws-evolve-hinted", flavour::cws, cws::policy::evolve_hinted, block_cyclic},
+      {"tbb-task-group", flavour::tbb_task_group},
+      {"tbb-parallel-sort", flavour::tbb_parallel_sort},
+      {"omp-tasks", flavour::omp_tasks},
+  };
+  return specs;
+}
+
+void sort_counters::add(const cws::phase_stats& s) {
+  ++sorts;
+  for (const cws::worker_stats& w : s.per_worker) {
+    tasks += w.tasks, steals += w.steals;
+    hinted_leaf += w.hinted_leaf, hinted_node += w.hinted_node, hinted_root += w.hinted_root;
+    het_inlined += w.het_inlined, place_steals += w.place_steals, reclaimed += w.reclaimed;
+  }
+}
+
+const digest& expected_digests::of(const generator& g) {
+  auto it = by_seed_.find(g.seed);
+  if (it == by_seed_.end()) it = by_seed_.emplace(g.seed, digest_of(g, n_)).first;
+  return it->second;
+}
+
+void prepare(variant& v, cws_apps::bench_env& env, const problem& p) {
+  const bool binds = v.spec.placement != cws::numa::first_touch;
+  v.a.emplace(cws::numa::allocate<value>(p.n, v.spec.placement));
+  if (binds) cws::numa::prefault_zero(*v.a);
+  if (v.needs_scratch()) {
+    v.t.emplace(cws::numa::allocate<value>(p.n, v.spec.placement));
+    if (binds) cws::numa::prefault_zero(*v.t);
+  }
+  if (v.is_cws()) v.first_sort_iteration = v.sort_schedule->iterations();
+  write_input(v, env, p, p.input_of(0, 0), true);
+}
+
+double write_input(variant& v, cws_apps::bench_env& env, const problem& p, const generator& g, bool touch_scratch) {
+  value* const a = v.a->data();
+  value* const t = touch_scratch && v.t ? v.t->data() : nullptr;
+  const std::size_t n = p.n, block = p.block, blocks = p.blocks();
+  // Blocks [kl, kh) of the input; every flavour cuts the array into the same blocks.
+  const auto write = [a, t, g, n, block](std::size_t kl, std::size_t kh) {
+    const std::size_t lo = kl * block, hi = std::min(n, kh * block);
+    fill(a, g, lo, hi);
+    if (t != nullptr) std::fill(t + lo, t + hi, value{0});
+  };
+  switch (v.spec.how) {
+    case flavour::std_sort:
+    case flavour::serial:
+      return cws_apps::seconds_of([&] { write(0, blocks); });
+    case flavour::cws: {
+      const cws::numa::array<value>* const arr = &*v.a;
+      // Hinted like every other spawn of the app: under the hinted policies
+      // each block is written on its home node; elsewhere the block's
+      // writer is its first toucher.
+      const auto hint_of = [arr, n, block](std::size_t kl, std::size_t kh) {
+        return cws::hint(*arr, kl * block, std::min(n, kh * block));
+      };
+      return cws_apps::seconds_of([&] {
+        env.rt().run(*v.init_schedule,
+                     [&] { cws_apps::hinted_for(cws_apps::recursion::regular, 0, blocks, 1, hint_of, write); });
+      });
+    }
+    case flavour::tbb_task_group:
+    case flavour::tbb_parallel_sort:
+      return cws_apps::seconds_of([&] {
+        env.in_tbb([&] {
+          tbb::parallel_for(
+              tbb::blocked_range<std::size_t>(0, blocks, 1),
+              [&](const tbb::blocked_range<std::size_t>& r) { write(r.begin(), r.end()); }, tbb::simple_partitioner());
+        });
+      });
+    case flavour::omp_tasks:
+      return cws_apps::seconds_of([&] {
+#pragma omp parallel for schedule(static)
+        for (std::size_t k = 0; k < blocks; ++k) write(k, k + 1);
+      });
+  }
+  return 0;
+}
+
+double sort_once(variant& v, cws_apps::bench_env& env, const problem& p, bool measured) {
+  value* const a = v.a->data();
+  const std::size_t n = p.n;
+  const sort_setup setup{a, v.t ? v.t->data() : nullptr, &*v.a, p.quick_size, p.merge_size, p.hints};
+  switch (v.spec.how) {
+    case flavour::std_sort:
+      return cws_apps::seconds_of([&] { std::sort(a, a + n); });
+    case flavour::serial:
+      return cws_apps::seconds_of([&] { recursion<serial_group>(setup).sort(0, n); });
+    case flavour::cws: {
+      if (measured && !v.measuring) v.clock.reset(), v.measuring = true;
+      cws_apps::cws_phase_clock unmeasured;
+      cws_apps::cws_phase_clock& clock = measured ? v.clock : unmeasured;
+      const double s = clock.run(
+          [&] { return env.rt().run(*v.sort_schedule, [&] { recursion<cws_group>(setup).sort(0, n); }).wall_s; });
+      if (measured) v.counters.add(*v.sort_schedule->last_report());
+      return s;
+    }
+    case flavour::tbb_task_group:
+      return cws_apps::seconds_of([&] { env.in_tbb([&] { recursion<tbb_group>(setup).sort(0, n); }); });
+    case flavour::tbb_parallel_sort:
+      return cws_apps::seconds_of([&] { env.in_tbb([&] { tbb::parallel_sort(a, a + n); }); });
+    case flavour::omp_tasks: {
+      const recursion<omp_group> sorter(setup);
+      return cws_apps::seconds_of([&] {
+#pragma omp parallel
+#pragma omp single
+        sorter.sort(0, n);
+      });
+    }
+  }
+  return 0;
+}
+
+void one_run(variant& v, cws_apps::bench_env& env, const problem& p, expected_digests& expected,
+             cws_apps::phase_timer& t) {
+  const unsigned run = v.runs_done++;
+  unsigned rep = 0;
+  double init_s = 0;
+  t.time_reported("sort", p.iters, [&] {
+    const generator g = p.input_of(run, rep++);
+    init_s += write_input(v, env, p, g, false);
+    const double s = sort_once(v, env, p, t.recording());
+    if (p.corrupt_output) corrupt(v.a->data(), p.n);
+    ++v.checked;
+    if (v.failure.empty()) {
+      const std::string wrong = check_sorted(v.a->data(), p.n, expected.of(g));
+      if (!wrong.empty()) v.failure = "run " + std::to_string(run) + ": " + wrong;
+    }
+    return s;
+  });
+  t.time_reported("init", 1, [&] { return init_s / p.iters; });
+}
+
+}  // namespace cilksort
