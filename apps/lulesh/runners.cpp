@@ -1,0 +1,71 @@
+#include "lulesh/runners.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace lulesh {
+
+cws_runner::cws_runner(cws::runtime& rt, std::vector<cws::schedule*> schedules, cws_apps::recursion shape,
+                       grain_rule grain)
+    : rt_(rt), schedules_(std::move(schedules)), shape_(shape), grain_(grain) {
+  schedules_.resize(loop_count, nullptr);
+}
+
+void cws_runner::run(loop_id id, std::size_t n, const hint_target& hint, range_fn body) {
+  cws::schedule* s = schedules_[index(id)];
+  const std::size_t tile = grain_(n);
+  const cws::run_report& r = rt_.run(*s, [&] { cws_apps::hinted_for(shape_, 0, n, tile, hint, body); });
+  if (!measuring_) return;
+  cws_totals& t = totals_;
+  ++t.phases;
+  t.phase_wall_s += r.wall_s;
+  for (const cws::worker_stats& w : r.per_worker) {
+    t.work.tasks += w.tasks;
+    t.work.segments += w.segments;
+    t.work.steals += w.steals;
+    t.work.failed_steals += w.failed_steals;
+    t.work.elided += w.elided;
+    t.work.hinted_leaf += w.hinted_leaf;
+    t.work.hinted_node += w.hinted_node;
+    t.work.hinted_root += w.hinted_root;
+    t.work.het_inlined += w.het_inlined;
+    t.work.place_steals += w.place_steals;
+    t.work.reclaimed += w.reclaimed;
+    t.work.idle_s += w.idle_s;
+  }
+  if (r.locality) {
+    ++t.locality_phases;
+    t.touched_bytes += r.locality->touched_bytes;
+    t.local_bytes += r.locality->local_bytes;
+    t.unknown_bytes += r.locality->unknown_bytes;
+    t.min_share = std::min(t.min_share, r.locality->share());
+  }
+  if (const cws::relocalization_report* m = r.relocalization()) {
+    ++t.relocalizations;
+    t.pages_moved += m->pages_moved;
+    t.relocalization_s += m->seconds;
+  }
+  ++t.ran_as[std::string(cws::to_string(r.ran_as))];
+  t.converged_phases += r.converged;
+}
+
+void tbb_runner::run(loop_id, std::size_t n, const hint_target&, range_fn body) {
+  const tbb::blocked_range<std::size_t> all(0, n, grain_(n));
+  env_.in_tbb([&] {
+    tbb::parallel_for(
+        all, [&](const tbb::blocked_range<std::size_t>& r) { body(r.begin(), r.end()); }, tbb::simple_partitioner());
+  });
+}
+
+void omp_runner::run(loop_id, std::size_t n, const hint_target&, range_fn body) {
+  const std::size_t grain = grain_(n);
+  const std::size_t blocks = (n + grain - 1) / grain;
+#pragma omp parallel for schedule(static)
+  for (std::size_t b = 0; b < blocks; ++b) body(b * grain, std::min(n, (b + 1) * grain));
+}
+
+}  // namespace lulesh
