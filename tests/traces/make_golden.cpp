@@ -36,6 +36,11 @@
 // not bad luck, so no retry). golden-designate never elides (only the
 // template replays do), so the fib run's `elided` counts are 0; the synthetic
 // files carry non-zero ones.
+//
+// From version 6 on, the header holds the runtime's place tree (the fib run:
+// root -> 2 nodes -> 2 workers, from the topology) and the statistics the
+// hinted counters; golden-designate routes no hinted spawn, so the fib run's
+// are 0 and the synthetic files carry non-zero ones.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -195,6 +200,11 @@ int main(int argc, char** argv) {
       const std::string path = dir + "/" + v + "-fib12-2w.cwst";
       cws::traces::write(path, f, cws::traces::archive_kind::text);
       std::printf("%s: %zu runs\n", path.c_str(), f.phases.size());
+      std::printf("  places: %s; numa_of_node [%s], node_of_worker [%s], leaf_of_worker [%s]\n",
+                  f.header.places.summary.c_str(),
+                  fmt::format("{}", fmt::join(f.header.places.numa_of_node, ", ")).c_str(),
+                  fmt::format("{}", fmt::join(f.header.places.node_of_worker, ", ")).c_str(),
+                  fmt::format("{}", fmt::join(f.header.places.leaf_of_worker, ", ")).c_str());
       // The stream's header with the same fixed host and creation time; its records as streamed.
       const std::string stream_bytes = read_bytes(streaming);
       cws::traces::trace_file header_only;
@@ -212,12 +222,15 @@ int main(int argc, char** argv) {
                     r.wall_s);
         for (std::size_t w = 0; w < r.stats.size(); ++w) {
           const cws::worker_stats& x = r.stats[w];
-          std::printf("    worker %zu: {%llu, %llu, %llu, %llu, %llu, %.17g, %llu, %llu, %llu}\n", w,
+          std::printf("    worker %zu: {%llu, %llu, %llu, %llu, %llu, %.17g, %llu, %llu, %llu, %s}\n", w,
                       static_cast<unsigned long long>(x.tasks), static_cast<unsigned long long>(x.segments),
                       static_cast<unsigned long long>(x.steals), static_cast<unsigned long long>(x.failed_steals),
                       static_cast<unsigned long long>(x.nested_segments), x.idle_s,
                       static_cast<unsigned long long>(x.designated), static_cast<unsigned long long>(x.taken_back),
-                      static_cast<unsigned long long>(x.elided));
+                      static_cast<unsigned long long>(x.elided),
+                      fmt::format("{}, {}, {}, {}, {}, {}", x.hinted_leaf, x.hinted_node, x.hinted_root, x.het_inlined,
+                                  x.place_steals, x.reclaimed)
+                          .c_str());
         }
         if (r.locality) {
           const cws::locality_report& l = *r.locality;

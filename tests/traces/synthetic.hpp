@@ -9,7 +9,9 @@
 // version 3 on, both runs carry a locality report and run #0 two
 // relocalizations (see synthetic_locality below); from version 5 on, every
 // steal point carries its pedigree (see synthetic_pedigrees below) and run #1
-// (stows) has elided spawns on workers 0 and 3.
+// (stows) has elided spawns on workers 0 and 3; from version 6 on, the header
+// carries the place tree (synthetic_places below) and run #0 the hinted
+// policies' counters (see synthetic_run).
 //
 // Two runs of schedule "stencil" on 4 workers (workers 0, 1 on NUMA node 0;
 // 2, 3 on node 1). Steal tree of run #0 (policy relws), segments in pre-order:
@@ -85,6 +87,19 @@ inline std::vector<cws::relocalization_report> synthetic_relocalizations(std::ui
 //   segment #3: (2,1) -> [0, 1] at 5
 // Both runs have the same tree shape, so the same table.
 inline std::vector<std::uint32_t> synthetic_pedigrees() { return {0, 1, 2, 0, 0, 0, 1}; }
+
+// Version 6 content: the place tree of the 4 workers, each NUMA node its own
+// leaf (no L3 level), as place_tree::from_topology builds it for
+// "pack:2 numa:1 core:2 pu:1".
+inline cws::traces::places_info synthetic_places() {
+  cws::traces::places_info p;
+  p.summary = "root -> 2 nodes -> 0 L3 groups -> 4 workers (topology)";
+  p.source = "topology";
+  p.numa_of_node = {0, 1};
+  p.node_of_worker = {0, 0, 1, 1};
+  p.leaf_of_worker = {0, 0, 1, 1};
+  return p;
+}
 
 inline cws::steal_tree::phase_record synthetic_run(std::uint64_t iteration,
                                                    std::uint32_t version = cws::traces::format_version) {
@@ -188,6 +203,22 @@ inline cws::steal_tree::phase_record synthetic_run(std::uint64_t iteration,
     w0.elided = 2;
     w3.elided = 1;
   }
+  if (version >= 6 && !moved) {
+    // Counted as a hinted run would count them (the file's policies are not
+    // hinted; the counts are here to exercise the fields): worker 0 sent 6
+    // hinted spawns to its own leaf (4 of them inlined by HET), 2 to node 1's
+    // place and 1 to the root, and reclaimed 1; workers 1 to 3 each took one
+    // of their steals from a node or the root place; worker 2 sent 3 to node 0.
+    w0.hinted_leaf = 6;
+    w0.het_inlined = 4;
+    w0.hinted_node = 2;
+    w0.hinted_root = 1;
+    w0.reclaimed = 1;
+    w1.place_steals = 1;
+    w2.place_steals = 1;
+    w2.hinted_node = 3;
+    w3.place_steals = 1;
+  }
   r.stats = {w0, w1, w2, w3};
   if (version >= 3) {
     r.locality = synthetic_locality(iteration);
@@ -219,6 +250,7 @@ inline cws::traces::trace_file synthetic_trace(std::uint32_t version = cws::trac
   h.options.record = true;
   h.options.audit = true;
   h.options.topology_request = "pack:2 numa:1 core:2 pu:1";
+  if (version >= 6) h.places = synthetic_places();
   f.phases = {synthetic_run(0, version), synthetic_run(1, version)};
   return f;
 }

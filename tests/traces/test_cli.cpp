@@ -39,6 +39,46 @@ TEST_F(Cli, HelpDocumentsSubcommandsAndExitCodes) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
 }
 
+// Format version 6: the header's place tree (each worker's node and leaf)
+// and, for the runs that have any, the hinted counters; both in --json.
+// Older files print neither.
+TEST_F(Cli, InfoShowsThePlaceTreeAndHintedCounters) {
+  const std::string v6 = golden("v6-synthetic-4w-audit.cwst");
+  const result r = run("info " + quote(v6));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("places:    root -> 2 nodes -> 0 L3 groups -> 4 workers (topology)\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  worker   2 -> core   2, NUMA node  1, PU   0, place node  1, leaf   1\n"), std::string::npos)
+      << r.out;
+  // Run #0: 6 to the leaf, 5 to other nodes' places, 1 to the root, 4 inlined
+  // by HET, 3 place steals, 1 reclaimed; run #1 has none (no line).
+  EXPECT_NE(r.out.find("hinted spawns:\n"), std::string::npos) << r.out;
+  EXPECT_NE(
+      r.out.find("   0  stencil       0           6           5           1            4             3          1\n"),
+      std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("   1  stencil       1           0"), std::string::npos) << r.out;
+
+  const json j = run_json("info " + quote(v6), 0);
+  EXPECT_EQ(j["places"]["summary"], "root -> 2 nodes -> 0 L3 groups -> 4 workers (topology)");
+  EXPECT_EQ(j["places"]["source"], "topology");
+  EXPECT_EQ(j["places"]["leaf_of_worker"], (json{0, 0, 1, 1}));
+  EXPECT_EQ(j["phases"][0]["hinted"],
+            (json{{"leaf", 6}, {"node", 5}, {"root", 1}, {"het_inlined", 4}, {"place_steals", 3}, {"reclaimed", 1}}));
+  EXPECT_EQ(j["phases"][1]["hinted"]["leaf"], 0);
+  EXPECT_EQ(j["phases"][1]["elided"], 3);
+  const json s = run_json("show " + quote(v6) + " --phase stencil --iteration 0", 0);
+  EXPECT_EQ(s["runs"][0]["stats"][0]["hinted_leaf"], 6);
+  EXPECT_EQ(s["runs"][0]["stats"][2]["hinted_node"], 3);
+  EXPECT_EQ(s["runs"][0]["stats"][0]["reclaimed"], 1);
+
+  const result old = run("info " + quote(golden("v5-synthetic-4w-audit.cwst")));
+  EXPECT_EQ(old.code, 0) << old.err;
+  EXPECT_EQ(old.out.find("places:"), std::string::npos) << old.out;
+  EXPECT_EQ(old.out.find("hinted spawns"), std::string::npos) << old.out;
+  EXPECT_TRUE(run_json("info " + quote(golden("v5-synthetic-4w-audit.cwst")), 0)["places"].is_null());
+}
+
 TEST_F(Cli, UsageErrorsExitWith1) {
   EXPECT_EQ(run("").code, 1);
   EXPECT_EQ(run("frobnicate x").code, 1);

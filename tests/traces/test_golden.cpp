@@ -69,6 +69,26 @@ std::vector<std::uint32_t> pedigree(const st::tree& t, const st::steal_point& p)
   return ::testing::AssertionSuccess();
 }
 
+// A file of a version before 6: no place tree, no hinted counter.
+::testing::AssertionResult has_no_v6_fields(const tr::trace_file& f) {
+  if (!f.header.places.empty() || !(f.header.places == tr::places_info{}))
+    return ::testing::AssertionFailure() << "place tree '" << f.header.places.summary << "'";
+  for (const st::phase_record& r : f.phases)
+    for (const cws::worker_stats& w : r.stats)
+      if (w.hinted_leaf || w.hinted_node || w.hinted_root || w.het_inlined || w.place_steals || w.reclaimed)
+        return ::testing::AssertionFailure() << "run " << r.iteration << ": hinted counters";
+  return ::testing::AssertionSuccess();
+}
+
+// `f` without what version 6 added.
+tr::trace_file without_v6_fields(tr::trace_file f) {
+  f.header.places = {};
+  for (st::phase_record& r : f.phases)
+    for (cws::worker_stats& w : r.stats)
+      w.hinted_leaf = w.hinted_node = w.hinted_root = w.het_inlined = w.place_steals = w.reclaimed = 0;
+  return f;
+}
+
 TEST(Golden, V1SyntheticTextHasTheKnownContents) {
   const tr::trace_file f = tr::read(golden("v1-synthetic-4w-audit.cwst"));
   EXPECT_EQ(f.header.format_version, 1u);
@@ -670,6 +690,122 @@ TEST(Golden, V5FibRunSavedAndStreamedHaveTheKnownContents) {
   EXPECT_TRUE(same_pedigrees_and_elided(s.file, f));
 }
 
+// ---------------------------------------------------------------- version 6
+
+// Version 6 added the header's place tree and the hinted counters; the rest
+// is the content of version 5.
+TEST(Golden, V6SyntheticTextHasTheKnownContents) {
+  const tr::read_report rep = tr::read_with_report(golden("v6-synthetic-4w-audit.cwst"));
+  EXPECT_TRUE(rep.complete()) << rep.summary();
+  EXPECT_EQ(rep.records, 3u);
+  const tr::trace_file& f = rep.file;
+  EXPECT_EQ(f.header.format_version, 6u);
+  EXPECT_EQ(f.header.archive, tr::archive_kind::text);
+  // The place tree, field by field.
+  const tr::places_info& p = f.header.places;
+  EXPECT_EQ(p.summary, "root -> 2 nodes -> 0 L3 groups -> 4 workers (topology)");
+  EXPECT_EQ(p.source, "topology");
+  EXPECT_EQ(p.numa_of_node, (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_EQ(p.node_of_worker, (std::vector<std::uint32_t>{0, 0, 1, 1}));
+  EXPECT_EQ(p.leaf_of_worker, (std::vector<std::uint32_t>{0, 0, 1, 1}));
+  // The counters: run #0 only.
+  ASSERT_EQ(f.phases.size(), 2u);
+  const auto counters = [](const cws::worker_stats& w) {
+    return std::vector<std::uint64_t>{w.hinted_leaf, w.hinted_node,  w.hinted_root,
+                                      w.het_inlined, w.place_steals, w.reclaimed};
+  };
+  using C = std::vector<std::uint64_t>;
+  EXPECT_EQ(counters(f.phases[0].stats[0]), (C{6, 2, 1, 4, 0, 1}));
+  EXPECT_EQ(counters(f.phases[0].stats[1]), (C{0, 0, 0, 0, 1, 0}));
+  EXPECT_EQ(counters(f.phases[0].stats[2]), (C{0, 3, 0, 0, 1, 0}));
+  EXPECT_EQ(counters(f.phases[0].stats[3]), (C{0, 0, 0, 0, 1, 0}));
+  for (const cws::worker_stats& w : f.phases[1].stats) EXPECT_EQ(counters(w), C(6, 0));
+  EXPECT_TRUE(tr::identical(f, cws::test::synthetic_trace(6)));
+  EXPECT_TRUE(same_pedigrees_and_elided(f, cws::test::synthetic_trace(6)));
+  // Without the fields version 6 added, it is the version-5 file.
+  const tr::trace_file v5 = tr::read(golden("v5-synthetic-4w-audit.cwst"));
+  EXPECT_TRUE(has_no_v6_fields(v5));
+  EXPECT_FALSE(tr::identical(f, v5));
+  EXPECT_TRUE(tr::identical(without_v6_fields(f), v5));
+  EXPECT_TRUE(same_pedigrees_and_elided(f, v5));
+}
+
+TEST(Golden, V6SyntheticXmlAndBinaryReadTheSame) {
+  const tr::trace_file text = tr::read(golden("v6-synthetic-4w-audit.cwst"));
+  const std::pair<const char*, tr::archive_kind> files[] = {
+      {"v6-synthetic-4w-audit.xml.cwst", tr::archive_kind::xml},
+      {"v6-synthetic-4w-audit.bin.cwst", tr::archive_kind::binary}};
+  for (const auto& [name, kind] : files) {
+    SCOPED_TRACE(name);
+    const tr::trace_file f = tr::read(golden(name));
+    EXPECT_EQ(f.header.format_version, 6u);
+    EXPECT_EQ(f.header.archive, kind);
+    EXPECT_TRUE(tr::identical(f, text));
+    EXPECT_TRUE(same_pedigrees_and_elided(f, text));
+  }
+  // The XML shows the new fields by name.
+  const std::string xml = cws::test::slurp(golden("v6-synthetic-4w-audit.xml.cwst"));
+  EXPECT_NE(xml.find("<source>topology</source>"), std::string::npos);
+  EXPECT_NE(xml.find("<hinted_leaf>6</hinted_leaf>"), std::string::npos);
+  EXPECT_NE(xml.find("<het_inlined>4</het_inlined>"), std::string::npos);
+  EXPECT_NE(xml.find("<place_steals>1</place_steals>"), std::string::npos);
+}
+
+TEST(Golden, V6TornStreamKeepsItsHeadersPlaceTree) {
+  const tr::read_report rep = tr::read_with_report(golden("v6-synthetic-4w-audit.torn.cwst"));
+  EXPECT_EQ(rep.summary(), "file ends inside record 2; 1 complete record");
+  EXPECT_EQ(rep.file.header.places, cws::test::synthetic_places());
+  ASSERT_EQ(rep.file.phases.size(), 1u);
+  EXPECT_TRUE(tr::identical(rep.file.phases[0], cws::test::synthetic_trace(6).phases[0]));
+}
+
+// make_golden's fib(12) run of version 5 again, now with the runtime's place
+// tree in the header: 2 workers on "pack:2 numa:1 core:1 pu:1", each node its
+// own leaf. golden-designate routes no hinted spawn: every counter is 0.
+TEST(Golden, V6FibRunSavedAndStreamedHaveTheKnownContents) {
+  const tr::trace_file f = tr::read(golden("v6-fib12-2w.cwst"));
+  EXPECT_EQ(f.header.format_version, 6u);
+  EXPECT_EQ(f.header.host, "golden");
+  EXPECT_EQ(f.header.options.workers, 2u);
+  const tr::places_info& p = f.header.places;
+  EXPECT_EQ(p.summary, "root -> 2 nodes -> 0 L3 groups -> 2 workers (topology)");
+  EXPECT_EQ(p.source, "topology");
+  EXPECT_EQ(p.numa_of_node, (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_EQ(p.node_of_worker, (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_EQ(p.leaf_of_worker, (std::vector<std::uint32_t>{0, 1}));
+  ASSERT_EQ(f.phases.size(), 3u);
+  const st::totals expect[] = {{233, 2, 3, 3}, {233, 3, 4, 4}, {233, 7, 8, 5}};
+  const double wall[] = {7.1186000000000006e-05, 3.1216000000000001e-05, 2.7640999999999998e-05};
+  const std::uint64_t local[] = {32768, 44544, 52736};
+  for (std::size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    const st::phase_record& r = f.phases[i];
+    EXPECT_EQ(r.policy, "golden-designate");
+    EXPECT_EQ(r.wall_s, wall[i]);
+    EXPECT_EQ(st::summarize(r.steals), expect[i]);
+    ASSERT_TRUE(r.locality.has_value());
+    EXPECT_EQ(r.locality->local_bytes, local[i]);
+    EXPECT_EQ(r.relocalizations.size(), i == 0 ? 1u : 0u);
+    for (const cws::worker_stats& w : r.stats) EXPECT_EQ(w.elided, 0u);
+  }
+  for (const st::phase_record& r : f.phases)
+    for (const cws::worker_stats& w : r.stats)
+      EXPECT_EQ(w.hinted_leaf + w.hinted_node + w.hinted_root + w.het_inlined + w.place_steals + w.reclaimed, 0u);
+  EXPECT_EQ(f.phases[0].stats[0], (cws::worker_stats{178, 2, 1, 15, 1, 8.8730000000000013e-06, 1, 3, 0}));
+  EXPECT_EQ(f.phases[2].stats[1], (cws::worker_stats{118, 3, 3, 32, 2, 1.218e-05, 1, 4, 0}));
+  EXPECT_EQ(f.phases[1].steals.paths, (std::vector<std::uint32_t>{0, 0, 0, 0, 0, 0, 0}));
+  const cws::relocalization_report& x = f.phases[0].relocalizations.at(0);
+  EXPECT_EQ(x.pages_moved, 8u);
+  EXPECT_EQ(x.bytes_moved, 8u * 4096u);
+  // Streamed: the same header (place tree included) and runs.
+  const tr::read_report s = tr::read_with_report(golden("v6-fib12-2w.stream.cwst"));
+  EXPECT_TRUE(s.complete()) << s.summary();
+  EXPECT_EQ(s.records, 5u);
+  EXPECT_EQ(s.file.header.places, p);
+  EXPECT_TRUE(tr::identical(s.file, f));
+  EXPECT_TRUE(same_pedigrees_and_elided(s.file, f));
+}
+
 // ---------------------------------------------------------------- rewriting
 
 // The saved golden files of format version `v` (traces/golden/README.md):
@@ -702,7 +838,8 @@ TEST(Golden, RewritingCurrentVersionFilesIsByteIdentical) {
 // Older files are read, and written again as the current version with the
 // same contents: the fields they lack stay 0, empty or unknown (before version
 // 3 no locality report or relocalization; before version 5 no pedigree, an
-// empty pedigree table and 0 elided spawns), and stay so through the rewrite.
+// empty pedigree table and 0 elided spawns; before version 6 no place tree and
+// 0 hinted counters), and stay so through the rewrite.
 TEST(Golden, OlderVersionsRewriteAsTheCurrentOne) {
   for (std::uint32_t version = 1; version < tr::format_version; ++version) {
     std::vector<std::string> names = saved_files_of(version);
@@ -718,6 +855,9 @@ TEST(Golden, OlderVersionsRewriteAsTheCurrentOne) {
         }
       if (version < 5) {
         EXPECT_TRUE(has_no_v5_fields(f));
+      }
+      if (version < 6) {
+        EXPECT_TRUE(has_no_v6_fields(f));
       }
       const std::string bytes = tr::encode(f, f.header.archive);
       EXPECT_EQ(cws::test::get_le(bytes, 8, 4), tr::format_version);

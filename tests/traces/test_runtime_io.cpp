@@ -56,6 +56,35 @@ TEST(RuntimeIo, SaveTracesWritesEveryRecordedPhase) {
   EXPECT_EQ(st::summarize(f.phases[0].steals).tasks, cws::test::fib_spawns(14) + 1);
 }
 
+// The header holds the runtime's place tree (format version 6): from the
+// topology, or from the HPT XML file the runtime was given.
+TEST(RuntimeIo, HeaderHoldsThePlaceTree) {
+  {
+    cws::runtime rt(cws::test::config(4, cws::test::four_cores));
+    const tr::places_info p = tr::capture_header(rt).places;
+    EXPECT_EQ(p.summary, rt.places().summary());
+    EXPECT_EQ(p.source, "topology");
+    EXPECT_EQ(p.numa_of_node, (std::vector<std::uint32_t>{0, 1}));
+    EXPECT_EQ(p.node_of_worker, (std::vector<std::uint32_t>{0, 0, 1, 1}));
+    EXPECT_EQ(p.leaf_of_worker, (std::vector<std::uint32_t>{0, 0, 1, 1}));
+  }
+  cws::test::scratch_dir dir;
+  const std::string hpt = dir.file("uneven.xml");
+  cws::test::spit(hpt, "<HPT><place><place><worker num=\"3\"/></place><place><worker/></place></place></HPT>");
+  auto cfg = cws::test::config(4, cws::test::four_cores);
+  cfg.hpt_file = hpt;
+  cws::runtime rt(cfg);
+  rt.run([] { EXPECT_EQ(cws::test::fib(10), 55u); });
+  const std::string path = dir.file("t.cwst");
+  rt.save_traces(path);
+  const tr::trace_file f = tr::read(path);
+  EXPECT_EQ(f.header.places.source, hpt);
+  EXPECT_EQ(f.header.places.summary, rt.places().summary());
+  EXPECT_EQ(f.header.places.node_of_worker, (std::vector<std::uint32_t>{0, 0, 0, 1}));
+  EXPECT_EQ(f.header.places.leaf_of_worker, (std::vector<std::uint32_t>{0, 0, 0, 1}));
+  ASSERT_EQ(f.phases.size(), 1u);
+}
+
 // Runs that declared touches keep their locality report and relocalizations
 // through save_traces and read (format version 3).
 TEST(RuntimeIo, LocalityAndRelocalizationsAreSaved) {

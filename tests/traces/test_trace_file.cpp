@@ -104,6 +104,18 @@ TEST(TraceFile, IdenticalSeesEveryDifference) {
   b = a;
   b.phases[1].stats[0].taken_back = 5;
   EXPECT_FALSE(tr::identical(a, b));
+  b = a;
+  b.phases[0].stats[2].place_steals = 0;  // version 6: the hinted counters and the place tree
+  EXPECT_FALSE(tr::identical(a, b));
+  b = a;
+  b.phases[1].stats[3].reclaimed = 1;
+  EXPECT_FALSE(tr::identical(a, b));
+  b = a;
+  b.header.places.leaf_of_worker = {0, 1, 2, 3};
+  EXPECT_FALSE(tr::identical(a, b));
+  b = a;
+  b.header.places.source = "hpt.xml";
+  EXPECT_FALSE(tr::identical(a, b));
   // -0.0 and 0.0 compare equal as doubles but not bit for bit.
   b = a;
   b.phases[0].stats[0].idle_s = -0.0;
@@ -216,6 +228,78 @@ TEST(TraceFile, VersionDecidesWhichStatsFieldsAreRead) {
   const tr::trace_file again = tr::decode(tr::encode(v1), "again.cwst");
   EXPECT_EQ(again.header.format_version, tr::format_version);
   EXPECT_TRUE(tr::identical(again, v1));
+}
+
+// Version 6: the header's place tree and the six hinted counters survive
+// every archive kind field by field; a version-5 payload has neither.
+TEST(TraceFile, PlaceTreeAndHintedCountersRoundTrip) {
+  static_assert(tr::format_version >= 6);
+  tr::trace_file f = synthetic_trace();
+  // An HPT file's tree: 2 nodes of 2 L3 leaves, the last worker alone in its leaf.
+  f.header.places.summary = "root -> 2 nodes -> 3 L3 groups -> 4 workers (/etc/cws/hippo.xml)";
+  f.header.places.source = "/etc/cws/hippo.xml";
+  f.header.places.numa_of_node = {1, 0};
+  f.header.places.node_of_worker = {0, 0, 1, 1};
+  f.header.places.leaf_of_worker = {0, 0, 1, 2};
+  cws::worker_stats& s = f.phases[1].stats[2];
+  s.hinted_leaf = 11;
+  s.hinted_node = 12;
+  s.hinted_root = 13;
+  s.het_inlined = 9;
+  s.place_steals = 1;
+  s.reclaimed = std::numeric_limits<std::uint64_t>::max();
+  for (tr::archive_kind kind : all_kinds) {
+    SCOPED_TRACE(std::string(tr::to_string(kind)));
+    const tr::trace_file back = tr::decode(tr::encode(f, kind), "v6.cwst");
+    EXPECT_TRUE(tr::identical(back, f));
+    EXPECT_EQ(back.header.places, f.header.places);
+    for (std::size_t i = 0; i < 2; ++i) EXPECT_EQ(back.phases[i].stats, f.phases[i].stats) << "run " << i;
+  }
+  // The same content written as version 5 (the payload a cws of that version
+  // wrote) reads with an empty place tree and 0 counters.
+  const std::string as_v5 = cws::test::slurp(cws::test::golden("v5-synthetic-4w-audit.cwst"));
+  const tr::trace_file v5 = tr::decode(as_v5, "v5.cwst");
+  EXPECT_TRUE(v5.header.places.empty());
+  EXPECT_EQ(v5.header.places, tr::places_info{});
+  for (const auto& r : v5.phases)
+    for (const cws::worker_stats& w : r.stats)
+      EXPECT_EQ(w.hinted_leaf + w.hinted_node + w.hinted_root + w.het_inlined + w.place_steals + w.reclaimed, 0u);
+}
+
+// A place tree that does not fit the header is refused on writing, in one line.
+TEST(TraceFile, InconsistentPlaceTreesAreRefused) {
+  const auto refused = [](void (*damage)(tr::places_info&)) {
+    tr::trace_file f = synthetic_trace();
+    damage(f.header.places);
+    return error_of([&] { tr::encode(f); });
+  };
+  EXPECT_EQ(refused([](tr::places_info& p) { p.node_of_worker.pop_back(); }),
+            "refusing to write an inconsistent trace: header: place tree of 3 / 4 workers (node / leaf), the trace "
+            "has 4");
+  EXPECT_EQ(refused([](tr::places_info& p) { p.node_of_worker[3] = 2; }),
+            "refusing to write an inconsistent trace: header: place tree puts worker 3 on node 2 of 2");
+  EXPECT_EQ(refused([](tr::places_info& p) {
+              p.leaf_of_worker = {0, 0, 0, 1};
+            }),
+            "refusing to write an inconsistent trace: header: place tree leaf 0 spans nodes 0 and 1");
+  EXPECT_EQ(refused([](tr::places_info& p) {
+              p.leaf_of_worker = {0, 0, 2, 2};
+            }),
+            "refusing to write an inconsistent trace: header: place tree leaf 1 has no worker");
+  EXPECT_EQ(refused([](tr::places_info& p) {
+              p.numa_of_node = {0, 2};
+            }),
+            "refusing to write an inconsistent trace: header: place tree node on NUMA node 2 of 2");
+  EXPECT_EQ(refused([](tr::places_info& p) {
+              p.numa_of_node = {1, 1};
+            }),
+            "refusing to write an inconsistent trace: header: two place tree nodes on NUMA node 1");
+  EXPECT_EQ(refused([](tr::places_info& p) { p.summary.clear(); }),
+            "refusing to write an inconsistent trace: header: place tree without a summary");
+  // No place tree at all is fine (a trace_file built by hand).
+  tr::trace_file f = synthetic_trace();
+  f.header.places = {};
+  EXPECT_TRUE(tr::identical(tr::decode(tr::encode(f), "none.cwst"), f));
 }
 
 TEST(TraceFile, ForeignAndTruncatedFilesAreRefused) {

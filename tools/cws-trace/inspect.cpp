@@ -38,6 +38,37 @@ json totals_json(const st::totals& t) {
   return {{"tasks", t.tasks}, {"steals", t.steals}, {"segments", t.segments}, {"depth", t.depth}};
 }
 
+// The place tree of the header (format version 6); null when not recorded.
+json places_json(const tr::places_info& p) {
+  if (p.empty()) return nullptr;
+  return {{"summary", p.summary},
+          {"source", p.source},
+          {"numa_of_node", p.numa_of_node},
+          {"node_of_worker", p.node_of_worker},
+          {"leaf_of_worker", p.leaf_of_worker}};
+}
+
+// A run's hinted-policy counters summed over its workers (format version 6),
+// and its elided spawns (version 5).
+struct hinted_totals {
+  std::uint64_t leaf = 0, node = 0, root = 0, het_inlined = 0, place_steals = 0, reclaimed = 0, elided = 0;
+  bool any_hinted() const noexcept { return leaf + node + root + het_inlined + place_steals + reclaimed > 0; }
+};
+
+hinted_totals hinted_of(const st::phase_record& r) {
+  hinted_totals t;
+  for (const cws::worker_stats& s : r.stats) {
+    t.leaf += s.hinted_leaf;
+    t.node += s.hinted_node;
+    t.root += s.hinted_root;
+    t.het_inlined += s.het_inlined;
+    t.place_steals += s.place_steals;
+    t.reclaimed += s.reclaimed;
+    t.elided += s.elided;
+  }
+  return t;
+}
+
 json header_json(const tr::trace_file& f, const std::string& path) {
   const tr::trace_header& h = f.header;
   json placement = json::array();
@@ -68,12 +99,14 @@ json header_json(const tr::trace_file& f, const std::string& path) {
             {"record", h.options.record},
             {"audit", h.options.audit},
             {"topology_request", h.options.topology_request}}},
-          {"placement", placement}};
+          {"placement", placement},
+          {"places", places_json(h.places)}};
 }
 
 json run_json(const st::phase_record& r, std::size_t index) {
   const steal_kinds k = kinds_of_steals(r);
   const cws::load_balance balance = cws::balance_of(r.stats);
+  const hinted_totals hinted = hinted_of(r);
   return {{"index", index},
           {"schedule", r.schedule},
           {"iteration", r.iteration},
@@ -90,7 +123,16 @@ json run_json(const st::phase_record& r, std::size_t index) {
             {"max_share_ratio", st::balance_of(r.steals).max_share_ratio}}},
           // Format version 3; null / empty for older files and runs without touches.
           {"locality", r.locality ? locality_json(*r.locality) : json(nullptr)},
-          {"relocalizations", relocalizations_json(r.relocalizations)}};
+          {"relocalizations", relocalizations_json(r.relocalizations)},
+          // Format version 6 (hinted policies; 0 for older files and other policies) and 5 (elided).
+          {"hinted",
+           {{"leaf", hinted.leaf},
+            {"node", hinted.node},
+            {"root", hinted.root},
+            {"het_inlined", hinted.het_inlined},
+            {"place_steals", hinted.place_steals},
+            {"reclaimed", hinted.reclaimed}}},
+          {"elided", hinted.elided}};
 }
 
 json tree_json(const st::tree& t) {
@@ -211,9 +253,17 @@ std::string info_text(const tr::trace_file& f, const std::string& path, const ru
   out += fmt::format("workers:   {} (pin={}, idle={}, nesting={}, seed={:#x}, record={}, audit={})\n",
                      h.options.workers, on_off(h.options.pin), h.options.idle, h.options.max_nesting, h.options.seed,
                      on_off(h.options.record), on_off(h.options.audit));
-  for (const cws::worker_placement& p : h.placement)
-    out += fmt::format("  worker {:>3} -> core {:>3}, NUMA node {:>2}, PU {:>3}\n", p.worker, p.core, p.numa_node,
-                       p.pin_pu);
+  // The place tree (format version 6): each worker's node and leaf in it.
+  const tr::places_info& places = h.places;
+  for (const cws::worker_placement& p : h.placement) {
+    out +=
+        fmt::format("  worker {:>3} -> core {:>3}, NUMA node {:>2}, PU {:>3}", p.worker, p.core, p.numa_node, p.pin_pu);
+    if (!places.empty() && p.worker < places.node_of_worker.size())
+      out += fmt::format(", place node {:>2}, leaf {:>3}", places.node_of_worker[p.worker],
+                         places.leaf_of_worker[p.worker]);
+    out += '\n';
+  }
+  if (!places.empty()) out += fmt::format("places:    {}\n", places.summary);
   std::map<std::string, std::uint64_t> schedules;
   for (const auto& r : f.phases) ++schedules[r.schedule];
   out += fmt::format("phases:    {} of {}{}\n", plural(f.phases.size(), "run", "runs"),
@@ -248,6 +298,22 @@ std::string info_text(const tr::trace_file& f, const std::string& path, const ru
           r.steals.audit.empty() ? "-" : std::to_string(r.steals.audit.size()),
           locality_cell(r.locality ? &*r.locality : nullptr, r.relocalizations));
     }
+    // The hinted policies' counters (format version 6), for the runs that have any:
+    // where find_place sent the hinted spawns (own leaf, another node's place,
+    // the root), those HET ran inline, tasks stolen from a node or the root
+    // place, and tasks placed there that their spawner ran itself.
+    std::string hinted_lines;
+    for (const std::size_t i : listed) {
+      const hinted_totals t = hinted_of(f.phases[i]);
+      if (!t.any_hinted()) continue;
+      hinted_lines +=
+          fmt::format("{:>4}  {:<{}}  {:>5}  {:>10}  {:>10}  {:>10}  {:>11}  {:>12}  {:>9}\n", i, f.phases[i].schedule,
+                      wname, f.phases[i].iteration, t.leaf, t.node, t.root, t.het_inlined, t.place_steals, t.reclaimed);
+    }
+    if (!hinted_lines.empty())
+      out += fmt::format("\nhinted spawns:\n{:>4}  {:<{}}  {:>5}  {:>10}  {:>10}  {:>10}  {:>11}  {:>12}  {:>9}\n{}",
+                         "#", "schedule", wname, "iter", "to leaf", "to node", "to root", "HET inlined", "place steals",
+                         "reclaimed", hinted_lines);
   }
   return out;
 }
@@ -274,7 +340,14 @@ int cmd_show(const std::string& path, const std::optional<std::string>& phase,
                               {"nested_segments", s.nested_segments},
                               {"idle_s", s.idle_s},
                               {"designated", s.designated},
-                              {"taken_back", s.taken_back}});
+                              {"taken_back", s.taken_back},
+                              {"elided", s.elided},
+                              {"hinted_leaf", s.hinted_leaf},
+                              {"hinted_node", s.hinted_node},
+                              {"hinted_root", s.hinted_root},
+                              {"het_inlined", s.het_inlined},
+                              {"place_steals", s.place_steals},
+                              {"reclaimed", s.reclaimed}});
       r["tree"] = tree_json(f.phases[i].steals);
       list.push_back(std::move(r));
     }

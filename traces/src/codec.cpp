@@ -80,7 +80,9 @@ bool same_double(double a, double b) noexcept {
 bool same_stats(const worker_stats& a, const worker_stats& b) noexcept {
   return a.tasks == b.tasks && a.segments == b.segments && a.steals == b.steals && a.failed_steals == b.failed_steals &&
          a.nested_segments == b.nested_segments && same_double(a.idle_s, b.idle_s) && a.designated == b.designated &&
-         a.taken_back == b.taken_back && a.elided == b.elided;
+         a.taken_back == b.taken_back && a.elided == b.elided && a.hinted_leaf == b.hinted_leaf &&
+         a.hinted_node == b.hinted_node && a.hinted_root == b.hinted_root && a.het_inlined == b.het_inlined &&
+         a.place_steals == b.place_steals && a.reclaimed == b.reclaimed;
 }
 
 // steal_point's == leaves the pedigree offset out (it is where the pedigree
@@ -124,7 +126,7 @@ bool identical(const steal_tree::phase_record& a, const steal_tree::phase_record
 bool identical(const trace_file& a, const trace_file& b) noexcept {
   const trace_header &x = a.header, &y = b.header;
   if (x.cws_version != y.cws_version || x.host != y.host || x.created != y.created || !(x.topology == y.topology) ||
-      !(x.options == y.options) || x.placement.size() != y.placement.size())
+      !(x.options == y.options) || !(x.places == y.places) || x.placement.size() != y.placement.size())
     return false;
   for (std::size_t i = 0; i < x.placement.size(); ++i) {
     const worker_placement &p = x.placement[i], &q = y.placement[i];

@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "cws/config.hpp"
+#include "cws/place_tree.hpp"
 #include "cws/runtime.hpp"
 #include "cws/schedulers/schedule_store.hpp"
 #include "cws/steal_tree/recorder.hpp"
@@ -114,6 +115,14 @@ trace_header capture_header(const runtime& rt) {
   h.options.record = c.record;
   h.options.audit = c.audit;
   h.options.topology_request = c.topology.value_or("");
+  const cws::place_tree& places = rt.places();
+  h.places.summary = places.summary().substr(0, limits::string_bytes);
+  h.places.source = places.source().substr(0, limits::string_bytes);
+  for (unsigned k = 0; k < places.nodes(); ++k) h.places.numa_of_node.push_back(places.numa_of_node(k));
+  for (unsigned w = 0; w < places.workers(); ++w) {
+    h.places.node_of_worker.push_back(places.node_of_worker(w));
+    h.places.leaf_of_worker.push_back(places.leaf_of_worker(w));
+  }
   return h;
 }
 

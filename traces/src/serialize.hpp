@@ -1,5 +1,6 @@
 #pragma once
-// Boost.Serialization of the trace payload (format versions 1 to 3).
+// Boost.Serialization of the trace payload (format versions 1 to 3) and of the
+// header and records of later versions.
 //
 // Every type is `object_serializable` and `track_never`: no per-class version
 // or tracking information goes into the archive. Evolution is governed by our
@@ -116,6 +117,7 @@ CWS_TRACES_PLAIN(cws::locality_report)
 CWS_TRACES_PLAIN(cws::relocalization_report)
 CWS_TRACES_PLAIN(cws::traces::topology_info)
 CWS_TRACES_PLAIN(cws::traces::run_options)
+CWS_TRACES_PLAIN(cws::traces::places_info)
 CWS_TRACES_PLAIN(cws::traces::trace_header)
 CWS_TRACES_PLAIN(cws::traces::trace_file)
 #undef CWS_TRACES_PLAIN
@@ -145,6 +147,15 @@ void serialize(Archive& ar, cws::worker_stats& s, unsigned) {
     ar& make_nvp("elided", s.elided);
   } else if constexpr (Archive::is_loading::value) {
     s.elided = 0;
+  }
+  // Version 6: the hinted policies' counters.
+  if (cws::traces::detail::payload_context::current().version >= 6) {
+    ar& make_nvp("hinted_leaf", s.hinted_leaf) & make_nvp("hinted_node", s.hinted_node) &
+        make_nvp("hinted_root", s.hinted_root) & make_nvp("het_inlined", s.het_inlined) &
+        make_nvp("place_steals", s.place_steals) & make_nvp("reclaimed", s.reclaimed);
+  } else if constexpr (Archive::is_loading::value) {
+    s.hinted_leaf = s.hinted_node = s.hinted_root = 0;
+    s.het_inlined = s.place_steals = s.reclaimed = 0;
   }
 }
 
@@ -297,6 +308,19 @@ void serialize(Archive& ar, cws::traces::run_options& o, unsigned) {
   text(ar, "topology_request", o.topology_request);
 }
 
+// Version 6: the place tree.
+template <class Archive>
+void serialize(Archive& ar, cws::traces::places_info& p, unsigned) {
+  using cws::traces::limits;
+  using cws::traces::detail::sequence;
+  using cws::traces::detail::text;
+  text(ar, "summary", p.summary);
+  text(ar, "source", p.source);
+  sequence(ar, "node_count", "numa_node", p.numa_of_node, limits::numa_nodes, "place tree nodes");
+  sequence(ar, "worker_count", "node", p.node_of_worker, limits::workers, "place tree workers");
+  sequence(ar, "worker_count", "leaf", p.leaf_of_worker, limits::workers, "place tree workers");
+}
+
 template <class Archive>
 void serialize(Archive& ar, cws::traces::trace_header& h, unsigned) {
   using cws::traces::limits;
@@ -309,6 +333,11 @@ void serialize(Archive& ar, cws::traces::trace_header& h, unsigned) {
   ar& make_nvp("topology", h.topology);
   sequence(ar, "worker_count", "worker", h.placement, limits::workers, "workers");
   ar& make_nvp("options", h.options);
+  if (cws::traces::detail::payload_context::current().version >= 6) {
+    ar& make_nvp("places", h.places);
+  } else if constexpr (Archive::is_loading::value) {
+    h.places = {};
+  }
 }
 
 template <class Archive>

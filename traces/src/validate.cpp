@@ -248,6 +248,52 @@ void validate(const cws::relocalization_report& r) {
   check_time(r.seconds, "relocalization time");
 }
 
+namespace {
+// The place tree (version 6): empty, or one node and one leaf index per
+// worker, nodes on distinct NUMA nodes of the topology, each leaf inside one
+// node, leaves numbered 0..L-1 without gaps.
+void validate_places(const places_info& p, const trace_header& h) {
+  check_string(p.summary, "place tree summary");
+  check_string(p.source, "place tree source");
+  if (p.empty()) {
+    if (!p.source.empty() || !p.numa_of_node.empty() || !p.node_of_worker.empty() || !p.leaf_of_worker.empty())
+      fail("header: place tree without a summary");
+    return;
+  }
+  const std::uint32_t workers = h.options.workers;
+  const std::size_t nodes = p.numa_of_node.size();
+  if (nodes == 0 || nodes > limits::numa_nodes)
+    fail(fmt::format("header: place tree of {} nodes (1 to {})", nodes, limits::numa_nodes));
+  if (p.node_of_worker.size() != workers || p.leaf_of_worker.size() != workers)
+    fail(fmt::format("header: place tree of {} / {} workers (node / leaf), the trace has {}", p.node_of_worker.size(),
+                     p.leaf_of_worker.size(), workers));
+  std::vector<std::uint32_t> numa = p.numa_of_node;
+  std::sort(numa.begin(), numa.end());
+  for (std::size_t k = 0; k < nodes; ++k) {
+    if (h.topology.numa_nodes > 0 && numa[k] >= h.topology.numa_nodes)
+      fail(fmt::format("header: place tree node on NUMA node {} of {}", numa[k], h.topology.numa_nodes));
+    if (k > 0 && numa[k] == numa[k - 1]) fail(fmt::format("header: two place tree nodes on NUMA node {}", numa[k]));
+  }
+  constexpr std::uint32_t unseen = ~0u;
+  std::vector<std::uint32_t> node_of_leaf(workers, unseen);
+  std::uint32_t leaves = 0;
+  for (std::uint32_t w = 0; w < workers; ++w) {
+    const std::uint32_t node = p.node_of_worker[w], leaf = p.leaf_of_worker[w];
+    if (node >= nodes) fail(fmt::format("header: place tree puts worker {} on node {} of {}", w, node, nodes));
+    if (leaf >= workers)
+      fail(fmt::format("header: place tree puts worker {} in leaf {} ({} workers)", w, leaf, workers));
+    if (node_of_leaf[leaf] == unseen) {
+      node_of_leaf[leaf] = node;
+      leaves = std::max(leaves, leaf + 1);
+    } else if (node_of_leaf[leaf] != node) {
+      fail(fmt::format("header: place tree leaf {} spans nodes {} and {}", leaf, node_of_leaf[leaf], node));
+    }
+  }
+  for (std::uint32_t l = 0; l < leaves; ++l)
+    if (node_of_leaf[l] == unseen) fail(fmt::format("header: place tree leaf {} has no worker", l));
+}
+}  // namespace
+
 void validate(const trace_header& h) {
   check_string(h.cws_version, "producer version");
   check_string(h.host, "host name");
@@ -268,6 +314,7 @@ void validate(const trace_header& h) {
     if (h.topology.numa_nodes > 0 && p.numa_node >= h.topology.numa_nodes)
       fail(fmt::format("header: worker {} on NUMA node {} of {}", w, p.numa_node, h.topology.numa_nodes));
   }
+  validate_places(h.places, h);
 }
 
 void validate(const st::phase_record& r, const trace_header& h) {

@@ -7,7 +7,7 @@
 //   cws::traces::trace_file f = cws::traces::read("stencil.cwst");
 //
 // A trace file holds a header (producer, host, topology, worker placement, the
-// runtime options) and every phase run the steal-tree recorder kept (schedule,
+// runtime options, the place tree) and every phase run the steal-tree recorder kept (schedule,
 // iteration, policy, wall time, per-worker statistics, the steal tree with its
 // audit records when audit mode was on, the locality report and the
 // relocalizations of the run when its tasks declared touches).
@@ -91,7 +91,10 @@ namespace cws::traces {
 //   5  steal points gain their pedigree (steal_point::path into tree::paths) and worker_stats
 //      gains `elided`; an older file reads with unknown pedigrees (no serial elision from it)
 //      and 0 elided spawns
-inline constexpr std::uint32_t format_version = 5;
+//   6  the header gains the place tree of the hinted policies (places_info) and worker_stats the
+//      hinted counters (hinted_leaf, hinted_node, hinted_root, het_inlined, place_steals,
+//      reclaimed); an older file reads with an empty places_info and 0 for each counter
+inline constexpr std::uint32_t format_version = 6;
 // The oldest format version this library still reads.
 inline constexpr std::uint32_t oldest_readable_version = 1;
 
@@ -155,6 +158,19 @@ struct run_options {
   friend bool operator==(const run_options&, const run_options&) = default;
 };
 
+// The hierarchical place tree of the recording runtime (cws::place_tree,
+// runtime::places()), from format version 6 on: where the hinted policies
+// routed and stole. Empty (summary "") in files of older versions.
+struct places_info {
+  std::string summary;                        // place_tree::summary(): "root -> 4 nodes -> 8 L3 groups -> ..."
+  std::string source;                         // place_tree::source(): "topology" or the HPT XML file's path
+  std::vector<std::uint32_t> numa_of_node;    // node index -> logical NUMA node
+  std::vector<std::uint32_t> node_of_worker;  // worker -> node index; one entry per worker
+  std::vector<std::uint32_t> leaf_of_worker;  // worker -> leaf index (leaves numbered node by node)
+  bool empty() const noexcept { return summary.empty(); }
+  friend bool operator==(const places_info&, const places_info&) = default;
+};
+
 struct trace_header {
   // Filled in by read()/decode() from the envelope; write() always writes
   // traces::format_version and the kind it is given.
@@ -167,6 +183,7 @@ struct trace_header {
   topology_info topology;
   std::vector<cws::worker_placement> placement;  // worker w -> core, NUMA node, PU; one entry per worker
   run_options options;
+  places_info places;  // version 6; empty for older files
 
   // placement[w].numa_node for every worker (for schedule_distance).
   std::vector<std::uint32_t> node_of_worker() const;
@@ -230,7 +247,8 @@ read_report decode_with_report(std::string_view bytes, std::string_view name);
 // out of range (4 segments)") when `f` is not self-consistent: counts within
 // limits, one placement entry per worker, every tree matching the worker
 // count and valid (see validate(tree)), per-worker statistics sized to match,
-// locality reports and relocalizations consistent (see validate(locality_report)).
+// locality reports and relocalizations consistent (see validate(locality_report)),
+// the place tree empty or one node and leaf per worker, each leaf in one node.
 void validate(const trace_file& f);
 // The parts of validate(f): the header alone, and one phase run against the
 // header (worker count, NUMA nodes) including its relocalizations.
@@ -271,7 +289,7 @@ bool identical(const trace_file& a, const trace_file& b) noexcept;
 // trace unwritable.
 trace_file capture(const cws::runtime& rt);
 // The header part of capture(): producer, host, creation time, topology,
-// placement and options of `rt`.
+// placement, options and place tree of `rt`.
 trace_header capture_header(const cws::runtime& rt);
 
 // The trace files rt.load_traces() accepted, oldest first (empty if none).
