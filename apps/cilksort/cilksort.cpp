@@ -192,7 +192,7 @@ int main(int argc, char** argv) {
         fmt::print("\n");
       }
     out.print(opt.json,
-              fmt::format("cws-cilksort: {} int64 ({:.0f} MiB per array), {} input{}, cutoffs {}/{}, {} merge hints, "
+              fmt::format("cws-cilksort: {} int64 ({:.1f} MiB per array), {} input{}, cutoffs {}/{}, {} merge hints, "
                           "{} sort{} per run, {} runs (+{} warm-up)",
                           p.n, bytes / (1 << 20),
                           p.input.range ? fmt::format("values in [0, {})", p.input.range) : "64-bit random",

@@ -23,6 +23,13 @@ std::vector<heat::iteration_line> sort_lines(const cws::runtime& rt, const cws_a
   const heat::run_map map{v.first_sort_iteration, per_run, plan.warmup, plan.warmup + plan.runs};
   std::vector<heat::iteration_line> lines = heat::lines_of(rt, v.sort_schedule->name(), map);
   heat::add_locality(lines, tally, v.sort_schedule->name());
+  // Lines rebuilt from the recorder (policies that keep no history in the
+  // schedule store: random, hinted) know no ran_as; the run reports did.
+  const std::size_t logged = v.ran_as.size(), shown = lines.size();
+  for (std::size_t i = 0; i < shown && shown <= logged; ++i) {
+    cws::schedulers::iteration_report& r = lines[i].report;
+    if (r.ran_as == cws::ran_as::other) r.ran_as = r.planned = v.ran_as[logged - shown + i];
+  }
   return lines;
 }
 

@@ -118,7 +118,9 @@ double sort_once(variant& v, cws_apps::bench_env& env, const problem& p, bool me
       cws_apps::cws_phase_clock& clock = measured ? v.clock : unmeasured;
       const double s = clock.run(
           [&] { return env.rt().run(*v.sort_schedule, [&] { recursion<cws_group>(setup).sort(0, n); }).wall_s; });
-      if (measured) v.counters.add(*v.sort_schedule->last_report());
+      const cws::run_report& report = *v.sort_schedule->last_report();
+      v.ran_as.push_back(report.ran_as);
+      if (measured) v.counters.add(report);
       return s;
     }
     case flavour::tbb_task_group:

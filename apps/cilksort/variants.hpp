@@ -81,6 +81,7 @@ struct variant {
   bool measuring = false;
   std::uint64_t first_sort_iteration = 0;  // cws: sort_schedule's iteration count before the first run
   sort_counters counters{};                // cws: measured sorts
+  std::vector<cws::ran_as> ran_as{};       // cws: what each sort ran as (its run report), warm-up first
   unsigned runs_done = 0;
   unsigned checked = 0;   // sorted outputs checked
   std::string failure{};  // the first failed check ("" while none failed)
