@@ -34,11 +34,7 @@ unsigned caller_node(const topology& topo) {
   if (cws::detail::tls_worker != nullptr) {
     // In a phase. The worker's node comes from its runtime's placement, not
     // from the CPU: on a synthetic topology the CPU says nothing about it.
-    const runtime* rt = runtime::current();
-    const unsigned w = this_worker();
-    if (rt == nullptr || w >= rt->placement().size())
-      throw error(fmt::format("numa::local: worker {} of the running phase has no placement in the live runtime", w));
-    node = rt->placement()[w].numa_node;
+    node = cws::detail::worker_numa_node(*cws::detail::tls_worker);
   } else if (!topo.is_synthetic()) {
     node = node_of_this_cpu(topo);
   }

@@ -26,6 +26,7 @@ worker::worker(scheduler& s, unsigned id, const runtime_config& cfg)
       id_(id),
       idle_(cfg.idle),
       max_depth_(cfg.max_nesting + 1),
+      numa_node_(s.placement()[id].numa_node),
       segments_(cfg.max_nesting + 1),
       rng_state_(cfg.seed ^ (0x9e3779b97f4a7c15ull * (id + 1))) {
   if (rng_state_ == 0) rng_state_ = 0x853c49e6748fea9bull;
@@ -38,7 +39,6 @@ void worker::begin_phase(const phase_setup& setup) {
     // at first; they grow like every wsq, so no push is ever refused.
     const unsigned nodes = sched_.places().nodes();
     for (unsigned i = 0; i <= nodes; ++i) placed_.push_back(std::make_unique<wsq<task*>>(64));
-    numa_node_ = sched_.placement()[id_].numa_node;
   }
   stats_ = {};
   next_segment_ = 0;
@@ -511,6 +511,7 @@ void close_frame(worker& w, frame& f, std::exception_ptr body_error, bool rethro
 }
 unsigned worker_id(const worker& w) noexcept { return w.id(); }
 unsigned worker_count(const worker& w) noexcept { return w.workers(); }
+unsigned worker_numa_node(const worker& w) noexcept { return w.numa_node(); }
 void designate_next_spawn(worker& w, unsigned to) { w.designate_next_spawn(to); }
 bool elide_next_spawn(worker& w) { return w.elide_next_spawn(); }
 void elided_call_done(worker& w, std::uint64_t calls, std::exception_ptr error) {

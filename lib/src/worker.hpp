@@ -86,6 +86,7 @@ class worker final : public worker_view {
   unsigned open_frames() const noexcept { return open_frames_; }
   task_pool& pool() noexcept { return pool_; }
   unsigned id() const noexcept { return id_; }
+  unsigned numa_node() const noexcept { return numa_node_; }
 
   // --- worker_view (what a policy may do for this worker) ---
   unsigned self() const noexcept override { return id_; }

@@ -17,10 +17,14 @@ namespace st = cws::steal_tree;
 TEST(policies, are_registered_by_name) {
   cws::runtime rt(cws::test::config(1));  // cws::cws registers its policies when the first runtime is created
   const auto names = cws::policy_registry::names();
-  for (std::string_view n : {"random", "stows", "stuws", "relws", "evolve", "user"})
+  for (std::string_view n :
+       {"random", "stows", "stuws", "relws", "evolve", "user", "hinted", "hinted-hpt", "evolve-hinted"})
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
   const std::string e = cws::test::error_of([] { cws::policy_registry::create("stowz"); });
-  EXPECT_EQ(e, "unknown policy 'stowz' (valid: coarsen, evolve, random, relws, stows, stuws, user)");
+  EXPECT_EQ(
+      e,
+      "unknown policy 'stowz' (valid: coarsen, evolve, evolve-hinted, hinted, hinted-hpt, random, relws, stows, stuws, "
+      "user)");
 }
 
 TEST(policies, refuse_to_run_without_recording) {

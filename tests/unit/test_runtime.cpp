@@ -54,7 +54,12 @@ TEST(runtime, unknown_policy_names_the_valid_ones) {
     // Every registered policy, sorted (cws::cws registers the replaying ones;
     // another suite of this binary may add a test policy).
     const std::string msg = e.what();
-    EXPECT_EQ(msg.rfind("unknown policy 'stows-typo' (valid: coarsen, evolve, random, relws, stows, stuws, ", 0), 0u) << msg;
+    EXPECT_EQ(msg.rfind("unknown policy 'stows-typo' (valid: coarsen, evolve, evolve-hinted, hinted, hinted-hpt, "
+                        "random, relws, stows, "
+                        "stuws, ",
+                        0),
+              0u)
+        << msg;
     EXPECT_NE(msg.find("user"), std::string::npos) << msg;
   }
 }

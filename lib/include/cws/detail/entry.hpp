@@ -41,7 +41,8 @@ void open_frame(worker& w, frame& f);  // cws::finish / cws::scope begin
 void close_frame(worker& w, frame& f, std::exception_ptr body_error, bool rethrow);
 unsigned worker_id(const worker& w) noexcept;
 unsigned worker_count(const worker& w) noexcept;
-void designate_next_spawn(worker& w, unsigned to);  // throws cws::error for a bad worker id
+unsigned worker_numa_node(const worker& w) noexcept;  // the logical NUMA node it is placed on
+void designate_next_spawn(worker& w, unsigned to);    // throws cws::error for a bad worker id
 // Serial elision: true when the next spawn of the running task has no
 // designated steal below it (it then takes its rank and runs as a call);
 // false: spawn a task as usual.
