@@ -98,6 +98,9 @@ void put_cws_figures(cws_apps::json& entry, const cws_apps::locality_tally& loca
     loc = merged(loc, locality.summarize(k.schedule->name(), k.first, k.end));
   }
   entry["schedules"] = names;
+  json follows = json::array();
+  for (const measured_runs& k : kernel) follows.push_back(k.schedule->follows());
+  entry["follows"] = follows;
   entry["phases"] = sum.phases;
   const double phases = sum.phases ? static_cast<double>(sum.phases) : 1.0;
   entry["tasks_per_phase"] = static_cast<double>(sum.tasks) / phases;

@@ -75,7 +75,8 @@ struct measured_runs {
 // `start`, with `per_run` phases of `s` per run.
 measured_runs measured(const cws::schedule& s, std::uint64_t start, unsigned per_run, const cws_apps::run_plan& plan);
 
-// Sets on `entry`: init_policy, schedules (init first), phases, tasks_per_phase,
+// Sets on `entry`: init_policy, schedules (init first), follows (per kernel
+// schedule, the schedule whose template it replays, or ""), phases, tasks_per_phase,
 // steals_per_phase, hinted_leaf, hinted_node, hinted_root, het_inlined,
 // place_steals, reclaimed (sums over the measured kernel phases), het_share
 // (null without hinted spawns), the locality columns of the kernel phases

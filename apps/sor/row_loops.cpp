@@ -41,6 +41,16 @@ std::vector<variant_kind> choose_variants(const std::vector<std::string>& names,
     if (std::none_of(variant_table().begin(), variant_table().end(),
                      [&](const variant_kind& v) { return v.name == n; }))
       throw cws::error("unknown variant '" + n + "' (variants: " + variant_names() + ")");
+  if (!policy.empty() && std::none_of(variant_table().begin(), variant_table().end(),
+                                      [&](const variant_kind& v) { return v.policy == policy; })) {
+    std::vector<std::string> policies;
+    for (const variant_kind& v : variant_table())
+      if (v.how == runner::cws && std::find(policies.begin(), policies.end(), v.policy) == policies.end())
+        policies.push_back(v.policy);
+    std::string list;
+    for (const std::string& p : policies) list += (list.empty() ? "" : ", ") + p;
+    throw cws::error("no variant runs policy '" + policy + "' (policies: " + list + ")");
+  }
   std::vector<variant_kind> chosen;
   for (const variant_kind& v : variant_table()) {
     if (!names.empty() && std::find(names.begin(), names.end(), v.name) == names.end()) continue;
@@ -49,6 +59,10 @@ std::vector<variant_kind> choose_variants(const std::vector<std::string>& names,
   }
   if (chosen.empty()) throw cws::error("no variant left to run (--variants and --policy exclude each other)");
   return chosen;
+}
+
+bool learns_trees(const variant_kind& v) noexcept {
+  return v.how == runner::cws && (v.policy == cws::policy::evolve || v.policy == cws::policy::evolve_hinted);
 }
 
 const char* to_string(cws_apps::recursion r) noexcept {

@@ -63,8 +63,13 @@ std::string variant_names();
 
 // The variants named in `names` (in the table's order; empty: all), keeping
 // only the cws variants whose kernel policy is `policy` when it is not empty.
-// Throws cws::error naming an unknown variant or a filter that leaves no variant.
+// Throws cws::error naming an unknown variant or policy, or when the two
+// leave no variant.
 std::vector<variant_kind> choose_variants(const std::vector<std::string>& names, const std::string& policy);
+
+// The variant's kernel policy replays recorded trees (evolve, evolve-hinted),
+// so its second kernel phase may follow the first one's template.
+bool learns_trees(const variant_kind& v) noexcept;
 
 // "regular" / "irregular".
 const char* to_string(cws_apps::recursion r) noexcept;

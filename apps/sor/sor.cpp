@@ -128,6 +128,9 @@ int main(int argc, char** argv) {
         } else {
           v.schedules.push_back(&rt.schedule("sor-red/" + k.name, k.policy));
           v.schedules.push_back(&rt.schedule("sor-black/" + k.name, k.policy));
+          // Both phases split the same rows the same way, and a page holds rows of both colours when rows are
+          // shorter than a page: with one tree for both, evolve moves each page to one place, not back and forth.
+          if (pufferfish::learns_trees(k)) v.schedules[black_phase]->follow(v.schedules[red_phase]->name());
         }
       } else {
         v.schedules.assign(1 + kernel_phases, nullptr);

@@ -123,6 +123,9 @@ int main(int argc, char** argv) {
         v.schedules = {&rt.schedule("srad-init/" + k.name, k.init_policy),
                        &rt.schedule("srad-coefficient/" + k.name, k.policy),
                        &rt.schedule("srad-update/" + k.name, k.policy)};
+        // Both loops split the same rows the same way, and an update leaf reads what its coefficient leaf wrote:
+        // one tree for both, so evolve moves each page to one place.
+        if (pufferfish::learns_trees(k)) v.schedules[update_phase]->follow(v.schedules[coefficient_phase]->name());
       } else {
         v.schedules.assign(phase_count, nullptr);
       }
