@@ -199,6 +199,31 @@ TEST(Hinted, EvolveHintedStartsFromTheHintedSchedule) {
   }
 }
 
+// A hinted leaf records its hints as its touches under every policy, also
+// when stows runs it as an elided call; splitting tasks record nothing.
+TEST(Hinted, LeavesRecordTheirHintsOnceEvenWhenElided) {
+  for (bool elide : {true, false}) {
+    cws::runtime_config cfg = cws::test::config(2, nodes_topology(2));
+    cfg.replay.elide = elide;
+    cws::runtime rt(cfg);
+    auto runs = cws::numa::allocate<std::uint32_t>(1 << 16, block_cyclic, rt.topology());
+    const counted_loop loop{&runs, 256};
+    for (std::string_view policy : {cws::policy::random, cws::policy::hinted, cws::policy::stows}) {
+      cws::schedule& s = rt.schedule(std::string(policy), policy);
+      for (int run = 0; run < 2; ++run) {
+        const cws::run_report& r = rt.run(s, [&] { loop(0, runs.size()); });
+        ASSERT_TRUE(r.locality) << policy << " run " << run << (elide ? " (elision on)" : "");
+        EXPECT_EQ(r.locality->touched_bytes, runs.size() * sizeof(std::uint32_t)) << policy << " run " << run;
+        if (policy == cws::policy::stows && run == 1 && elide) {
+          std::uint64_t elided = 0;
+          for (const cws::worker_stats& w : r.per_worker) elided += w.elided;
+          EXPECT_GT(elided, 0u) << "the second stows run replays with serial elision";
+        }
+      }
+    }
+  }
+}
+
 TEST(Hinted, UnhintedSpawnsUnderHintedAreOrdinary) {
   cws::runtime rt(cws::test::config(2));
   const cws::run_report& r =

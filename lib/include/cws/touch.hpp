@@ -22,6 +22,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 #include <utility>
 
@@ -46,8 +47,12 @@ template <std::size_t N, class F>
 void spawn(const std::array<touch_hint, N>& h, F&& f) {
   using fn_t = std::decay_t<F>;
   auto body = [h, fn = fn_t(std::forward<F>(f))]() mutable {
+    // Inside an elided call (serial elision) there is no frame of its own:
+    // every spawn below it bumps the elided-call count instead.
+    const std::uint64_t calls = detail::tls_elided_calls;
     fn();
-    if (detail::worker* w = detail::tls_worker; w != nullptr && detail::spawned_nothing(*w))
+    detail::worker* w = detail::tls_worker;
+    if (w != nullptr && (calls != 0 ? detail::tls_elided_calls == calls : detail::spawned_nothing(*w)))
       for (const touch_hint& r : h) cws::touch(r.begin, r.bytes);
   };
   detail::worker* w = detail::tls_worker;
