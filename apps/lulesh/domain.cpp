@@ -204,18 +204,24 @@ void domain::setup_mass_range(std::size_t lo, std::size_t hi) noexcept {
   }
 }
 
+void domain::declare_touches(extent over, std::size_t lo, std::size_t hi) {
+  const auto declare = [&](const auto& a, std::size_t per) {
+    cws::touch(a.data() + lo * per, (hi - lo) * per * sizeof(a[0]));
+  };
+  if (over == extent::nodes)
+    for_each_node_array(declare);
+  else
+    for_each_element_array(declare);
+}
+
 void domain::setup(loop_runner& loops) {
   const bool declare = loops.declares_touches();
   loops.run(loop_id::setup_nodes, num_node_, hint_target(x), [&](std::size_t lo, std::size_t hi) {
-    if (declare)
-      for_each_node_array(
-          [&](const auto& a, std::size_t per) { cws::touch(a.data() + lo * per, (hi - lo) * per * sizeof(a[0])); });
+    if (declare) declare_touches(extent::nodes, lo, hi);
     setup_node_range(lo, hi);
   });
   loops.run(loop_id::setup_elements, num_elem_, hint_target(e), [&](std::size_t lo, std::size_t hi) {
-    if (declare)
-      for_each_element_array(
-          [&](const auto& a, std::size_t per) { cws::touch(a.data() + lo * per, (hi - lo) * per * sizeof(a[0])); });
+    if (declare) declare_touches(extent::elements, lo, hi);
     setup_element_range(lo, hi);
   });
   loops.run(loop_id::setup_mass, num_node_, hint_target(nodal_mass),

@@ -119,6 +119,11 @@ class domain {
     for (int i = 0; i < 8; ++i) c.x[i] = xd[n[i]], c.y[i] = yd[n[i]], c.z[i] = zd[n[i]];
   }
 
+  // Declares (cws::touch) items [lo, hi) of every node or every element
+  // array: what the setup loops touch, and what a loop that leads the
+  // others' schedules stands for (cws-evolve-follow).
+  void declare_touches(extent over, std::size_t lo, std::size_t hi);
+
   // Records the first problem a leaf found (thread-safe); check() throws it.
   void flag(failure f) noexcept {
     int none = 0;

@@ -45,6 +45,7 @@ struct variant {
   std::string policy{};       // cws: the loops' policy
   std::string init_policy{};  // cws: the setup loops' policy
   cws::numa::placement placement = cws::numa::first_touch;
+  bool follow = false;  // cws: the loops follow their extent's leader (schedule follows data)
   // From prepare to finish:
   std::unique_ptr<lulesh::domain> dom{};
   std::unique_ptr<lulesh::loop_runner> loops{};
@@ -59,6 +60,7 @@ struct variant_spec {
   const char* policy;
   const char* init_policy;
   cws::numa::placement placement;
+  bool follow = false;
 };
 const variant_spec all_variants[] = {
     {"cws-hinted", flavour::cws, "hinted", "hinted", cws::numa::block_cyclic},
@@ -69,9 +71,18 @@ const variant_spec all_variants[] = {
     // setup loops run under random, which never moves pages (as cws-heat does).
     {"cws-evolve", flavour::cws, "evolve", "random", cws::numa::first_touch},
     {"cws-evolve-hinted", flavour::cws, "evolve-hinted", "random", cws::numa::block_cyclic},
+    // Schedule follows data: one loop per extent (the leader) learns under
+    // evolve and declares every array of its extent, so evolve's
+    // relocalizations move all of them to its tree; the other loops over the
+    // same items (the same spawn tree) replay its template strictly (stows).
+    {"cws-evolve-follow", flavour::cws, "evolve", "random", cws::numa::first_touch, true},
     {"tbb", flavour::tbb, "", "", cws::numa::first_touch},
     {"omp-static", flavour::omp, "", "", cws::numa::first_touch},
 };
+
+// The leaders of cws-evolve-follow: the first loop of a cycle over each extent.
+constexpr lulesh::loop_id element_leader = lulesh::loop_id::stress_init;
+constexpr lulesh::loop_id node_leader = lulesh::loop_id::stress_gather;
 
 std::vector<std::string> variant_names() {
   std::vector<std::string> names;
@@ -189,14 +200,26 @@ int main(int argc, char** argv) {
     variants.push_back({.name = "serial", .kind = flavour::serial});
     for (const variant_spec& s : all_variants) {
       if (std::find(chosen.begin(), chosen.end(), s.name) == chosen.end()) continue;
-      variant v{
-          .name = s.name, .kind = s.kind, .policy = s.policy, .init_policy = s.init_policy, .placement = s.placement};
+      variant v{.name = s.name,
+                .kind = s.kind,
+                .policy = s.policy,
+                .init_policy = s.init_policy,
+                .placement = s.placement,
+                .follow = s.follow};
       if (v.kind == flavour::cws) {
+        const auto name_of = [&](lulesh::loop_id id) {
+          return fmt::format("{}/{}/{}", bench, v.name, lulesh::site(id).name);
+        };
         std::vector<cws::schedule*> schedules;
         for (std::size_t i = 0; i < lulesh::loop_count; ++i) {
+          const auto id = lulesh::loop_id(i);
           const bool setup = i < lulesh::first_cycle_loop;
-          const std::string name = fmt::format("{}/{}/{}", bench, v.name, lulesh::site(lulesh::loop_id(i)).name);
-          schedules.push_back(&rt.schedule(name, setup ? v.init_policy : v.policy));
+          const lulesh::loop_id leader =
+              lulesh::site(id).over == lulesh::extent::elements ? element_leader : node_leader;
+          const bool follower = v.follow && !setup && id != leader;
+          const std::string policy = setup ? v.init_policy : follower ? std::string(cws::policy::stows) : v.policy;
+          schedules.push_back(&rt.schedule(name_of(id), policy));
+          if (follower) schedules.back()->follow(name_of(leader));
         }
         auto runner = std::make_unique<lulesh::cws_runner>(rt, std::move(schedules), shape, grain);
         v.cws = runner.get();
@@ -231,7 +254,14 @@ int main(int argc, char** argv) {
                           {"order", cws_apps::to_string(opt.plan.order)},
                           {"page_homes", rt.page_homes().name()}});
 
-    const auto prepare = [&](variant& v) { v.dom = std::make_unique<lulesh::domain>(edge, v.placement, start); };
+    const auto prepare = [&](variant& v) {
+      v.dom = std::make_unique<lulesh::domain>(edge, v.placement, start);
+      if (v.follow)
+        for (lulesh::loop_id leader : {element_leader, node_leader})
+          v.cws->declare_for(leader, [d = v.dom.get()](lulesh::extent over, std::size_t lo, std::size_t hi) {
+            d->declare_touches(over, lo, hi);
+          });
+    };
     const auto one_run = [&](variant& v, cws_apps::phase_timer& t) {
       v.dom->setup(*v.loops);  // untimed: the initial state, written by the variant's own loops
       lulesh::outcome o;
@@ -256,6 +286,7 @@ int main(int argc, char** argv) {
       e["policy"] = v.kind == flavour::cws ? json(v.policy) : json(nullptr);
       e["init_policy"] = v.kind == flavour::cws ? json(v.init_policy) : json(nullptr);
       e["placement"] = cws::numa::to_string(v.placement);
+      if (v.follow) e["leaders"] = {lulesh::site(element_leader).name, lulesh::site(node_leader).name};
       e["verified"] = verified;
       e.update(outcome_json(last));
       e["origin_energy_equals_serial"] = last.origin_energy == reference->origin_energy;

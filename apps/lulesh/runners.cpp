@@ -13,12 +13,28 @@ cws_runner::cws_runner(cws::runtime& rt, std::vector<cws::schedule*> schedules, 
                        grain_rule grain)
     : rt_(rt), schedules_(std::move(schedules)), shape_(shape), grain_(grain) {
   schedules_.resize(loop_count, nullptr);
+  declare_.resize(loop_count);
+}
+
+void cws_runner::declare_for(loop_id leader, std::function<void(extent, std::size_t, std::size_t)> declare) {
+  declare_[index(leader)] = std::move(declare);
 }
 
 void cws_runner::run(loop_id id, std::size_t n, const hint_target& hint, range_fn body) {
   cws::schedule* s = schedules_[index(id)];
   const std::size_t tile = grain_(n);
-  const cws::run_report& r = rt_.run(*s, [&] { cws_apps::hinted_for(shape_, 0, n, tile, hint, body); });
+  const auto& declare = declare_[index(id)];
+  const extent over = site(id).over;
+  const auto declaring = [&](std::size_t lo, std::size_t hi) {
+    declare(over, lo, hi);
+    body(lo, hi);
+  };
+  const cws::run_report& r = rt_.run(*s, [&] {
+    if (declare)
+      cws_apps::hinted_for(shape_, 0, n, tile, hint, range_fn(declaring));
+    else
+      cws_apps::hinted_for(shape_, 0, n, tile, hint, body);
+  });
   if (!measuring_) return;
   cws_totals& t = totals_;
   ++t.phases;

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -62,6 +63,12 @@ class cws_runner final : public loop_runner {
   void run(loop_id id, std::size_t n, const hint_target& hint, range_fn body) override;
   bool declares_touches() const noexcept override { return true; }
 
+  // Makes loop `leader`'s leaves also call declare(extent, lo, hi), so that
+  // its touches (and evolve's relocalizations after it) cover every array of
+  // its extent, not only its hint: for a leader whose template the other
+  // loops of that extent follow.
+  void declare_for(loop_id leader, std::function<void(extent, std::size_t, std::size_t)> declare);
+
   // Whether the phases from now on are counted in totals().
   void set_measuring(bool on) noexcept { measuring_ = on; }
   const cws_totals& totals() const noexcept { return totals_; }
@@ -71,6 +78,7 @@ class cws_runner final : public loop_runner {
   std::vector<cws::schedule*> schedules_;
   cws_apps::recursion shape_;
   grain_rule grain_;
+  std::vector<std::function<void(extent, std::size_t, std::size_t)>> declare_;  // per loop_id, or empty
   bool measuring_ = false;
   cws_totals totals_;
 };

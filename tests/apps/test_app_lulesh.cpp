@@ -21,9 +21,8 @@ using namespace cws::apps_test;
 using strings = std::vector<std::string>;
 
 const env_list four_nodes = {{"CWS_TOPOLOGY", "pack:4 numa:1 core:1 pu:1"}, {"CWS_WORKERS", "4"}};
-const strings all_variants{"serial",        "cws-hinted", "cws-hinted-hpt",    "cws-random-ft",
-                           "cws-random-il", "cws-evolve", "cws-evolve-hinted", "tbb",
-                           "omp-static"};
+const strings all_variants{"serial",     "cws-hinted",        "cws-hinted-hpt",    "cws-random-ft", "cws-random-il",
+                           "cws-evolve", "cws-evolve-hinted", "cws-evolve-follow", "tbb",           "omp-static"};
 
 run_result run_lulesh(const strings& args, const env_list& env = {}) { return run_process(CWS_APP_LULESH, args, env); }
 
@@ -93,6 +92,9 @@ void expect_all_verified(const json& doc, std::int64_t cycles) {
     }
     if (name == "cws-random-ft" || name == "cws-random-il") {
       EXPECT_EQ(e["ran_as"].value("random", 0), cycles * 28);
+    }
+    if (name == "cws-evolve-follow") {
+      EXPECT_EQ(e["leaders"], json({"stress_init", "stress_gather"}));
     }
   }
 }
