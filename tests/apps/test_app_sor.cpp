@@ -221,13 +221,14 @@ TEST(Sor, EnvelopeFieldsAndCounters) {
 }
 
 // On the synthetic 4-node machine, rows of 1024 floats fill one page each.
-// Serial elision is off because a leaf elided under stows does not record
-// its hint as its touch (the converged evolve phases would report nothing);
-// evolve does not return to relws on a preempted phase of this loaded machine.
+// Evolve neither returns to relws on a preempted phase of this loaded
+// machine nor takes a preempted replay for a divergence (4 workers on 2
+// cores); its converged stows phases elide spawns, whose leaves still record
+// their hints as touches.
 TEST(Sor, LocalityOnFourSyntheticNodes) {
   env_list env = four_nodes;
   env.emplace_back("CWS_EVOLVE_SLOWDOWN", "0");
-  env.emplace_back("CWS_ELIDE", "0");
+  env.emplace_back("CWS_STALL_MS", "2000");  // no divergence when the 4 workers' 2 cores are both taken
   const json doc =
       sor_json({"--size", "1024", "--iters", "12", "--runs", "1", "--warmup", "1", "--workers", "4", "--variants",
                 "cws-hinted,cws-hinted-hpt,cws-random-ft,cws-random-il,cws-evolve,"

@@ -211,12 +211,12 @@ TEST(Srad, EnvelopeFieldsAndCounters) {
 }
 
 // On the synthetic 4-node machine, rows of 1024 floats fill one page each;
-// the leaves declare their rows of all seven arrays. Serial elision off and
-// no return to relws on noise: see test_app_sor's locality test.
+// the leaves declare their rows of all seven arrays. No return to relws on
+// noise: see test_app_sor's locality test.
 TEST(Srad, LocalityOnFourSyntheticNodes) {
   env_list env = four_nodes;
   env.emplace_back("CWS_EVOLVE_SLOWDOWN", "0");
-  env.emplace_back("CWS_ELIDE", "0");
+  env.emplace_back("CWS_STALL_MS", "2000");  // no divergence when the 4 workers' 2 cores are both taken
   const json doc =
       srad_json({"--rows", "256", "--cols", "1024", "--iters", "12", "--runs", "1", "--warmup", "1", "--workers", "4",
                  "--variants", "cws-hinted,cws-hinted-hpt,cws-random-ft,cws-random-il,cws-evolve,cws-evolve-hinted"},
