@@ -116,6 +116,11 @@ void put_cws(json& e, const lulesh::cws_totals& t, unsigned runs) {
   e["local_share"] = t.locality_phases == 0 ? json(nullptr) : json(ratio(t.local_bytes, t.touched_bytes));
   e["local_share_min"] = t.locality_phases == 0 ? json(nullptr) : json(t.min_share);
   e["locality_phases"] = t.locality_phases;
+  json per_loop = json::object();
+  for (std::size_t i = lulesh::first_cycle_loop; i < lulesh::loop_count; ++i)
+    if (t.loop_touched[i] != 0)
+      per_loop[lulesh::site(lulesh::loop_id(i)).name] = ratio(t.loop_local[i], t.loop_touched[i]);
+  e["loop_local_share"] = per_loop;
   e["touched_bytes"] = t.touched_bytes;
   e["unknown_bytes"] = t.unknown_bytes;
   e["relocalizations"] = t.relocalizations;

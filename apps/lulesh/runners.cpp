@@ -59,6 +59,8 @@ void cws_runner::run(loop_id id, std::size_t n, const hint_target& hint, range_f
     t.local_bytes += r.locality->local_bytes;
     t.unknown_bytes += r.locality->unknown_bytes;
     t.min_share = std::min(t.min_share, r.locality->share());
+    t.loop_touched[index(id)] += r.locality->touched_bytes;
+    t.loop_local[index(id)] += r.locality->local_bytes;
   }
   if (const cws::relocalization_report* m = r.relocalization()) {
     ++t.relocalizations;

@@ -14,6 +14,7 @@
 // fixed tile.
 
 #include <cstddef>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -48,6 +49,7 @@ struct cws_totals {
   std::uint64_t locality_phases = 0;
   std::uint64_t touched_bytes = 0, local_bytes = 0, unknown_bytes = 0;
   double min_share = 1;
+  std::array<std::uint64_t, loop_count> loop_touched{}, loop_local{};  // the same per loop
   // Relocalizations made after the measured phases (evolve).
   std::uint64_t relocalizations = 0, pages_moved = 0;
   double relocalization_s = 0;
