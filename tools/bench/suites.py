@@ -19,7 +19,8 @@ An invocation is one run of one app binary with --json added by the harness:
 
 quick: seconds per invocation, for CI and the ctest. full: the apps'
 documented default sizes (0.2-2 s per run) with more runs, and the locality
-runs at larger sizes.
+runs at larger sizes. hinted: PufferFish's seven benchmarks at their default
+sizes, and the locality of sor, srad and lulesh on synthetic 4 nodes.
 """
 
 from dataclasses import dataclass, field
@@ -75,8 +76,10 @@ def inv(app, *args, prefer=None, nodes=1, tag=""):
     return Invocation(app=app, args=tuple(args), prefer=pref, nodes=nodes, tag=tag)
 
 
-# Every app of the suite, in report order.
-APPS = ("heat", "memcopy", "fib", "phases", "fdtd", "floyd", "prefix", "cg", "mg", "pcg")
+# Every app of the suite, in report order (the last four are PufferFish's
+# benchmarks; sor, srad and lulesh also run their "-ir" recursion, tag "ir").
+APPS = ("heat", "memcopy", "fib", "phases", "fdtd", "floyd", "prefix", "cg", "mg", "pcg", "sor", "srad", "cilksort",
+        "lulesh")
 
 # Apps whose results carry a local share per cws variant (run on 1/2/4/8 nodes).
 LOCALITY_NODES = (1, 2, 4, 8)
@@ -97,6 +100,9 @@ def _quick():
         inv("cg", *_QUICK_RUNS, prefer={"--class": ["S"]}),
         inv("mg", *_QUICK_RUNS, prefer={"--class": ["S"]}),
         inv("pcg", *_QUICK_RUNS, prefer={"--size": ["16"], "-q": []}),
+        *_pufferfish(sor=("--size", "256", "--iters", "4", *_QUICK_RUNS),
+                     srad=("--rows", "256", "--cols", "256", "--iters", "4", *_QUICK_RUNS),
+                     cilksort=("--size", str(1 << 18), *_QUICK_RUNS), lulesh=("-s", "8", "--cycles", "20", *_QUICK_RUNS)),
     ]
     loc = ("--runs", "2", "--warmup", "1")
     for nodes in LOCALITY_NODES[1:]:
@@ -104,8 +110,22 @@ def _quick():
             inv("heat", "--size", "256", "--iters", "6", *loc, "-q", nodes=nodes),
             inv("memcopy", "--mb", "4", *loc, nodes=nodes),
             inv("prefix", "--size", "262144", *loc, nodes=nodes),
+            inv("sor", "--size", "256", "--iters", "4", *loc, nodes=nodes),
         ]
     return q
+
+
+def _pufferfish(sor, srad, cilksort, lulesh, nodes=1):
+    """PufferFish's seven benchmarks (sor, sor-ir, srad, srad-ir, cilksort,
+    lulesh, lulesh-ir), each app with the arguments given."""
+    out = []
+    for tag, shape in (("", "regular"), ("ir", "irregular")):
+        out += [inv("sor", *sor, "--recursion", shape, nodes=nodes, tag=tag),
+                inv("srad", *srad, "--recursion", shape, nodes=nodes, tag=tag)]
+    out.append(inv("cilksort", *cilksort, "-q", nodes=nodes))
+    for tag, shape in (("", "regular"), ("ir", "irregular")):
+        out.append(inv("lulesh", *lulesh, "--recursion", shape, nodes=nodes, tag=tag))
+    return out
 
 
 def _full():
@@ -120,6 +140,7 @@ def _full():
         inv("cg", *_FULL_RUNS),
         inv("mg", *_FULL_RUNS),
         inv("pcg", *_FULL_RUNS, prefer={"-q": []}),
+        *_pufferfish(sor=_FULL_RUNS, srad=_FULL_RUNS, cilksort=_FULL_RUNS, lulesh=_FULL_RUNS),
     ]
     loc = ("--runs", "3", "--warmup", "1")
     for nodes in LOCALITY_NODES[1:]:
@@ -128,11 +149,30 @@ def _full():
             inv("memcopy", "--mb", "64", *loc, nodes=nodes),
             inv("prefix", "--size", str(1 << 22), *loc, nodes=nodes),
             inv("fdtd", *loc, prefer={"--nx": ["512"], "--ny": ["512"], "-q": []}, nodes=nodes),
+            inv("sor", "--size", "1024", "--iters", "10", *loc, nodes=nodes),
+            inv("srad", "--rows", "1024", "--cols", "1024", *loc, nodes=nodes),
+            inv("lulesh", "-s", "24", "--cycles", "20", *loc, nodes=nodes),
         ]
     return f
 
 
-SUITES = {"quick": _quick, "full": _full}
+def _hinted():
+    """The hinted-mode comparison of the PufferFish issue: the seven benchmarks on
+    this machine's workers, and sor / srad / lulesh (both recursions) on synthetic
+    4 nodes for their locality."""
+    runs = ("--runs", "7", "--warmup", "2")
+    f = _pufferfish(sor=runs, srad=runs, cilksort=runs, lulesh=runs)
+    loc = ("--runs", "3", "--warmup", "1")
+    for tag, shape in (("", "regular"), ("ir", "irregular")):
+        f += [
+            inv("sor", "--size", "1024", "--iters", "10", "--recursion", shape, *loc, nodes=4, tag=tag),
+            inv("srad", "--rows", "1024", "--cols", "1024", "--recursion", shape, *loc, nodes=4, tag=tag),
+            inv("lulesh", "-s", "24", "--cycles", "20", "--recursion", shape, *loc, nodes=4, tag=tag),
+        ]
+    return f
+
+
+SUITES = {"quick": _quick, "full": _full, "hinted": _hinted}
 
 
 def suite(name):

@@ -33,9 +33,17 @@ class Suites(unittest.TestCase):
     def test_every_app_is_in_both_suites_and_ids_are_unique(self):
         for name in suites.SUITES:
             invocations = suites.suite(name)
-            self.assertEqual({i.app for i in invocations}, set(suites.APPS), name)
+            apps = set(suites.APPS) if name != "hinted" else {"sor", "srad", "cilksort", "lulesh"}
+            self.assertEqual({i.app for i in invocations}, apps, name)
             ids = [i.id for i in invocations]
             self.assertEqual(len(ids), len(set(ids)), name)
+
+    def test_hinted_suite_has_the_seven_benchmarks_and_4_node_locality(self):
+        ids = {i.id for i in suites.suite("hinted")}
+        for bench in ("sor", "sor-ir", "srad", "srad-ir", "cilksort", "lulesh", "lulesh-ir"):
+            self.assertIn(bench, ids)
+        for bench in ("sor", "sor-ir", "srad", "srad-ir", "lulesh", "lulesh-ir"):
+            self.assertIn(bench + "-4nodes", ids)
 
     def test_locality_runs_cover_2_4_8_nodes_with_matching_workers(self):
         heat = [i for i in suites.suite("quick") if i.app == "heat"]
