@@ -61,6 +61,7 @@ class loops_executor final : public executor {
         ++tally_.user;
         break;
       case cws::ran_as::other:
+      case cws::ran_as::hinted:  // pcg's loops carry no hints
         break;
     }
   }
