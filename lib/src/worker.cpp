@@ -105,6 +105,13 @@ void worker::push_placed(task* t, unsigned slot) {
     sched_.wake_all();
 }
 
+// Whether a placed task of this worker could still be taken by another: not
+// when it is alone, nor when every worker is idle (in its steal loop or at
+// the nesting bound) -- those that may take it would have done so within the
+// window that just passed. A busy worker (perhaps descheduled on a loaded
+// machine) will look again once its task ends, so its node keeps its work.
+bool worker::nobody_else_can_come() const noexcept { return workers() == 1 || sched_.idle_state().idle >= workers(); }
+
 // The newest child of `f` still waiting on one of this worker's place
 // deques (the root's first, then the nodes'), or nullptr. A child of f sits
 // at the bottom of its deque if it is there at all: entries above it would be
@@ -268,9 +275,9 @@ void worker::join(frame& f) {
       take_back_newer(f, t);
     if (t) {
       execute(t, t->tag.level);
-    } else if (f.placed != 0 && waited) {
-      // A full back-off window found nothing to do: run the placed children
-      // nobody came for. None left means none can come (f spawns no more
+    } else if (f.placed != 0 && (waited || workers() == 1)) {
+      // A back-off window found nothing to do and nobody else could come
+      // (wait_for_stolen): run the placed children nobody came for. None left means none can come (f spawns no more
       // while it joins), so the next wait may sleep.
       if ((t = take_back_placed(f)) != nullptr) {
         ++stats_.reclaimed;
@@ -314,8 +321,8 @@ void worker::wait_for_stolen(frame& f) {
   const bool was_blocked = std::exchange(blocked_, true);
   const bool may_nest = segments_.depth() < max_depth_;
   auto done = [&] { return f.children_done(); };
-  // With children waiting on place deques, give up after one back-off
-  // window: join then takes them back (nobody else came for them).
+  // With children waiting on place deques, give up once a back-off window
+  // has passed and no worker is running anything: join then takes them back.
   seek_work(done, may_nest, done, f.placed != 0);
   blocked_ = was_blocked;
 }
@@ -340,7 +347,7 @@ void worker::seek_work(Done done, bool may_run, Ready ready, bool until_spent) {
     } else {
       setup_.policy->idle_pass(*this);
       const bool sleep = b.pause();
-      if (until_spent && b.spent()) break;
+      if (until_spent && b.spent() && nobody_else_can_come()) break;
       if (sleep) park(b, ready);
     }
   }

@@ -109,6 +109,7 @@ class worker final : public worker_view {
   void push_local(task* t);
   void push_placed(task* t, unsigned slot);
   task* take_back_placed(const frame& f);
+  bool nobody_else_can_come() const noexcept;
   level_counter& tag_child(task* t);
   void route(task* t);
   void take_back_newer(const frame& f, const task* t);

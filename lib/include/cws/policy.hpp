@@ -28,8 +28,8 @@
 // root, which only thieves take from (worker_view::steal_placed). The core
 // keeps those deques per worker, one per node place plus one for the root, and
 // lets a spawner blocked in sync take its own unstarted placed children back
-// (newest first, like its own deque's) once it has searched a full back-off
-// window in vain, so no task waits on a place nobody serves.
+// (newest first, like its own deque's) once a full back-off window found
+// nothing and every worker is idle, so no task waits on a place nobody serves.
 
 #include <cstddef>
 #include <cstdint>

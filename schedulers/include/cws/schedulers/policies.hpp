@@ -54,7 +54,7 @@
 //                  divergence) run under `hinted` instead of random, so the
 //                  first template is the hinted schedule.
 // A spawner blocked in sync takes back its own placed children nobody came
-// for after a full back-off window (worker_stats::reclaimed): no place is
+// for once a back-off window passed with every worker idle (worker_stats::reclaimed): no place is
 // ever left without a worker that may serve it. Unhinted spawns, and hints on
 // first-touch memory, are ordinary spawns. Every hinted phase records a
 // steal tree like any other.
