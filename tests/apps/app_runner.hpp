@@ -39,6 +39,8 @@ using env_list = std::vector<std::pair<std::string, std::string>>;
 // The synthetic 2-node machine of the locality checks: 2 workers, one per node,
 // page homes simulated.
 inline const env_list two_nodes = {{"CWS_TOPOLOGY", "pack:2 numa:1 core:1 pu:1"}};
+// The synthetic 4-node machine (one core per node) of the app suites.
+inline const env_list four_nodes = {{"CWS_TOPOLOGY", "pack:4 numa:1 core:1 pu:1"}};
 
 // Generous: every run of the suites takes well under a second on an idle core.
 inline constexpr std::chrono::seconds default_timeout{60};
@@ -163,13 +165,13 @@ inline run_result run_app(std::string_view name, const std::vector<std::string>&
   return run_process(app_path(name), args, env);
 }
 
-// Runs an app with --json; it must exit 0 within the time limit and print
-// exactly one JSON document on stdout. Returns it (null on failure, which is
-// then already reported).
-inline json run_json(std::string_view name, std::vector<std::string> args, const env_list& env = {},
-                     run_result* keep = nullptr) {
+// Runs the binary `exe` with --json; it must exit 0 within the time limit and
+// print exactly one JSON document on stdout. Returns it (null on failure,
+// which is then already reported).
+inline json json_of(const std::string& exe, std::vector<std::string> args, const env_list& env = {},
+                    run_result* keep = nullptr) {
   args.emplace_back("--json");
-  run_result r = run_app(name, args, env);
+  run_result r = run_process(exe, args, env);
   EXPECT_FALSE(r.timed_out) << r.dump();
   EXPECT_EQ(r.code, 0) << r.dump();
   json doc;
@@ -180,6 +182,33 @@ inline json run_json(std::string_view name, std::vector<std::string> args, const
   }
   if (keep != nullptr) *keep = std::move(r);
   return doc;
+}
+
+// The same for app `name` of this suite (app_path).
+inline json run_json(std::string_view name, std::vector<std::string> args, const env_list& env = {},
+                     run_result* keep = nullptr) {
+  return json_of(app_path(name), std::move(args), env, keep);
+}
+
+// `args` followed by `more`.
+inline std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+// The result of variant `variant` in an app's JSON document (a failure and an
+// empty object when there is none), and the variants in document order.
+inline const json& entry(const json& doc, const std::string& variant) {
+  static const json none;
+  for (const json& e : doc["results"])
+    if (e.value("variant", "") == variant) return e;
+  ADD_FAILURE() << "no result for variant " << variant;
+  return none;
+}
+inline std::vector<std::string> variants_of(const json& doc) {
+  std::vector<std::string> v;
+  for (const json& e : doc["results"]) v.push_back(e.value("variant", ""));
+  return v;
 }
 
 }  // namespace cws::apps_test

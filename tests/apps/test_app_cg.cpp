@@ -19,7 +19,6 @@ namespace {
 using namespace cws::apps_test;
 using strings = std::vector<std::string>;
 
-const env_list four_nodes = {{"CWS_TOPOLOGY", "pack:4 numa:1 core:1 pu:1"}};
 const strings all_policies{"random", "stows", "stuws", "relws", "evolve", "user"};
 const strings kernels{"start", "spmv", "dot", "update", "direction", "residual", "norms", "normalize"};
 
@@ -42,14 +41,6 @@ strings variants_of(const json& doc) {
   strings v;
   for (const json& e : doc["results"]) v.push_back(e.value("variant", "<no variant>"));
   return v;
-}
-
-const json& entry(const json& doc, const std::string& variant) {
-  static const json none;
-  for (const json& e : doc["results"])
-    if (e.value("variant", "") == variant) return e;
-  ADD_FAILURE() << "no result for variant " << variant;
-  return none;
 }
 
 bool is_cws(const json& e) { return e.value("variant", "").rfind("cws-", 0) == 0; }

@@ -33,10 +33,6 @@ strings tiny_args(const std::string& app) {
   if (app == "recording") return {"-n", "10", "--mb", "1", "--pairs", "1", "--phases", "1"};
   return {};
 }
-strings with(strings base, const strings& more) {
-  base.insert(base.end(), more.begin(), more.end());
-  return base;
-}
 
 // A cws::error: one line on stderr naming the app, exit 2, no output.
 void expect_cws_error(const run_result& r, const std::string& app, const strings& mentions) {

@@ -20,7 +20,7 @@ namespace {
 using namespace cws::apps_test;
 using strings = std::vector<std::string>;
 
-const env_list four_nodes = {{"CWS_TOPOLOGY", "pack:4 numa:1 core:1 pu:1"}, {"CWS_WORKERS", "4"}};
+const env_list four_nodes_four_workers = {{"CWS_TOPOLOGY", "pack:4 numa:1 core:1 pu:1"}, {"CWS_WORKERS", "4"}};
 const strings all_variants{"serial",     "cws-hinted",        "cws-hinted-hpt",    "cws-random-ft", "cws-random-il",
                            "cws-evolve", "cws-evolve-hinted", "cws-evolve-follow", "tbb",           "omp-static"};
 
@@ -103,7 +103,7 @@ class LuleshVariants : public ::testing::TestWithParam<std::tuple<std::string, i
 
 TEST_P(LuleshVariants, EveryVariantMatchesSerial) {
   const auto& [shape, workers] = GetParam();
-  const env_list env = workers == 4 ? four_nodes : env_list{{"CWS_WORKERS", std::to_string(workers)}};
+  const env_list env = workers == 4 ? four_nodes_four_workers : env_list{{"CWS_WORKERS", std::to_string(workers)}};
   const json doc =
       run_lulesh_json({"-s", "6", "--cycles", "10", "--runs", "1", "--warmup", "0", "--recursion", shape}, env);
   EXPECT_EQ(doc["app"], shape == "regular" ? "lulesh" : "lulesh-ir");
@@ -132,7 +132,7 @@ TEST(LuleshApp, SizeFiveReproducesLulesh2PublishedResult) {
 TEST(LuleshApp, HintedRunsOnTheNodesHoldingItsBlocks) {
   const json doc = run_lulesh_json({"-s", "16", "--cycles", "4", "--runs", "1", "--warmup", "0", "--variants",
                                     "cws-hinted,cws-hinted-hpt,cws-random-il"},
-                                   four_nodes);
+                                   four_nodes_four_workers);
   const double hinted = entry(doc, "cws-hinted")["local_share"].get<double>();
   const double hpt = entry(doc, "cws-hinted-hpt")["local_share"].get<double>();
   const double interleaved = entry(doc, "cws-random-il")["local_share"].get<double>();

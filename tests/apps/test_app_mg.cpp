@@ -20,7 +20,6 @@ using namespace cws::apps_test;
 using strings = std::vector<std::string>;
 
 constexpr double class_s_rnm2 = 0.5307707005734e-04;
-const env_list four_nodes = {{"CWS_TOPOLOGY", "pack:4 numa:1 core:1 pu:1"}};
 
 run_result run_mg(const strings& args, const env_list& env = {}) { return run_process(CWS_APP_MG, args, env); }
 

@@ -20,39 +20,7 @@ namespace {
 using namespace cws::apps_test;
 using strings = std::vector<std::string>;
 
-const env_list four_nodes = {{"CWS_TOPOLOGY", "pack:4 numa:1 core:1 pu:1"}};
-
-strings with(strings args, const strings& more) {
-  args.insert(args.end(), more.begin(), more.end());
-  return args;
-}
-
-json sor_json(strings args, const env_list& env = {}) {
-  args.emplace_back("--json");
-  const run_result r = run_process(CWS_APP_SOR, args, env);
-  EXPECT_FALSE(r.timed_out) << r.dump();
-  EXPECT_EQ(r.code, 0) << r.dump();
-  try {
-    return json::parse(r.out);
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "stdout is not one JSON document: " << e.what() << "\n" << r.dump();
-  }
-  return json();
-}
-
-const json& entry(const json& doc, const std::string& variant) {
-  static const json none;
-  for (const json& e : doc["results"])
-    if (e.value("variant", "") == variant) return e;
-  ADD_FAILURE() << "no result for variant " << variant;
-  return none;
-}
-
-strings variants_of(const json& doc) {
-  strings v;
-  for (const json& e : doc["results"]) v.push_back(e.value("variant", ""));
-  return v;
-}
+json sor_json(strings args, const env_list& env = {}) { return json_of(CWS_APP_SOR, std::move(args), env); }
 
 const strings all_variants = {"serial",     "cws-hinted",        "cws-hinted-hpt", "cws-random-ft", "cws-random-il",
                               "cws-evolve", "cws-evolve-hinted", "tbb-simple",     "tbb-affinity",  "omp-static"};
