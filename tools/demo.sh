@@ -4,7 +4,8 @@
 # recorded during memcopy with cws-trace, runs a short heat stencil under
 # the random, stows and evolve policies, measures what one parallel phase
 # costs (and what the runtimes burn between phases), and shows data placement
-# (locality share, pages relocalized) for heat on a synthetic 4-node topology.
+# (locality share, pages relocalized) for heat on a synthetic 4-node topology,
+# then PufferFish's hinted mode against random and evolve on red-black SOR there.
 # Every app times every variant by the wall clock around the user's call.
 # No output is piped into head or tail: under pipefail their early exit
 # would fail the demo; cws-trace cuts its own listings (--first / --last).
@@ -40,3 +41,7 @@ build/release/tools/cws-trace/cws-trace locality build/heat-4nodes.cwst --phase 
 echo
 echo "== ... and its last ones: the converged template keeps every node busy and local (balance: cws-trace info) =="
 build/release/tools/cws-trace/cws-trace locality build/heat-4nodes.cwst --phase heat-step/evolve --last 3
+echo
+echo "== hinted mode (PufferFish): red-black SOR on the synthetic 4-node topology, hints on every child =="
+CWS_EVOLVE_SLOWDOWN=0 CWS_TOPOLOGY="pack:4 numa:1 core:1 pu:1" "$bin/sor/cws-sor" --size 1024 --iters 10 --runs 3 \
+  --variants serial,cws-hinted,cws-hinted-hpt,cws-random-ft,cws-random-il,cws-evolve,cws-evolve-hinted
