@@ -155,7 +155,7 @@ def run_row(record, groups):
     g = groups[-1] if groups else None  # phases: the largest size
     rows = g["rows"] if g else []
     cws = [r for r in rows if r["variant"].startswith("cws-") and r["ratio"] is not None]
-    tbb = [r for r in rows if r["variant"].startswith("tbb-") and r["ratio"] is not None]
+    tbb = [r for r in rows if (r["variant"] == "tbb" or r["variant"].startswith("tbb-")) and r["ratio"] is not None]
     best = min(cws, key=lambda r: r["ratio"]) if cws else None
     best_tbb = min(tbb, key=lambda r: r["ratio"]) if tbb else None
     base = next((r for r in rows if r["variant"] == (g or {}).get("baseline")), None)
