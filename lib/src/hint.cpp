@@ -9,12 +9,23 @@
 
 namespace cws {
 
+namespace {
+// Offsets of the first and last byte of a hint inside its region, the end
+// clamped to the region. Precondition: region set, contains begin, bytes > 0.
+struct byte_span {
+  std::size_t first, last;
+};
+byte_span span_of(const touch_hint& h) noexcept {
+  const auto first = static_cast<std::size_t>(static_cast<const std::byte*>(h.begin) -
+                                              static_cast<const std::byte*>(h.region->begin()));
+  return {first, std::min(first + h.bytes, h.region->bytes()) - 1};
+}
+}  // namespace
+
 hint_home home_of(const touch_hint& h) noexcept {
   const numa::region* r = h.region;
   if (r == nullptr || h.bytes == 0 || !r->contains(h.begin)) return {};
-  const auto first =
-      static_cast<std::size_t>(static_cast<const std::byte*>(h.begin) - static_cast<const std::byte*>(r->begin()));
-  const std::size_t last = std::min(first + h.bytes, r->bytes()) - 1;
+  const auto [first, last] = span_of(h);
   const int s = r->node_of_offset(first);
   if (s < 0) return {};  // first touch: the home is unknown
   if (s != r->node_of_offset(last)) return {hint_home::kind::spans, 0};
@@ -53,11 +64,9 @@ hint_home home_of(std::span<const touch_hint> hints, unsigned own_numa) noexcept
       ++spanning;
       continue;
     }
-    const std::size_t shift = h.region->page_size();
-    const auto first = static_cast<std::size_t>(static_cast<const std::byte*>(h.begin) -
-                                                static_cast<const std::byte*>(h.region->begin()));
-    const std::size_t last = std::min(first + h.bytes, h.region->bytes()) - 1;
-    const std::uint64_t pages = last / shift - first / shift + 1;
+    const std::size_t page = h.region->page_size();
+    const auto [first, last] = span_of(h);
+    const std::uint64_t pages = last / page - first / page + 1;
     std::size_t i = 0;
     while (i < distinct && counts[i].node != one.numa_node) ++i;
     if (i == distinct) counts[distinct++] = {one.numa_node, 0};

@@ -277,8 +277,9 @@ void worker::join(frame& f) {
       execute(t, t->tag.level);
     } else if (f.placed != 0 && (waited || workers() == 1)) {
       // A back-off window found nothing to do and nobody else could come
-      // (wait_for_stolen): run the placed children nobody came for. None left means none can come (f spawns no more
-      // while it joins), so the next wait may sleep.
+      // (wait_for_stolen): run the placed children nobody came for. None
+      // left means none can come (f spawns no more while it joins), so the
+      // next wait may sleep.
       if ((t = take_back_placed(f)) != nullptr) {
         ++stats_.reclaimed;
         execute(t, t->tag.level);
