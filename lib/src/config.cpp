@@ -205,6 +205,9 @@ runtime_config parse_config(runtime_config cfg, const char* (*lookup)(const char
     cfg.stack_kib = parse_ranged("CWS_STACK_KIB", v, 64, 4194304, "KiB (64..4194304)");
   if (auto v = get("CWS_HISTORY"); !v.empty())
     cfg.history = parse_ranged("CWS_HISTORY", v, 1, 1000000, "runs per schedule (1..1000000)");
+  if (auto v = get("CWS_HISTORY_MB"); !v.empty())
+    cfg.history_bytes = std::size_t{parse_ranged("CWS_HISTORY_MB", v, 0, 1048576, "MiB (0..1048576; 0 = no bound)")}
+                        << 20;
   if (auto v = get("CWS_TRACE"); !v.empty()) cfg.trace_path = std::string(v);
   if (auto v = get("CWS_HPT"); !v.empty()) cfg.hpt_file = std::string(v);  // read when the runtime starts
   if (auto v = get("CWS_HINTED_HET"); !v.empty()) cfg.hinted.het = parse_bool("CWS_HINTED_HET", v);

@@ -138,6 +138,10 @@ struct runtime_config {
   caller_pinning pin_caller = caller_pinning::sticky;
   std::size_t stack_kib = 8192;
   unsigned history = 64;                  // runs kept per schedule (>= 1)
+  // Bytes the recorded runs of all schedules may hold (CWS_HISTORY_MB): past
+  // it the oldest runs go first, whatever `history` allows; each schedule's
+  // latest run always stays. 0 = no byte bound.
+  std::size_t history_bytes = std::size_t{256} << 20;
   std::optional<std::string> trace_path;  // stream phase records here (runtime::trace_to)
 
   // Defaults overridden by the CWS_* variables that are set.
