@@ -9,13 +9,20 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "cws/error.hpp"
+
+extern char** environ;  // POSIX: the process environment (from_env scans it for misspelt names)
 
 namespace cws {
 
@@ -163,64 +170,177 @@ std::uint64_t parse_seed(const char* name, std::string_view v) {
 
 }  // namespace
 
-runtime_config parse_config(runtime_config cfg, const char* (*lookup)(const char*)) {
-  // Set and non-empty, or nullopt-like empty view.
-  auto get = [lookup](const char* name) -> std::string_view {
-    const char* v = lookup ? lookup(name) : nullptr;
-    return v ? std::string_view(v) : std::string_view();
-  };
+namespace {
 
-  if (auto v = get("CWS_WORKERS"); !v.empty())
-    cfg.workers = parse_ranged("CWS_WORKERS", v, 1, 4096, "a positive integer (1..4096)");
-  if (auto v = get("CWS_TOPOLOGY"); !v.empty())
-    cfg.topology = std::string(v);  // validated by hwloc when the topology is built
-  if (auto v = get("CWS_PIN"); !v.empty()) cfg.pin = parse_bool("CWS_PIN", v);
-  if (auto v = get("CWS_IDLE"); !v.empty()) cfg.idle = parse_idle("CWS_IDLE", v);
-  if (auto v = get("CWS_NESTING"); !v.empty())
-    cfg.max_nesting = parse_ranged("CWS_NESTING", v, 0, 1024, "an integer (0..1024)");
-  if (auto v = get("CWS_SEED"); !v.empty()) cfg.seed = parse_seed("CWS_SEED", v);
-  if (auto v = get("CWS_RECORD"); !v.empty()) cfg.record = parse_bool("CWS_RECORD", v);
-  if (auto v = get("CWS_AUDIT"); !v.empty()) cfg.audit = parse_bool("CWS_AUDIT", v);
-  if (auto v = get("CWS_EVOLVE_BOUND"); !v.empty())
-    cfg.replay.evolve_bound = parse_ranged("CWS_EVOLVE_BOUND", v, 1, 1000, "an integer (1..1000)");
-  if (auto v = get("CWS_EVOLVE_SLOWDOWN"); !v.empty())
-    cfg.replay.evolve_slowdown_pct =
-        parse_ranged("CWS_EVOLVE_SLOWDOWN", v, 0, 1000, "a percentage (1..1000), or 0 for never");
-  if (auto v = get("CWS_STALL_MS"); !v.empty())
-    cfg.replay.stall_ms = parse_ranged("CWS_STALL_MS", v, 1, 60000, "milliseconds (1..60000)");
-  if (auto v = get("CWS_EVOLVE_RELOCALIZE"); !v.empty())
-    cfg.replay.evolve_relocalize = parse_bool("CWS_EVOLVE_RELOCALIZE", v);
-  if (auto v = get("CWS_EVOLVE_BALANCE"); !v.empty())
-    cfg.replay.evolve_balance_pct =
-        parse_ranged("CWS_EVOLVE_BALANCE", v, 0, 1000, "a percentage over 1/P (0..1000; 0 = balance not required)");
-  if (auto v = get("CWS_ELIDE"); !v.empty()) cfg.replay.elide = parse_bool("CWS_ELIDE", v);
-  if (auto v = get("CWS_COARSEN_TRIES"); !v.empty())
-    cfg.replay.coarsen_tries = parse_ranged("CWS_COARSEN_TRIES", v, 1, 64, "an integer (1..64)");
-  if (auto v = get("CWS_PAGES"); !v.empty()) cfg.pages = parse_pages("CWS_PAGES", v);
-  if (auto v = get("CWS_PAGE_MOVER"); !v.empty()) cfg.page_mover = parse_mover("CWS_PAGE_MOVER", v);
-  if (auto v = get("CWS_BLOCKTIME"); !v.empty())
-    cfg.blocktime_us = parse_ranged("CWS_BLOCKTIME", v, 0, 1000000, "microseconds (0..1000000; 0 = sleep at once)");
-  if (auto v = get("CWS_PIN_CALLER"); !v.empty()) cfg.pin_caller = parse_pin_caller("CWS_PIN_CALLER", v);
-  if (auto v = get("CWS_STACK_KIB"); !v.empty())
-    cfg.stack_kib = parse_ranged("CWS_STACK_KIB", v, 64, 4194304, "KiB (64..4194304)");
-  if (auto v = get("CWS_HISTORY"); !v.empty())
-    cfg.history = parse_ranged("CWS_HISTORY", v, 1, 1000000, "runs per schedule (1..1000000)");
-  if (auto v = get("CWS_HISTORY_MB"); !v.empty())
-    cfg.history_bytes = std::size_t{parse_ranged("CWS_HISTORY_MB", v, 0, 1048576, "MiB (0..1048576; 0 = no bound)")}
-                        << 20;
-  if (auto v = get("CWS_TRACE"); !v.empty()) cfg.trace_path = std::string(v);
-  if (auto v = get("CWS_HPT"); !v.empty()) cfg.hpt_file = std::string(v);  // read when the runtime starts
-  if (auto v = get("CWS_HINTED_HET"); !v.empty()) cfg.hinted.het = parse_bool("CWS_HINTED_HET", v);
-  if (auto v = get("CWS_HINTED_HET_LIMIT"); !v.empty())
-    cfg.hinted.het_limit = parse_ranged("CWS_HINTED_HET_LIMIT", v, 0, 1000000, "a task count (0..1000000)");
-  if (auto v = get("CWS_HINTED_RELAXED"); !v.empty()) cfg.hinted.relaxed = parse_bool("CWS_HINTED_RELAXED", v);
+// One CWS_* variable: its name and how a set, non-empty value changes the config.
+struct variable {
+  const char* name;
+  void (*apply)(runtime_config& cfg, const char* name, std::string_view value);
+};
+
+// Every CWS_* variable cws reads, in one table: parse_config applies it, and
+// the misspelling check (unknown_variable_warnings) takes its names from it,
+// so a knob added here is known everywhere at once. No other file reads a
+// CWS_* variable.
+constexpr variable variables[] = {
+    {"CWS_WORKERS",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       c.workers = parse_ranged(n, v, 1, max_workers, fmt::format("a positive integer (1..{})", max_workers));
+     }},
+    // Validated when the topology is built (topology::synthetic).
+    {"CWS_TOPOLOGY", [](runtime_config& c, const char*, std::string_view v) { c.topology = std::string(v); }},
+    {"CWS_PIN", [](runtime_config& c, const char* n, std::string_view v) { c.pin = parse_bool(n, v); }},
+    {"CWS_IDLE", [](runtime_config& c, const char* n, std::string_view v) { c.idle = parse_idle(n, v); }},
+    {"CWS_NESTING",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       c.max_nesting = parse_ranged(n, v, 0, 1024, "an integer (0..1024)");
+     }},
+    {"CWS_SEED", [](runtime_config& c, const char* n, std::string_view v) { c.seed = parse_seed(n, v); }},
+    {"CWS_RECORD", [](runtime_config& c, const char* n, std::string_view v) { c.record = parse_bool(n, v); }},
+    {"CWS_AUDIT", [](runtime_config& c, const char* n, std::string_view v) { c.audit = parse_bool(n, v); }},
+    {"CWS_EVOLVE_BOUND",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       c.replay.evolve_bound = parse_ranged(n, v, 1, 1000, "an integer (1..1000)");
+     }},
+    {"CWS_EVOLVE_SLOWDOWN",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       c.replay.evolve_slowdown_pct = parse_ranged(n, v, 0, 1000, "a percentage (1..1000), or 0 for never");
+     }},
+    {"CWS_STALL_MS",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       c.replay.stall_ms = parse_ranged(n, v, 1, 60000, "milliseconds (1..60000)");
+     }},
+    {"CWS_EVOLVE_RELOCALIZE",
+     [](runtime_config& c, const char* n, std::string_view v) { c.replay.evolve_relocalize = parse_bool(n, v); }},
+    {"CWS_EVOLVE_BALANCE",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       c.replay.evolve_balance_pct =
+           parse_ranged(n, v, 0, 1000, "a percentage over 1/P (0..1000; 0 = balance not required)");
+     }},
+    {"CWS_ELIDE", [](runtime_config& c, const char* n, std::string_view v) { c.replay.elide = parse_bool(n, v); }},
+    {"CWS_COARSEN_TRIES",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       c.replay.coarsen_tries = parse_ranged(n, v, 1, 64, "an integer (1..64)");
+     }},
+    {"CWS_PAGES", [](runtime_config& c, const char* n, std::string_view v) { c.pages = parse_pages(n, v); }},
+    {"CWS_PAGE_MOVER",
+     [](runtime_config& c, const char* n, std::string_view v) { c.page_mover = parse_mover(n, v); }},
+    {"CWS_BLOCKTIME",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       c.blocktime_us = parse_ranged(n, v, 0, 1000000, "microseconds (0..1000000; 0 = sleep at once)");
+     }},
+    {"CWS_PIN_CALLER",
+     [](runtime_config& c, const char* n, std::string_view v) { c.pin_caller = parse_pin_caller(n, v); }},
+    {"CWS_STACK_KIB",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       c.stack_kib = parse_ranged(n, v, 64, 4194304, "KiB (64..4194304)");
+     }},
+    {"CWS_HISTORY",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       c.history = parse_ranged(n, v, 1, 1000000, "runs per schedule (1..1000000)");
+     }},
+    {"CWS_HISTORY_MB",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       c.history_bytes = std::size_t{parse_ranged(n, v, 0, 1048576, "MiB (0..1048576; 0 = no bound)")} << 20;
+     }},
+    {"CWS_TRACE", [](runtime_config& c, const char*, std::string_view v) { c.trace_path = std::string(v); }},
+    // Read when the runtime starts.
+    {"CWS_HPT", [](runtime_config& c, const char*, std::string_view v) { c.hpt_file = std::string(v); }},
+    {"CWS_HINTED_HET", [](runtime_config& c, const char* n, std::string_view v) { c.hinted.het = parse_bool(n, v); }},
+    {"CWS_HINTED_HET_LIMIT",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       c.hinted.het_limit = parse_ranged(n, v, 0, 1000000, "a task count (0..1000000)");
+     }},
+    {"CWS_HINTED_RELAXED",
+     [](runtime_config& c, const char* n, std::string_view v) { c.hinted.relaxed = parse_bool(n, v); }},
+};
+
+// Optimal-string-alignment distance: insertions, deletions, substitutions and
+// swaps of two neighbours cost 1 each, so CWS_IDEL is 1 away from CWS_IDLE.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string_view> known_variables() {
+  std::vector<std::string_view> out;
+  for (const variable& v : variables) out.emplace_back(v.name);
+  return out;
+}
+
+std::vector<std::string> unknown_variable_warnings(const std::vector<std::string_view>& env_names) {
+  std::vector<std::string> out;
+  for (std::string_view name : env_names) {
+    if (name.substr(0, 4) != "CWS_") continue;
+    const variable* closest = nullptr;
+    std::size_t best = 0;
+    for (const variable& v : variables) {
+      const std::size_t d = edit_distance(name, v.name);
+      if (d == 0) {
+        closest = nullptr;
+        best = 0;
+        break;
+      }
+      if (!closest || d < best) {
+        closest = &v;
+        best = d;
+      }
+    }
+    if (best == 0) continue;  // a known name
+    // A suggestion only when it is plausibly what was meant: at most a third
+    // of the part after CWS_ differs (CWS_WORKER, CWS_IDEL, CWS_STACK_KB).
+    const std::size_t tail = name.size() - 4;
+    const std::string shown = quoted(name);  // one line, cut short; without its quotes below
+    const std::string_view bare = std::string_view(shown).substr(1, shown.size() - 2);
+    if (best <= std::max<std::size_t>(2, tail / 3))
+      out.push_back(fmt::format("cws: warning: {} is not a cws variable (did you mean {}?)", bare, closest->name));
+    else
+      out.push_back(fmt::format("cws: warning: {} is not a cws variable (docs/tuning.md lists them)", bare));
+  }
+  return out;
+}
+
+runtime_config parse_config(runtime_config cfg, const char* (*lookup)(const char*)) {
+  for (const variable& var : variables) {
+    const char* v = lookup ? lookup(var.name) : nullptr;
+    if (v && *v) var.apply(cfg, var.name, v);  // an empty variable counts as unset
+  }
+  return cfg;
+}
+
+runtime_config parse_config(runtime_config base, const char* (*lookup)(const char*),
+                            const std::vector<std::string_view>& env_names, std::vector<std::string>& warnings) {
+  runtime_config cfg = parse_config(std::move(base), lookup);
+  std::vector<std::string> found = unknown_variable_warnings(env_names);
+  warnings.insert(warnings.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
   return cfg;
 }
 
 runtime_config runtime_config::from_env() { return from_env(runtime_config{}); }
 
 runtime_config runtime_config::from_env(runtime_config base) {
-  return parse_config(std::move(base), [](const char* name) -> const char* { return std::getenv(name); });
+  runtime_config cfg = parse_config(std::move(base), [](const char* name) -> const char* { return std::getenv(name); });
+  // Misspelt names, once per process (every runtime reads the environment).
+  static std::once_flag warned;
+  std::call_once(warned, [] {
+    std::vector<std::string_view> names;
+    for (char** e = environ; e && *e; ++e) {
+      std::string_view entry(*e);
+      names.push_back(entry.substr(0, entry.find('=')));
+    }
+    for (const std::string& w : unknown_variable_warnings(names)) std::fprintf(stderr, "%s\n", w.c_str());
+  });
+  return cfg;
 }
 
 }  // namespace cws

@@ -4,10 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cws/config.hpp"
 #include "cws/error.hpp"
@@ -258,4 +261,55 @@ TEST(Config, PhaseKnobs) {
   for (const char* bad : {"63", "0", "8M"}) expect_rejected("CWS_STACK_KIB", bad, "expected KiB (64..4194304)");
   for (const char* bad : {"0", "1000001", "all"})
     expect_rejected("CWS_HISTORY", bad, "expected runs per schedule (1..1000000)");
+}
+
+// A misspelt CWS_* name is not silently ignored: one warning per unknown name,
+// with the closest known name. The environment listing is injected, so the
+// test does not depend on the real environ.
+TEST(Config, MisspeltVariableWarnsWithTheClosestName) {
+  fake_env = {{"CWS_WORKER", "3"}, {"CWS_IDEL", "spin"}, {"CWS_WORKERS", "2"}};
+  const std::vector<std::string_view> names = {"CWS_WORKER", "CWS_IDEL", "CWS_WORKERS", "PATH", "cws_workers"};
+  std::vector<std::string> warnings;
+  const cws::runtime_config c = cws::parse_config({}, fake_lookup, names, warnings);
+  EXPECT_EQ(c.workers, 2u);                     // the known one still applies
+  EXPECT_EQ(c.idle, cws::idle_mode::adaptive);  // the misspelt one does not
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0], "cws: warning: CWS_WORKER is not a cws variable (did you mean CWS_WORKERS?)");
+  EXPECT_EQ(warnings[1], "cws: warning: CWS_IDEL is not a cws variable (did you mean CWS_IDLE?)");
+}
+
+TEST(Config, UnknownNameFarFromAnyKnownOneGetsNoGuess) {
+  const auto w = cws::unknown_variable_warnings({"CWS_FROBNICATE_EVERYTHING", "CWS_STACK_KB", "CWS_HISTORYMB"});
+  ASSERT_EQ(w.size(), 3u);
+  EXPECT_EQ(w[0], "cws: warning: CWS_FROBNICATE_EVERYTHING is not a cws variable (docs/tuning.md lists them)");
+  EXPECT_EQ(w[1], "cws: warning: CWS_STACK_KB is not a cws variable (did you mean CWS_STACK_KIB?)");
+  EXPECT_EQ(w[2], "cws: warning: CWS_HISTORYMB is not a cws variable (did you mean CWS_HISTORY_MB?)");
+  // A name with control characters stays on one line.
+  const auto odd = cws::unknown_variable_warnings({"CWS_\nX"});
+  ASSERT_EQ(odd.size(), 1u);
+  EXPECT_EQ(odd[0].find('\n'), std::string::npos) << odd[0];
+}
+
+// Every name the parser reads is known (the table is the one list), so no
+// knob is ever flagged; and every name listed is one the parser reads.
+TEST(Config, EveryKnownNameIsParsedAndNoneIsFlagged) {
+  const std::vector<std::string_view> known = cws::known_variables();
+  EXPECT_GE(known.size(), 27u);
+  EXPECT_TRUE(cws::unknown_variable_warnings(known).empty());
+  for (const char* name : {"CWS_WORKERS", "CWS_TOPOLOGY", "CWS_PIN", "CWS_PIN_CALLER", "CWS_HISTORY_MB", "CWS_HPT",
+                           "CWS_HINTED_RELAXED", "CWS_PAGE_MOVER", "CWS_TRACE"})
+    EXPECT_NE(std::find(known.begin(), known.end(), name), known.end()) << name;
+  // Each known name is looked up by parse_config.
+  static std::vector<std::string> asked;
+  asked.clear();
+  cws::parse_config({}, [](const char* name) -> const char* {
+    asked.emplace_back(name);
+    return nullptr;
+  });
+  EXPECT_EQ(std::vector<std::string>(known.begin(), known.end()), asked);
+}
+
+TEST(Config, WorkerCapIsMaxWorkers) {
+  EXPECT_EQ(parse({{"CWS_WORKERS", std::to_string(cws::max_workers)}}).workers, cws::max_workers);
+  expect_rejected("CWS_WORKERS", std::to_string(cws::max_workers + 1), "expected a positive integer (1..4096)");
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Every tuning knob of the runtime, in one struct. `runtime_config::from_env()`
 // is the only place environment variables are read; a bad value throws
-// cws::error naming the variable, the value and what is accepted.
+// cws::error naming the variable, the value and what is accepted, and a
+// CWS_* name that is none of these gets a warning naming the closest one.
 //
 //   CWS_WORKERS   number of workers (default: one per core of the topology)
 //   CWS_TOPOLOGY  hwloc synthetic topology, e.g. "pack:4 numa:1 core:2 pu:1"
@@ -62,10 +63,15 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cws/page_homes.hpp"
 
 namespace cws {
+
+// The most workers a runtime runs (CWS_WORKERS, runtime_config::workers, and
+// the default of one per core); a synthetic topology with more PUs is refused.
+inline constexpr unsigned max_workers = 4096;
 
 // What an idle worker does while a phase runs. Between phases workers always sleep.
 enum class idle_mode {
@@ -121,7 +127,7 @@ struct hinted_knobs {
 };
 
 struct runtime_config {
-  unsigned workers = 0;                 // 0 = one per core of the topology
+  unsigned workers = 0;                 // 0 = one per core of the topology (at most max_workers)
   std::optional<std::string> topology;  // hwloc synthetic description; empty = this machine
   bool pin = true;
   idle_mode idle = idle_mode::adaptive;
@@ -153,5 +159,20 @@ struct runtime_config {
 // The parser behind from_env, exposed for tests: `lookup(name)` returns the
 // variable's value or nullptr.
 runtime_config parse_config(runtime_config base, const char* (*lookup)(const char*));
+
+// The same, and also the misspelling check from_env makes: `env_names` are the
+// names of the variables set (from_env passes every name in `environ`), and
+// `warnings` gets one line per CWS_* name that is not a cws variable, with the
+// closest known name when one is close:
+//   cws: warning: CWS_WORKER is not a cws variable (did you mean CWS_WORKERS?)
+// from_env prints these on stderr, once per process.
+runtime_config parse_config(runtime_config base, const char* (*lookup)(const char*),
+                            const std::vector<std::string_view>& env_names, std::vector<std::string>& warnings);
+
+// Every CWS_* variable cws reads (the table parse_config applies).
+std::vector<std::string_view> known_variables();
+
+// The warnings of the misspelling check for these variable names (see above).
+std::vector<std::string> unknown_variable_warnings(const std::vector<std::string_view>& env_names);
 
 }  // namespace cws
