@@ -38,7 +38,73 @@ void delist(runtime* self) noexcept {
   std::lock_guard lock(l.mutex);
   std::erase(l.runtimes, self);
 }
+
+// A name as an error message shows it: quoted, bytes outside printable ASCII
+// escaped, cut after 48 bytes, so the message stays one short line.
+std::string shown(std::string_view name) {
+  constexpr std::size_t max_shown = 48;
+  std::string out = "\"";
+  for (std::size_t i = 0; i < name.size() && i < max_shown; ++i) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    if (c == '"' || c == '\\')
+      out += {'\\', static_cast<char>(c)};
+    else if (c < 0x20 || c >= 0x7f)
+      out += fmt::format("\\x{:02x}", c);
+    else
+      out += static_cast<char>(c);
+  }
+  out += name.size() > max_shown ? "\"..." : "\"";
+  return out;
+}
+
+// Why `name` cannot be a schedule name, or empty when it can be. The first invalid UTF-8
+// sequence (overlong forms, surrogates and code points past U+10FFFF
+// included) or control character (C0, DEL, C1) is reported with its offset.
+std::string name_problem(std::string_view name) {
+  if (name.size() > schedule::max_name_bytes)
+    return fmt::format("{} bytes, more than the {} a trace file holds", name.size(), schedule::max_name_bytes);
+  for (std::size_t i = 0; i < name.size();) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(name[k]); };
+    const unsigned c = b(i);
+    std::size_t len = 0;
+    char32_t cp = 0;
+    if (c < 0x80) {
+      len = 1, cp = c;
+    } else if (c >= 0xc2 && c <= 0xdf) {
+      len = 2, cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      len = 3, cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      len = 4, cp = c & 0x07;
+    } else {
+      return fmt::format("not valid UTF-8 (byte {:#04x} at offset {})", c, i);
+    }
+    if (i + len > name.size()) return fmt::format("not valid UTF-8 (truncated sequence at offset {})", i);
+    for (std::size_t k = 1; k < len; ++k) {
+      if ((b(i + k) & 0xc0) != 0x80) return fmt::format("not valid UTF-8 (byte {:#04x} at offset {})", b(i + k), i + k);
+      cp = (cp << 6) | (b(i + k) & 0x3f);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
+      return fmt::format("not valid UTF-8 (overlong form, surrogate or out-of-range code point at offset {})", i);
+    if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
+      return fmt::format("control character U+{:04X} at offset {}", static_cast<unsigned>(cp), i);
+    i += len;
+  }
+  return {};
+}
 }  // namespace
+
+void detail::check_schedule_name(std::string_view name, std::string_view what) {
+  if (std::string problem = name_problem(name); !problem.empty())
+    throw error(fmt::format("{} {}: {} (a schedule name is at most {} bytes of UTF-8 without control characters)",
+                            what, shown(name), problem, schedule::max_name_bytes));
+}
+
+schedule& schedule::follow(std::string_view other) {
+  if (!other.empty()) detail::check_schedule_name(other, "schedule::follow: schedule name");
+  follows_ = other;
+  return *this;
+}
 
 runtime::runtime() : runtime(runtime_config::from_env()) {}
 
@@ -131,6 +197,7 @@ cws::schedule& runtime::schedule(std::string_view name, std::string_view policy)
                               policy));
     return *s;
   }
+  detail::check_schedule_name(name, "runtime::schedule: name");  // before it reaches any trace or message
   auto made = policy_registry::create(policy);  // throws for an unknown name
   auto slot = std::unique_ptr<cws::schedule>(new cws::schedule(std::string(name), std::move(made)));
   slot->policy().attach(policy_context{*this, *slot});

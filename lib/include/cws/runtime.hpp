@@ -17,6 +17,7 @@
 // calling thread (CWS_PIN_CALLER=sticky, see caller_binding) and the
 // stack-overflow handler (installed while any runtime lives).
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>  // std::addressof, unique_ptr
 #include <string>
@@ -39,11 +40,20 @@ namespace cws {
 
 namespace detail {
 class scheduler;
-}
+// Throws cws::error (one line: `what`, the name shortened, the reason) unless
+// `name` is a valid schedule name (see schedule::max_name_bytes).
+void check_schedule_name(std::string_view name, std::string_view what);
+}  // namespace detail
 
 // A named slot for one recurring phase: its policy and its history.
 class schedule {
  public:
+  // A schedule name is valid UTF-8 without control characters (C0, DEL, C1),
+  // at most this many bytes: the limit trace files put on every string
+  // (cws::traces::limits::string_bytes), so a runtime never records a phase
+  // its own save_traces or trace stream would refuse.
+  static constexpr std::size_t max_name_bytes = 4096;
+
   const std::string& name() const noexcept { return name_; }
   std::string_view policy_name() const noexcept { return policy_->name(); }
   scheduling_policy& policy() noexcept { return *policy_; }
@@ -56,11 +66,9 @@ class schedule {
   // Replay the template of schedule `other` instead of this one's own (a
   // phase whose recursion matches, e.g. follow("init") so that the tasks run
   // where first touch put the data). Meaningful to replaying policies; an
-  // empty name stops following.
-  schedule& follow(std::string_view other) {
-    follows_ = other;
-    return *this;
-  }
+  // empty name stops following. Throws cws::error for a name no schedule can
+  // have (see max_name_bytes).
+  schedule& follow(std::string_view other);
   const std::string& follows() const noexcept { return follows_; }
   // What the latest run's tasks declared they touched (touch.hpp), per
   // worker; empty when they declared nothing.
@@ -103,8 +111,9 @@ class runtime {
   std::string describe() const;
 
   // Finds the slot `name`, or creates it with `policy` ("random" by default).
-  // Throws cws::error for an unknown policy name, or when the slot exists with
-  // a different policy.
+  // Throws cws::error for an unknown policy name, when the slot exists with
+  // a different policy, or for a name longer than schedule::max_name_bytes,
+  // not valid UTF-8, or holding a control character.
   cws::schedule& schedule(std::string_view name, std::string_view policy = cws::policy::random);
 
   // Runs `root` as the root task of one phase on the calling thread (worker 0)
