@@ -171,6 +171,7 @@ const cws::place_tree& runtime::places() const noexcept { return sched_->places(
 std::string runtime::describe() const {
   const runtime_config& c = config();
   std::string out = fmt::format("topology: {} [{}]\n", topology().summary(), topology().source());
+  out += fmt::format("cpus:     {}\n", topology().cpu_rule());
   out += fmt::format("workers:  {} (pin={}, idle={}, nesting={}, seed={:#x})\n", workers(), c.pin ? "on" : "off",
                      to_string(c.idle), c.max_nesting, c.seed);
   const std::size_t caller_kib = detail::caller_stack_limit_kib();

@@ -22,7 +22,7 @@ cws::topology load_topology(const runtime_config& cfg) {
 namespace {
 std::vector<worker_placement> place(const runtime_config& cfg, const cws::topology& topo) {
   // Throws for 0 or too many workers.
-  return topo.place_workers(cfg.workers ? cfg.workers : static_cast<unsigned>(topo.cores().size()));
+  return topo.place_workers(cfg.workers ? cfg.workers : topo.default_workers());
 }
 cws::place_tree build_places(const runtime_config& cfg, const cws::topology& topo,
                              const std::vector<worker_placement>& placement) {

@@ -9,11 +9,15 @@
 #include <hwloc.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <string_view>
 #include <map>
 #include <memory>
 
+#include "cws/config.hpp"
 #include "cws/error.hpp"
 #include "pinning.hpp"
 #include "topology_xml.hpp"
@@ -41,6 +45,51 @@ std::string one_line(std::string s) {
 
 std::string plural(unsigned n, const char* one, const char* many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+// The PUs an hwloc synthetic description describes: the product of its levels'
+// arities ("pack:2 numa:2 core:1024 pu:64" is 262144), saturating at `cap`.
+// Computed before hwloc sees the description, whose build time grows
+// quadratically (a description that size runs for minutes). Levels are
+// "type:N" or a bare "N"; attributes in parentheses and memory children in
+// brackets ("[numa]") add no PU. Whatever this does not understand counts as
+// 1, and hwloc then rejects it with its own message.
+std::uint64_t synthetic_pus(std::string_view d, std::uint64_t cap) {
+  std::uint64_t product = 1;
+  int depth = 0;
+  bool memory_child = false;
+  std::size_t i = 0;
+  while (i < d.size()) {
+    const char c = d[i];
+    if (c == '(' || c == '[') {
+      if (depth == 0 && c == '[') memory_child = true;
+      ++depth, ++i;
+      continue;
+    }
+    if (c == ')' || c == ']') {
+      if (depth > 0 && --depth == 0) memory_child = false;
+      ++i;
+      continue;
+    }
+    if (depth > 0 || std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
+    // A level token at top level: up to the next space or attribute list.
+    std::size_t end = i;
+    while (end < d.size() && !std::isspace(static_cast<unsigned char>(d[end])) && d[end] != '(' && d[end] != '[')
+      ++end;
+    std::string_view token = d.substr(i, end - i);
+    i = end;
+    if (memory_child) continue;
+    const std::size_t colon = token.find(':');
+    std::string_view digits = colon == std::string_view::npos ? token : token.substr(colon + 1);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos) continue;
+    std::uint64_t n = 0;
+    for (char ch : digits) n = std::min<std::uint64_t>(n * 10 + static_cast<std::uint64_t>(ch - '0'), cap);
+    product = n == 0 ? 0 : (product > cap / n ? cap : std::min(product * n, cap));
+  }
+  return product;
 }
 
 }  // namespace
@@ -133,8 +182,11 @@ struct topology_builder {
     if (out.cores_.empty()) throw error(fmt::format("{}: the topology has no processing units", source));
     out.synthetic_ = true;
     out.source_ = std::move(source);
-    // Threads still run on this machine: keep its PUs as the pinning targets.
-    out.real_pus_ = topology::discover().real_pus_;
+    // Threads still run on this machine: keep its PUs (those the process may
+    // use, see cpu_rule()) as the pinning targets.
+    topology real = topology::discover();
+    out.real_pus_ = std::move(real.real_pus_);
+    out.cpu_rule_ = std::move(real.cpu_rule_);
     return out;
   }
 
@@ -147,8 +199,28 @@ struct topology_builder {
 };
 
 topology topology::discover() {
-  topology t = topology_builder::build(detail::machine_topology());
+  hwloc_topology_t machine = detail::machine_topology();
+  const detail::cpu_choice& cpus = detail::worker_cpus();
+  topology t;
+  if (cpus.whole_machine) {
+    t = topology_builder::build(machine);
+  } else {
+    // This machine seen through the PUs the workers may use: a copy of it
+    // restricted to them (hwloc renumbers what remains), so cores, nodes and
+    // the default worker count are those of the process's share.
+    hwloc_topology_t raw = nullptr;
+    if (hwloc_topology_dup(&raw, machine) != 0) throw error("hwloc_topology_dup failed: cannot restrict the topology");
+    owned_topology copy(raw);
+    std::unique_ptr<hwloc_bitmap_s, void (*)(hwloc_bitmap_t)> set(hwloc_bitmap_alloc(), hwloc_bitmap_free);
+    if (!set) throw error("cannot restrict the topology: out of memory");
+    for (unsigned pu : cpus.pus) hwloc_bitmap_set(set.get(), pu);
+    if (hwloc_topology_restrict(raw, set.get(), 0) != 0)
+      throw error(fmt::format("hwloc could not restrict the topology to PUs {}: {}", detail::cpu_list(cpus.pus),
+                              std::strerror(errno)));
+    t = topology_builder::build(raw);
+  }
   t.source_ = "hwloc (this system)";
+  t.cpu_rule_ = cpus.rule;
   if (t.cores_.empty()) throw error("hwloc found no processing units on this machine");
   t.real_pus_ = topology_builder::placement_order_pus(t);
   return t;
@@ -160,6 +232,10 @@ topology topology::synthetic(const std::string& description) {
       "the syntax is e.g. \"pack:2 numa:1 core:2 pu:1\"; HWLOC_SYNTHETIC_VERBOSE=1 prints hwloc's reason";
   const std::string shown = one_line(description);
   if (description.empty()) throw error(fmt::format("CWS_TOPOLOGY=\"\": empty synthetic description ({})", hint));
+  constexpr std::uint64_t beyond = std::uint64_t{1} << 40;
+  if (const std::uint64_t pus = synthetic_pus(description, beyond); pus > max_workers)
+    throw error(fmt::format("CWS_TOPOLOGY=\"{}\": {}{} PUs, more than the {} workers cws runs at most (cws::max_workers)",
+                            shown.substr(0, 96), pus == beyond ? "over " : "", pus, max_workers));
   hwloc_topology_t raw = nullptr;
   if (hwloc_topology_init(&raw) != 0) throw error("hwloc_topology_init failed: cannot build a synthetic topology");
   owned_topology t(raw);
@@ -185,6 +261,10 @@ std::string topology::summary() const {
   return fmt::format("{}, {}, {}, {}, {}", plural(packages_, "package", "packages"),
                      plural(numa_nodes_, "NUMA node", "NUMA nodes"), plural(l3_groups_, "L3 group", "L3 groups"),
                      plural(static_cast<unsigned>(cores_.size()), "core", "cores"), plural(pus_, "PU", "PUs"));
+}
+
+unsigned topology::default_workers() const noexcept {
+  return static_cast<unsigned>(std::min<std::size_t>(cores_.size(), max_workers));
 }
 
 std::vector<worker_placement> topology::place_workers(unsigned workers) const {

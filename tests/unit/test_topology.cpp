@@ -2,13 +2,18 @@
 
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "cws/config.hpp"
 #include "cws/error.hpp"
 #include "cws/topology.hpp"
 #include "pinning.hpp"
@@ -272,6 +277,140 @@ TEST(Pinning, PinThenRestore) {
 TEST(Pinning, NoSuchPu) {
   std::string msg = error_of([] { cws::detail::pin_current_thread(100000); });
   EXPECT_EQ(msg.rfind("cannot pin to PU 100000: this machine has no such PU", 0), 0u) << msg;
+}
+
+// The message of synthetic(description), built in a child process under a
+// generous alarm: a regression that makes hwloc build a huge topology again
+// fails (killed, reported) instead of hanging the suite. "" when accepted.
+std::string synthetic_error_in_child(const std::string& description) {
+  int fds[2];
+  if (pipe(fds) != 0) return "pipe failed";
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    alarm(60);
+    std::string msg;
+    try {
+      cws::topology::synthetic(description);
+    } catch (const cws::error& e) {
+      msg = e.what();
+    }
+    if (write(fds[1], msg.data(), msg.size()) < 0) _exit(2);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string msg;
+  char buf[512];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) msg.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFSIGNALED(status)) ADD_FAILURE() << description << ": killed by signal " << WTERMSIG(status) << " (hung?)";
+  return msg;
+}
+
+TEST(SyntheticTopology, BeyondTheWorkerCapIsRefusedBeforeHwlocBuildsIt) {
+  EXPECT_EQ(synthetic_error_in_child("pack:2 numa:2 core:1024 pu:64"),
+            "CWS_TOPOLOGY=\"pack:2 numa:2 core:1024 pu:64\": 262144 PUs, more than the 4096 workers cws runs at most "
+            "(cws::max_workers)");
+  // The default of one worker per core would have started 8192 workers.
+  EXPECT_NE(synthetic_error_in_child("numa:2 core:4096 pu:1").find(": 8192 PUs, more than the 4096"), std::string::npos);
+  // Bare arities, memory children, attributes and absurd numbers are counted the same way.
+  EXPECT_NE(synthetic_error_in_child("2 2 1025").find(": 4100 PUs"), std::string::npos);
+  EXPECT_NE(synthetic_error_in_child("[numa] pack:2 [numa(memory=1GB)] core:2049(x=1 2) pu:1").find(": 4098 PUs"),
+            std::string::npos);
+  EXPECT_NE(synthetic_error_in_child("pack:2 core:99999999999999999999999 pu:1").find(": over 1099511627776 PUs"),
+            std::string::npos);
+  // At the cap hwloc is asked (and small ones build as before).
+  EXPECT_EQ(synthetic_error_in_child("pack:2 core:2 pu:1"), "");
+}
+
+TEST(SyntheticTopology, DefaultWorkersIsOnePerCore) {
+  EXPECT_EQ(cws::topology::synthetic("pack:2 numa:1 core:3 pu:2").default_workers(), 6u);
+  EXPECT_EQ(cws::topology::discover().default_workers(), cws::topology::discover().cores().size());
+}
+
+std::map<std::string, std::string> launcher_env;
+const char* launcher_lookup(const char* name) {
+  auto it = launcher_env.find(name);
+  return it == launcher_env.end() ? nullptr : it->second.c_str();
+}
+
+const std::vector<V> four_cores_two_threads = {{0, 4}, {1, 5}, {2, 6}, {3, 7}};
+
+TEST(WorkerCpus, WholeMachineWhenUnboundAndAlone) {
+  launcher_env = {};
+  auto c = cws::detail::choose_cpus({0, 1, 2, 3, 4, 5, 6, 7}, four_cores_two_threads, launcher_lookup);
+  EXPECT_TRUE(c.whole_machine);
+  EXPECT_EQ(c.pus, (V{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(c.rule, "PUs 0-7: the whole machine");
+  launcher_env = {{"OMPI_COMM_WORLD_LOCAL_RANK", "0"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "1"}};  // one rank: all of it
+  EXPECT_TRUE(cws::detail::choose_cpus({}, four_cores_two_threads, launcher_lookup).whole_machine);  // set unknown
+}
+
+TEST(WorkerCpus, TheProcessCpuSetWins) {
+  launcher_env = {{"OMPI_COMM_WORLD_LOCAL_RANK", "1"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}};
+  auto c = cws::detail::choose_cpus({1, 5, 9}, four_cores_two_threads, launcher_lookup);  // 9: not this machine's
+  EXPECT_FALSE(c.whole_machine);
+  EXPECT_EQ(c.pus, (V{1, 5}));
+  EXPECT_EQ(c.rule, "PUs 1,5 of 0-7: the process's CPU set at start (taskset, cgroup or launcher binding)");
+  EXPECT_EQ(error_of([] { cws::detail::choose_cpus({9, 10}, four_cores_two_threads, launcher_lookup); }),
+            "the process's CPU set (9-10) holds none of this machine's PUs (0-7)");
+}
+
+TEST(WorkerCpus, UnboundRanksShareTheCores) {
+  const V all = {0, 1, 2, 3, 4, 5, 6, 7};
+  launcher_env = {{"OMPI_COMM_WORLD_LOCAL_RANK", "1"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}};
+  auto c = cws::detail::choose_cpus(all, four_cores_two_threads, launcher_lookup);
+  EXPECT_EQ(c.pus, (V{2, 3, 6, 7}));
+  EXPECT_EQ(c.rule,
+            "PUs 2-3,6-7 of 0-7: cores 2-3 of 4, the share of local rank 1 of 2 (OMPI_COMM_WORLD_LOCAL_RANK, "
+            "OMPI_COMM_WORLD_LOCAL_SIZE; the process was not bound to a CPU set)");
+  // MPICH / Intel MPI, three ranks on four cores: 1, 1 and 2 cores, disjoint.
+  std::vector<V> shares;
+  for (const char* r : {"0", "1", "2"}) {
+    launcher_env = {{"MPI_LOCALRANKID", r}, {"MPI_LOCALNRANKS", "3"}};
+    shares.push_back(cws::detail::choose_cpus(all, four_cores_two_threads, launcher_lookup).pus);
+  }
+  EXPECT_EQ(shares, (std::vector<V>{{0, 4}, {1, 5}, {2, 3, 6, 7}}));
+  // More ranks than cores: ranks share cores evenly.
+  shares.clear();
+  for (const char* r : {"0", "1", "2"}) {
+    launcher_env = {{"MV2_COMM_WORLD_LOCAL_RANK", r}, {"MV2_COMM_WORLD_LOCAL_SIZE", "3"}};
+    shares.push_back(cws::detail::choose_cpus({0, 1}, {{0}, {1}}, launcher_lookup).pus);
+  }
+  EXPECT_EQ(shares, (std::vector<V>{{0}, {0}, {1}}));
+  // srun: this node's entry of SLURM_TASKS_PER_NODE.
+  launcher_env = {{"SLURM_LOCALID", "1"}, {"SLURM_NODEID", "2"}, {"SLURM_TASKS_PER_NODE", "1,2(x2),4"}};
+  EXPECT_EQ(cws::detail::choose_cpus(all, four_cores_two_threads, launcher_lookup).pus, (V{2, 3, 6, 7}));
+  launcher_env = {{"SLURM_LOCALID", "0"}, {"SLURM_NODEID", "0"}, {"SLURM_TASKS_PER_NODE", "1,2(x2),4"}};
+  EXPECT_TRUE(cws::detail::choose_cpus(all, four_cores_two_threads, launcher_lookup).whole_machine);
+}
+
+TEST(WorkerCpus, MalformedLauncherVariablesAreOneClearError) {
+  const V all = {0, 1, 2, 3, 4, 5, 6, 7};
+  auto err = [&](std::map<std::string, std::string> env) {
+    launcher_env = std::move(env);
+    return error_of([&] { cws::detail::choose_cpus(all, four_cores_two_threads, launcher_lookup); });
+  };
+  EXPECT_EQ(err({{"OMPI_COMM_WORLD_LOCAL_RANK", "2"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}}),
+            "OMPI_COMM_WORLD_LOCAL_RANK=2 with OMPI_COMM_WORLD_LOCAL_SIZE=2: the local rank must be below the local size");
+  EXPECT_EQ(err({{"MPI_LOCALRANKID", "x"}, {"MPI_LOCALNRANKS", "2"}}),
+            "MPI_LOCALRANKID=\"x\": expected a rank or rank count (cws places its workers by it)");
+  EXPECT_EQ(err({{"SLURM_LOCALID", "0"}, {"SLURM_NODEID", "5"}, {"SLURM_TASKS_PER_NODE", "2(x2)"}}),
+            "SLURM_TASKS_PER_NODE=\"2(x2)\" has no entry for SLURM_NODEID=5");
+}
+
+TEST(WorkerCpus, ThisProcess) {
+  // Whatever rule applies here, the topology is built from those PUs only.
+  const auto& c = cws::detail::worker_cpus();
+  auto t = cws::topology::discover();
+  EXPECT_EQ(t.cpu_rule(), c.rule);
+  std::set<unsigned> pus;
+  for (const auto& core : t.cores()) pus.insert(core.pus.begin(), core.pus.end());
+  EXPECT_EQ(std::vector<unsigned>(pus.begin(), pus.end()), c.pus);
+  EXPECT_EQ(cws::topology::synthetic("pack:2 core:1 pu:1").cpu_rule(), c.rule);
 }
 
 }  // namespace

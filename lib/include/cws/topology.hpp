@@ -5,6 +5,11 @@
 // first. For a synthetic topology, worker threads are pinned round-robin onto
 // the real PUs of this machine; node numbers stay the virtual ones, so
 // placement and locality accounting behave as on the described machine.
+//
+// "This machine" is the part of it the process may use (cpu_rule()): the CPU
+// set it started with (taskset, a cgroup, an mpirun/srun binding), or, when
+// it was not bound and a launcher says several ranks share the node, this
+// rank's share of the cores. Workers are placed and pinned on those PUs only.
 
 #include <string>
 #include <vector>
@@ -44,6 +49,13 @@ class topology {
   const std::string& source() const noexcept { return source_; }
   // One-line summary: "2 packages, 4 NUMA nodes, 4 L3 groups, 8 cores, 8 PUs".
   std::string summary() const;
+  // Which of this machine's PUs the workers may use and why, e.g. "PUs 1 of
+  // 0-1: the process's CPU set at start (taskset, cgroup or launcher binding)"
+  // or "PUs 0-3 of 0-7: cores 0-3 of 8, the share of local rank 0 of 2 (...)".
+  const std::string& cpu_rule() const noexcept { return cpu_rule_; }
+
+  // The worker count when none is asked for: one per core, at most max_workers.
+  unsigned default_workers() const noexcept;
 
   // Placement of `workers` workers: one per core in core order (node 0 first),
   // wrapping onto further PUs of each core when there are more workers than
@@ -70,6 +82,7 @@ class topology {
   std::vector<unsigned> numa_os_;  // OS index of each logical NUMA node
   bool synthetic_ = false;
   std::string source_;
+  std::string cpu_rule_;
   friend struct topology_builder;
 };
 
