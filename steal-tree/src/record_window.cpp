@@ -30,7 +30,8 @@ std::size_t record_bytes(const phase_record& r) noexcept {
   return n;
 }
 
-record_window::record_window(std::size_t per_schedule) : per_schedule_(std::max<std::size_t>(per_schedule, 1)) {}
+record_window::record_window(std::size_t per_schedule, std::size_t max_bytes)
+    : per_schedule_(std::max<std::size_t>(per_schedule, 1)), max_bytes_(max_bytes) {}
 
 phase_record& record_window::next(std::string_view schedule) {
   auto it = lanes_.find(schedule);
@@ -43,7 +44,14 @@ phase_record& record_window::next(std::string_view schedule) {
       spare_.pop_back();
     } else {
       slot = static_cast<std::uint32_t>(slots_.size());
+      // The per-slot arrays first: a throw leaves no slot without them.
+      lane_of_.reserve(slot + 1);
+      slot_bytes_.reserve(slot + 1);
+      dirty_.reserve(slot + 1);
       slots_.emplace_back();
+      lane_of_.push_back(nullptr);
+      slot_bytes_.push_back(0);
+      dirty_.push_back(0);
     }
     l.ring.push_back(slot);
   } else {
@@ -56,6 +64,8 @@ phase_record& record_window::next(std::string_view schedule) {
     ++evicted_;
   }
   order_.push_back(slot);
+  lane_of_[slot] = &l;
+  touch(slot);
   return slots_[slot];
 }
 
@@ -71,8 +81,11 @@ phase_record* record_window::find(std::string_view schedule, std::uint64_t itera
   const lane& l = it->second;
   const std::size_t n = l.ring.size();
   for (std::size_t k = 0; k < n; ++k) {  // newest first
-    phase_record& r = slots_[l.ring[(l.head + n - 1 - k) % n]];
-    if (r.iteration == iteration) return &r;
+    const std::uint32_t slot = l.ring[(l.head + n - 1 - k) % n];
+    if (slots_[slot].iteration == iteration) {
+      touch(slot);  // the caller may add to it
+      return &slots_[slot];
+    }
   }
   return nullptr;
 }
@@ -86,6 +99,10 @@ void record_window::clear() noexcept {
   } catch (...) {
     spare_.clear();
     slots_.clear();
+    lane_of_.clear();
+    slot_bytes_.clear();
+    dirty_.clear();
+    held_ = 0;
   }
   order_.clear();
   for (auto& [name, l] : lanes_) {
@@ -94,8 +111,50 @@ void record_window::clear() noexcept {
   }
 }
 
+void record_window::trim() {
+  for (std::size_t slot = 0; slot < slots_.size(); ++slot)
+    if (dirty_[slot]) {
+      held_ -= slot_bytes_[slot];
+      slot_bytes_[slot] = sizeof(phase_record) + record_bytes(slots_[slot]);
+      held_ += slot_bytes_[slot];
+      dirty_[slot] = 0;
+    }
+  if (max_bytes_ == 0 || held_ <= max_bytes_) return;
+  // Moving an empty record in releases the old one's vectors and strings.
+  auto release = [&](std::uint32_t slot) {
+    slots_[slot] = phase_record{};
+    held_ -= slot_bytes_[slot];
+    slot_bytes_[slot] = sizeof(phase_record) + record_bytes(slots_[slot]);
+    held_ += slot_bytes_[slot];
+  };
+  for (std::uint32_t slot : spare_)
+    if (held_ > max_bytes_) release(slot);
+  spare_.reserve(spare_.size() + order_.size());  // so that dropping cannot throw half way
+  // Oldest first. A run met here that is not its schedule's latest is that
+  // schedule's oldest kept run (the older ones were dropped just before, and
+  // once its latest was met and kept, the schedule has no later run), so it
+  // leaves the front of its lane's ring.
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < order_.size(); ++i) {
+    const std::uint32_t slot = order_[i];
+    lane& l = *lane_of_[slot];
+    if (held_ <= max_bytes_ || slot == l.newest()) {
+      order_[kept++] = slot;
+      continue;
+    }
+    std::rotate(l.ring.begin(), l.ring.begin() + static_cast<std::ptrdiff_t>(l.head), l.ring.end());
+    l.ring.erase(l.ring.begin());  // ring[head] was `slot`: back to run order, head 0
+    l.head = 0;
+    release(slot);
+    spare_.push_back(slot);
+    ++trimmed_;
+  }
+  order_.resize(kept);
+}
+
 std::size_t record_window::bytes() const noexcept {
-  std::size_t n = slots_.size() * sizeof(phase_record) + vector_bytes(order_) + vector_bytes(spare_);
+  std::size_t n = slots_.size() * sizeof(phase_record) + vector_bytes(order_) + vector_bytes(spare_) +
+                  vector_bytes(lane_of_) + vector_bytes(slot_bytes_) + vector_bytes(dirty_);
   for (const phase_record& r : slots_) n += record_bytes(r);
   for (const auto& [name, l] : lanes_) n += sizeof(name) + sizeof(l) + string_bytes(name) + vector_bytes(l.ring);
   return n;

@@ -33,7 +33,7 @@ std::size_t vector_bytes(const std::vector<T>& v) noexcept {
 // ---------------------------------------------------------------- life cycle
 
 recorder::recorder(cws::runtime& rt)
-    : rt_(rt), audit_(rt.config().audit), buffers_(rt.workers()), window_(rt.config().history) {
+    : rt_(rt), audit_(rt.config().audit), buffers_(rt.workers()), window_(rt.config().history, rt.config().history_bytes) {
   for (buffer& b : buffers_) b.segments.reserve(initial_segments);
   rt_.add_observer(*this);
 }
@@ -186,6 +186,7 @@ void recorder::on_phase_end(const cws::phase_stats& stats) {
   merge(std::min<unsigned>(workers, static_cast<unsigned>(buffers_.size())), r.steals);
   r.steals.workers = workers;
   if (r.steals.worker_segments.size() < workers) r.steals.worker_segments.resize(workers);
+  window_.trim();  // the byte bound (CWS_HISTORY_MB), now that the new run's size is known
 }
 
 // Between phases, on the calling thread. Relocalize works on a schedule's
@@ -193,7 +194,10 @@ void recorder::on_phase_end(const cws::phase_stats& stats) {
 // (schedule, iteration) also copes with a history that lost that run
 // (clear(), or recording attached later): then the report is dropped.
 void recorder::on_relocalize(const cws::relocalization_report& report) {
-  if (phase_record* r = window_.find(report.schedule, report.iteration)) r->relocalizations.push_back(report);
+  if (phase_record* r = window_.find(report.schedule, report.iteration)) {
+    r->relocalizations.push_back(report);
+    window_.trim();
+  }
 }
 
 // ---------------------------------------------------------------- merge

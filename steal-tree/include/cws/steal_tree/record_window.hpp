@@ -14,12 +14,21 @@
 // program runs. A run older than its schedule's K latest is dropped (a
 // streaming trace file, runtime::trace_to, keeps every run).
 //
+// Bounded in bytes too (runtime_config::history_bytes, CWS_HISTORY_MB): K
+// runs of a phase with 10^5 steals are ~1 GB, so after each run trim() drops
+// the oldest runs, across schedules, while the records hold more than the
+// bound — never a schedule's latest run, so the window may exceed the bound
+// by the latest runs alone (at most one run when one schedule is recorded).
+// A run dropped for bytes gives its storage back to the system (kept for
+// reuse, it would hold the very memory the bound is about).
+//
 // Storage is reused: the record that leaves a full window is handed back by
 // next() for the new run, its vectors and strings keeping their capacity, so
 // recording allocates nothing once the window is full and the buffers have
-// grown to the phase's size. A kept record stays at the same address until it
-// is evicted (or clear()); the order is a vector of indices, so dropping the
-// oldest run of a schedule costs one move of at most K x schedules indices.
+// grown to the phase's size (unless the byte bound drops runs). A kept record
+// stays at the same address until it is evicted (or clear()); the order is a
+// vector of indices, so dropping the oldest run of a schedule costs one move
+// of at most K x schedules indices.
 //
 // Between phases only, on the thread that runs them (like the recorder).
 
@@ -40,10 +49,12 @@ namespace cws::steal_tree {
 
 class record_window {
  public:
-  // Keeps `per_schedule` runs per schedule (at least 1).
-  explicit record_window(std::size_t per_schedule);
+  // Keeps `per_schedule` runs per schedule (at least 1), and records holding
+  // at most `max_bytes` in all (0: no byte bound) as trim() enforces it.
+  explicit record_window(std::size_t per_schedule, std::size_t max_bytes = 0);
 
   std::size_t per_schedule() const noexcept { return per_schedule_; }
+  std::size_t max_bytes() const noexcept { return max_bytes_; }
 
   // Storage for the next run of `schedule`, which becomes that schedule's
   // latest record. While the schedule has fewer than K runs kept it is new
@@ -55,13 +66,26 @@ class record_window {
   // The latest kept run of `schedule`, or nullptr.
   const phase_record* latest(std::string_view schedule) const noexcept;
   // The kept run `iteration` of `schedule`, or nullptr (searched newest first).
+  // The caller may change it; trim() counts its bytes again.
   phase_record* find(std::string_view schedule, std::uint64_t iteration) noexcept;
+
+  // Applies the byte bound after records were written (next(), find()):
+  // recounts them, then drops the oldest runs that are not their schedule's
+  // latest, oldest first across schedules, while the records hold more than
+  // max_bytes(), freeing their storage (spare storage left by clear() goes
+  // first). Nothing is dropped without a bound.
+  void trim();
 
   // Forgets every record (their storage stays for reuse).
   void clear() noexcept;
 
   // Runs dropped so far because their schedule's window was full.
   std::uint64_t evicted() const noexcept { return evicted_; }
+  // Runs dropped so far by trim() for the byte bound.
+  std::uint64_t trimmed() const noexcept { return trimmed_; }
+  // What the byte bound is compared with: the records' storage (kept or
+  // spare) as counted by the last trim(); bytes() adds the window's indices.
+  std::size_t record_storage() const noexcept { return held_; }
   // Bytes held: every record's vectors and strings (kept or spare) and the
   // window's own indices.
   std::size_t bytes() const noexcept;
@@ -92,12 +116,24 @@ class record_window {
     std::uint32_t newest() const noexcept { return ring[(head + ring.size() - 1) % ring.size()]; }
   };
 
+  // Marks `slot` as written since it was last counted.
+  void touch(std::uint32_t slot) noexcept { dirty_[slot] = 1; }
+
   std::size_t per_schedule_;
+  std::size_t max_bytes_;
   std::deque<phase_record> slots_;    // record storage: stable addresses, reused
   std::vector<std::uint32_t> order_;  // kept slots in recording order
-  std::vector<std::uint32_t> spare_;  // slots holding no kept record (after clear())
+  std::vector<std::uint32_t> spare_;  // slots holding no kept record (after clear() or trim())
   std::map<std::string, lane, std::less<>> lanes_;
+  // Per slot: its lane (map nodes do not move) and its bytes as last counted
+  // (sizeof(phase_record) + record_bytes), so that trim() recounts only the
+  // records written since, not every tree of the window.
+  std::vector<lane*> lane_of_;
+  std::vector<std::size_t> slot_bytes_;
+  std::vector<std::uint8_t> dirty_;  // per slot: written since counted
+  std::size_t held_ = 0;              // sum of slot_bytes_
   std::uint64_t evicted_ = 0;
+  std::uint64_t trimmed_ = 0;
 };
 
 // Bytes a record's vectors and strings hold (capacity, not size).

@@ -40,8 +40,10 @@
 //
 // Bounded history: the recorder keeps the last runtime_config::history runs
 // (CWS_HISTORY, default 64) of every schedule, and always each schedule's
-// latest run (record_window.hpp). Memory stays flat however many phases run;
-// older runs are dropped (runtime::trace_to streams every run to a file).
+// latest run (record_window.hpp), within runtime_config::history_bytes
+// (CWS_HISTORY_MB, default 256 MiB): past it the oldest runs go first, so a
+// steal-heavy program keeps fewer runs. Memory stays flat however many phases
+// run; older runs are dropped (runtime::trace_to streams every run to a file).
 // Once the window is full, a new run reuses the storage of the run it evicts
 // and the per-worker buffers and merge scratch persist, so recording a phase
 // allocates nothing in steady state (audit mode excepted: its merge builds a
@@ -88,8 +90,10 @@ class recorder final : public cws::observer, public cws::runtime_extension {
   // across schedules: a random-access range of phase_record, convertible to
   // std::vector<phase_record> (a copy).
   const record_window& phases() const noexcept { return window_; }
-  // Runs kept per schedule (runtime_config::history).
+  // Runs kept per schedule (runtime_config::history), when they fit the
+  // byte bound (runtime_config::history_bytes, 0 = none).
   std::size_t history() const noexcept { return window_.per_schedule(); }
+  std::size_t history_bound() const noexcept { return window_.max_bytes(); }
   // Forgets the history (the next phase is recorded as usual).
   void clear() noexcept;
   // The most recent record of schedule `name`, or nullptr. Every schedule
