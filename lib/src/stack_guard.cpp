@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -75,11 +76,33 @@ void chain(int sig, siginfo_t* info, void* context) noexcept {
   ::sigaction(sig, &dfl, nullptr);
 }
 
+// The stack pointer at the fault, or 0 where we do not know how to read it.
+std::uintptr_t stack_pointer_of(const void* context) noexcept {
+  const auto* uc = static_cast<const ucontext_t*>(context);
+#if defined(__x86_64__)
+  return static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+  return static_cast<std::uintptr_t>(uc->uc_mcontext.sp);
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
 void on_fault(int sig, siginfo_t* info, void* context) noexcept {
   const thread_watch& w = tls_watch;
   const auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
   // Up to 128 KiB above stack_lo too: glibc may count a helper's guard in its reported stack.
-  const bool overflow = w.active && addr < w.stack_lo + (128u << 10) && addr + guard_zone >= w.stack_lo;
+  const std::uintptr_t floor = w.stack_lo + (128u << 10);
+  // An overflow has also run the stack pointer down to the floor. The address
+  // alone is not enough: a wild pointer (say, a child task writing through a
+  // local of a frame an exception already unwound, which corrupts the frames
+  // now living there) can land near the floor of a shallow stack, and was
+  // then reported as "stack overflow at task nesting depth 1".
+  // (Code never touches more than the 128-byte red zone below the stack
+  // pointer, so at a genuine overflow sp is within a page of the fault.)
+  const std::uintptr_t sp = stack_pointer_of(context);
+  const bool overflow = w.active && addr < floor && addr + guard_zone >= w.stack_lo && (sp == 0 || sp < floor + 4096);
   if (!overflow) return chain(sig, info, context);
   put("cws: stack overflow on worker ");
   put(w.worker);

@@ -11,7 +11,9 @@
 // How: every worker thread records its stack bounds and installs an alternate
 // signal stack (the handler cannot run on the stack that just overflowed);
 // one SIGSEGV/SIGBUS handler, installed while a runtime lives, checks whether
-// the fault lies in the guard zone just below the faulting worker's stack. Any
+// the fault lies in the guard zone just below the faulting worker's stack and
+// the stack pointer has come down there too (a wild write into that zone from
+// a shallow stack is not an overflow). Any
 // other fault goes to the handler that was there before (or the default
 // action), so sanitizers and the program's own handlers keep working.
 

@@ -1,6 +1,11 @@
 #include "worker.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <utility>
 
 #include <fmt/format.h>
@@ -19,6 +24,40 @@ std::uint64_t now_ns() noexcept {
           .count());
 }
 double seconds_since(std::uint64_t t0) noexcept { return static_cast<double>(now_ns() - t0) * 1e-9; }
+
+// An exception left a task body while children it spawned were pending: the
+// README pattern `spawn(child using locals); f(); sync();` with f throwing.
+// Why not wait for them and rethrow, as the implicit sync does on a return:
+// by the time this catch runs, the unwinding has released the stack frames
+// between the throw and here, and the join would run on that very memory
+// (execute, nested segments, their frames). A child still using a local of
+// one of those frames then writes into the runtime's own state (a saved
+// frame pointer, a frame's counters): observed as hangs, wild faults, and
+// runaway recursion reported as a stack overflow. cws cannot tell
+// whether some child uses such a local, so it stops with the rule rather
+// than guess. (The safe forms join earlier: a cws::scope in its destructor,
+// before its function's frame goes; cws::finish in its catch, while the
+// caller whose locals its children use is alive.) The report is kept
+// small and written with one write(2): a child may still be scribbling on
+// the stack below us.
+[[noreturn]] void abort_on_pending_children(const frame& f, const std::exception_ptr& error) noexcept {
+  const std::uint64_t pending = f.spawned - f.joined_local - f.joined_remote.load(std::memory_order_acquire);
+  std::string what = "an exception not derived from std::exception";
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+  }
+  const std::string line = fmt::format(
+      "cws: error: an exception left a task while {} of the children it spawned {} still pending; a function "
+      "whose children use its locals must join them on every path out, exceptions included: use cws::scope "
+      "(docs/scheduler.md, \"Exceptions\") [the exception: {}]\n",
+      pending, pending == 1 ? "was" : "were", what);
+  std::fflush(stderr);
+  (void)!::write(2, line.data(), line.size());
+  std::abort();
+}
 }  // namespace
 
 worker::worker(scheduler& s, unsigned id, const runtime_config& cfg)
@@ -245,6 +284,8 @@ void worker::execute(task* t, std::uint32_t level) {
     t->invoke(t);
   } catch (...) {
     error = std::current_exception();
+    if (!f.children_done()) [[unlikely]]
+      abort_on_pending_children(f, error);
   }
   pop_frame(f, error);  // implicit sync: children may use the task's captures
   complete(t, std::move(error));

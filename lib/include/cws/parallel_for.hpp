@@ -24,7 +24,18 @@ void bisect(std::size_t lo, std::size_t hi, std::size_t grain, const Body& body)
     cws::spawn([lo, mid, grain, &body] { bisect(lo, mid, grain, body); });
     lo = mid;
   }
-  body(lo, hi);  // the spawned halves join at the enclosing task's (implicit) sync
+  try {
+    body(lo, hi);  // the spawned halves join at the enclosing task's (implicit) sync ...
+  } catch (...) {
+    // ... or here when body throws: an exception must not leave a task with
+    // children pending (spawn.hpp). The halves capture only values and `body`,
+    // which outlives them; the first exception goes on, theirs are dropped.
+    try {
+      cws::sync();
+    } catch (...) {
+    }
+    throw;
+  }
 }
 }  // namespace detail
 

@@ -17,6 +17,20 @@
 //   * a function whose children use its locals MUST sync (or use cws::finish
 //     or a cws::scope) before it returns, or the children outlive the locals.
 //
+// AN EXCEPTION LEAVING A FUNCTION IS A RETURN. In `spawn(child using locals);
+// f(); sync();` a throwing f skips the sync, so join on that path too: open a
+// cws::scope before the locals the children use (its destructor joins while
+// the exception passes, then lets it go on), or put the body in cws::finish
+// (catches, joins, rethrows). cws checks where it can: an exception that
+// leaves a task while children it spawned are still pending aborts with
+//   cws: error: an exception left a task while N of the children it spawned
+//   were still pending; ... use cws::scope
+// instead of joining them: by then the unwound frames' stack is being reused
+// by the runtime itself, and a child still using a local there would corrupt
+// it (worker.cpp, abort_on_pending_children). Whether a child is still
+// pending at that moment is timing, so children that capture only values are
+// joined on the exception path too.
+//
 // Outside a phase (no rt.run on this thread) spawn runs f at once and sync is
 // a no-op: the serial elision, so library code works in both contexts. Inside
 // a phase replayed with serial elision (cws::schedulers: coarsened templates),
@@ -87,7 +101,11 @@ void finish(F&& f) {
 }
 
 // RAII async-finish scope. wait() syncs and rethrows; the destructor syncs and
-// rethrows a child's exception unless the scope is being left by an exception.
+// rethrows a child's exception unless the scope is being left by an exception:
+// then it still joins the children, before the enclosing function's stack
+// frame is released, and lets that exception go on (a child's exception met
+// there is dropped: the first one wins). Declare the scope before the locals
+// its children use: locals declared after it are destroyed before it joins.
 class scope {
  public:
   scope() : worker_(detail::tls_elided_calls == 0 ? detail::tls_worker : nullptr) {
