@@ -98,7 +98,7 @@ int run(int argc, char** argv, int rank, int ranks) {
   CLI::App app{"Preconditioned CG over MPI ranks, one cws runtime per rank", "cws-pcg-mpi"};
   cws_apps::common_options opt;
   opt.policy = "evolve";
-  opt.plan.runs = 3;
+  opt.plan.runs = pcg::default_runs;
   pcg::problem prob;
   int stencil = 7;
   std::string coef = "constant", precond = "sgs", loop = "cws", schedules_path;
@@ -131,24 +131,15 @@ int run(int argc, char** argv, int rank, int ranks) {
   const std::string suffix = fmt::format(".rank{}", rank);
   if (!opt.trace_out.empty()) opt.trace_out += suffix;
   if (!opt.trace_in.empty()) opt.trace_in += suffix;
-  // cws pins its workers to the cores of the whole machine, whatever CPU set
-  // mpirun bound the rank to: ranks sharing a node would all pin worker 0 to
-  // the same core. Unpinned, the workers inherit the rank's binding instead
-  // (e.g. --bind-to numa keeps them on the rank's node). CWS_PIN=1 overrides.
+  // Each rank's workers stay on its own CPUs: cws places them on the CPU set
+  // mpirun bound the rank to, or, with --bind-to none, on the rank's share of
+  // the node's cores (its local rank from the launcher); cpu_rule() says which.
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
   int node_ranks = 1;
   MPI_Comm_size(node, &node_ranks);
   MPI_Comm_free(&node);
-  const bool unpin = node_ranks > 1 && std::getenv("CWS_PIN") == nullptr;
-  if (unpin && rank == 0)
-    std::fprintf(stderr,
-                 "cws-pcg-mpi: %d ranks share this node: cws workers left unpinned (in each rank's mpirun binding); "
-                 "CWS_PIN=1 pins them anyway\n",
-                 node_ranks);
-  cws_apps::bench_env env(opt, [unpin](cws::runtime_config& cfg) {
-    if (unpin) cfg.pin = false;
-  });
+  cws_apps::bench_env env(opt);
   cws::runtime& rt = env.rt();
   const auto total_workers = static_cast<unsigned>(sum_over_ranks(env.workers()));
   if (block_rows == 0) block_rows = pcg::default_block_rows(prob, total_workers);
@@ -223,6 +214,7 @@ int run(int argc, char** argv, int rank, int ranks) {
               {{"ranks", ranks},
                {"ranks_per_node", node_ranks},
                {"pinned", rt.config().pin},
+               {"cpus_rank0", rt.topology().cpu_rule()},
                {"workers_per_rank", env.workers()},
                {"total_workers", total_workers},
                {"size", prob.n},

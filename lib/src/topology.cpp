@@ -221,6 +221,7 @@ topology topology::discover() {
   }
   t.source_ = "hwloc (this system)";
   t.cpu_rule_ = cpus.rule;
+  t.restricted_ = !cpus.whole_machine;
   if (t.cores_.empty()) throw error("hwloc found no processing units on this machine");
   t.real_pus_ = topology_builder::placement_order_pus(t);
   return t;
@@ -270,8 +271,8 @@ unsigned topology::default_workers() const noexcept {
 std::vector<worker_placement> topology::place_workers(unsigned workers) const {
   if (workers == 0) throw error(fmt::format("cannot place 0 workers: at least one is needed ({})", summary()));
   if (workers > pus_)
-    throw error(fmt::format("cannot place {} workers on a topology with {} ({})", workers, plural(pus_, "PU", "PUs"),
-                            summary()));
+    throw error(fmt::format("cannot place {} workers on a topology with {} ({}){}", workers, plural(pus_, "PU", "PUs"),
+                            summary(), restricted_ ? fmt::format("; this process may use {}", cpu_rule_) : ""));
   if (synthetic_ && real_pus_.empty()) throw error("cannot pin workers: no real PU of this machine is known");
 
   // Round r gives every core that has an (r+1)-th PU one more worker, so all

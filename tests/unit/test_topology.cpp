@@ -15,6 +15,7 @@
 
 #include "cws/config.hpp"
 #include "cws/error.hpp"
+#include "cws/runtime.hpp"
 #include "cws/topology.hpp"
 #include "pinning.hpp"
 #include "topology_xml.hpp"
@@ -411,6 +412,11 @@ TEST(WorkerCpus, ThisProcess) {
   for (const auto& core : t.cores()) pus.insert(core.pus.begin(), core.pus.end());
   EXPECT_EQ(std::vector<unsigned>(pus.begin(), pus.end()), c.pus);
   EXPECT_EQ(cws::topology::synthetic("pack:2 core:1 pu:1").cpu_rule(), c.rule);
+  // describe() says which rule applied.
+  cws::runtime_config cfg;
+  cfg.workers = 1;
+  cws::runtime rt(cfg);
+  EXPECT_NE(rt.describe().find("\ncpus:     " + c.rule + "\n"), std::string::npos) << rt.describe();
 }
 
 }  // namespace

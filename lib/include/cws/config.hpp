@@ -4,8 +4,9 @@
 // cws::error naming the variable, the value and what is accepted, and a
 // CWS_* name that is none of these gets a warning naming the closest one.
 //
-//   CWS_WORKERS   number of workers (default: one per core of the topology)
-//   CWS_TOPOLOGY  hwloc synthetic topology, e.g. "pack:4 numa:1 core:2 pu:1"
+//   CWS_WORKERS   number of workers, 1..4096 (default: one per core of the topology,
+//                 i.e. of the PUs the process may use, see topology.hpp)
+//   CWS_TOPOLOGY  hwloc synthetic topology, e.g. "pack:4 numa:1 core:2 pu:1" (at most 4096 PUs)
 //   CWS_PIN       1 = pin each worker to its core (default), 0 = do not pin
 //   CWS_IDLE      adaptive (spin, then yield, then sleep; default) | spin | sleep
 //   CWS_NESTING   max nested segments a worker blocked in sync may start (default 16)

@@ -83,6 +83,7 @@ class topology {
   bool synthetic_ = false;
   std::string source_;
   std::string cpu_rule_;
+  bool restricted_ = false;  // built from part of this machine (cpu_rule_ says which part)
   friend struct topology_builder;
 };
 
