@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -312,4 +314,14 @@ TEST(Config, EveryKnownNameIsParsedAndNoneIsFlagged) {
 TEST(Config, WorkerCapIsMaxWorkers) {
   EXPECT_EQ(parse({{"CWS_WORKERS", std::to_string(cws::max_workers)}}).workers, cws::max_workers);
   expect_rejected("CWS_WORKERS", std::to_string(cws::max_workers + 1), "expected a positive integer (1..4096)");
+}
+
+// The warning for a name far from every known one points at docs/tuning.md:
+// it documents every variable the table knows.
+TEST(Config, TuningDocListsEveryVariable) {
+  std::ifstream in(CWS_DOCS_TUNING);
+  ASSERT_TRUE(in) << CWS_DOCS_TUNING;
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (std::string_view name : cws::known_variables())
+    EXPECT_NE(doc.find("| `" + std::string(name) + "` |"), std::string::npos) << name << " is not in docs/tuning.md";
 }
