@@ -28,7 +28,10 @@ std::string affinity_list() {
   if (sched_getaffinity(0, sizeof set, &set) != 0) return "?";
   std::string out;
   for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &set)) out += (out.empty() ? "" : ",") + std::to_string(c);
+    if (CPU_ISSET(c, &set)) {
+      if (!out.empty()) out += ',';
+      out += std::to_string(c);
+    }
   return out;
 }
 
