@@ -4,11 +4,15 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <numbers>
 #include <stdexcept>
+#include <string>
+#include <system_error>
 
 namespace pcg {
 
@@ -218,22 +222,30 @@ std::uint64_t system::pattern_hash() const {
 }
 
 void write_matrix_market(const system& s, const std::string& path) {
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "w"), &std::fclose);
-  if (!f) throw std::runtime_error(fmt::format("{}: cannot open for writing", path));
-  std::uint64_t lower = 0;
-  for (std::size_t r = 0; r < s.part.owned(); ++r)
-    for (std::uint64_t e = s.row_ptr[r]; e < s.row_ptr[r + 1]; ++e)
-      lower += s.cols[e] + s.part.ext_first <= r + s.part.first;
-  fmt::print(f.get(), "%%MatrixMarket matrix coordinate real symmetric\n% cws-pcg {} (lower triangle, 1-based)\n",
-             s.prob.describe());
-  fmt::print(f.get(), "{} {} {}\n", s.part.grid_rows, s.part.grid_rows, lower);
-  for (std::size_t r = 0; r < s.part.owned(); ++r)
-    for (std::uint64_t e = s.row_ptr[r]; e < s.row_ptr[r + 1]; ++e) {
-      const std::size_t row = r + s.part.first, col = s.cols[e] + s.part.ext_first;
-      if (col <= row) fmt::print(f.get(), "{} {} {:.17g}\n", row + 1, col + 1, s.vals[e]);
-    }
-  if (std::fflush(f.get()) != 0 || std::ferror(f.get()))
-    throw std::runtime_error(fmt::format("{}: write failed", path));
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) throw std::runtime_error(fmt::format("{}: cannot open for writing: {}", path, std::strerror(errno)));
+  // fmt::print throws std::system_error without the file's name (a full disk,
+  // /dev/full): every failure is reported here, naming the file.
+  std::string failed;
+  try {
+    std::uint64_t lower = 0;
+    for (std::size_t r = 0; r < s.part.owned(); ++r)
+      for (std::uint64_t e = s.row_ptr[r]; e < s.row_ptr[r + 1]; ++e)
+        lower += s.cols[e] + s.part.ext_first <= r + s.part.first;
+    fmt::print(f, "%%MatrixMarket matrix coordinate real symmetric\n% cws-pcg {} (lower triangle, 1-based)\n",
+               s.prob.describe());
+    fmt::print(f, "{} {} {}\n", s.part.grid_rows, s.part.grid_rows, lower);
+    for (std::size_t r = 0; r < s.part.owned(); ++r)
+      for (std::uint64_t e = s.row_ptr[r]; e < s.row_ptr[r + 1]; ++e) {
+        const std::size_t row = r + s.part.first, col = s.cols[e] + s.part.ext_first;
+        if (col <= row) fmt::print(f, "{} {} {:.17g}\n", row + 1, col + 1, s.vals[e]);
+      }
+    if (std::fflush(f) != 0 || std::ferror(f)) failed = std::strerror(errno);
+  } catch (const std::system_error& e) {
+    failed = e.code().message();
+  }
+  if (std::fclose(f) != 0 && failed.empty()) failed = std::strerror(errno);
+  if (!failed.empty()) throw std::runtime_error(fmt::format("{}: write failed: {}", path, failed));
 }
 
 }  // namespace pcg

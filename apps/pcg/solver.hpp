@@ -55,6 +55,10 @@ class executor {
 // preconditioner's (jacobi | fwd0 .. fwd{C-1}, bwd{C-2} .. bwd0), direction.
 std::vector<std::string> kernel_names(preconditioner pc, unsigned colours);
 
+// Measured solves per variant of cws-pcg and cws-pcg-mpi (--runs): fewer than
+// the other apps' default, a solve is many phases.
+inline constexpr unsigned default_runs = 3;
+
 struct solve_options {
   preconditioner pc = preconditioner::sgs;
   double tol = 1e-8;

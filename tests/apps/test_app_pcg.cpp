@@ -8,8 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,13 @@ json run_pcg(std::vector<std::string> args, const env_list& env = {}, run_result
   }
   if (keep != nullptr) *keep = std::move(r);
   return doc;
+}
+
+// The true-residual line of a failed verification, as cws-pcg prints it (%.3e, tol 1e-8).
+std::string fmt_true_residual(double relres) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "serial: true residual |b - Ax|/|b| = %.3e over 10 x tol = 1.000e-07", relres);
+  return buf;
 }
 
 const json& entry(const json& doc, const std::string& variant) {
@@ -214,6 +223,61 @@ TEST(AppPcg, BadArgumentsFail) {
   EXPECT_NE(run_process(CWS_APP_PCG, {"--stencil", "5"}).code, 0);
   const run_result r = run_process(CWS_APP_PCG, {"--size", "8", "--policies", "nosuch"});
   EXPECT_EQ(r.code, 2) << r.dump();
+}
+
+// CLI::Range lets NaN through (every comparison with it is false): refused
+// by the option's own check, CLI11's usual error, before anything runs.
+TEST(AppPcg, NanToleranceOrAnisotropyIsRefused) {
+  for (const std::string opt : {"--tol", "--anisotropy"}) {
+    const run_result r = run_process(CWS_APP_PCG, {"--size", "4", "--runs", "1", opt, "nan"});
+    EXPECT_NE(r.code, 0) << r.dump();
+    ASSERT_FALSE(r.err_lines().empty()) << r.dump();
+    EXPECT_EQ(r.err_lines().front(), opt + ": not a number: nan") << r.dump();
+    EXPECT_EQ(r.err.find("converged"), std::string::npos) << "the solve ran: " << r.dump();
+    EXPECT_TRUE(r.out.empty()) << r.dump();
+  }
+}
+
+// --help shows the default --runs cws-pcg really uses (3, not the common 5).
+TEST(AppPcg, HelpShowsTheRealDefaultRuns) {
+  const run_result help = run_process(CWS_APP_PCG, {"--help"});
+  ASSERT_EQ(help.code, 0) << help.dump();
+  std::string line;
+  std::istringstream in(help.out);
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind("  --runs ", 0) == 0) line = l;  // the option's own line (others mention --runs)
+  ASSERT_FALSE(line.empty()) << help.out;
+  const json doc = run_pcg({"--size", "4", "--warmup", "0", "--policies", "random"});
+  if (doc.is_null()) return;
+  const unsigned runs = doc["params"]["runs"].get<unsigned>();
+  EXPECT_EQ(runs, 3u);
+  EXPECT_NE(line.find("=" + std::to_string(runs)), std::string::npos) << line;
+}
+
+// A failed verification names the check that failed, with its own numbers:
+// after one iteration the error is within its bound, the true residual is not.
+TEST(AppPcg, AFailedCheckIsNamedWithItsNumbers) {
+  const run_result r =
+      run_process(CWS_APP_PCG, {"--size", "8", "--max-iters", "1", "--runs", "1", "--warmup", "0", "--policies",
+                                "random", "--json"});
+  EXPECT_EQ(r.code, 1) << r.dump();
+  const json doc = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.dump();
+  const json& serial = entry(doc, "serial");
+  ASSERT_LE(serial["error_2"].get<double>(), serial["error_bound"].get<double>()) << serial.dump();
+  EXPECT_EQ(r.err.find("over the bound"), std::string::npos) << "the error check passed: " << r.err;
+  EXPECT_NE(r.err.find("serial: not converged after 1 iterations"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(fmt_true_residual(serial["true_relres"].get<double>())), std::string::npos) << r.err;
+}
+
+// A matrix file that cannot be written is named in the one error line.
+TEST(AppPcg, AnUnwritableMatrixFileIsNamed) {
+  if (!std::ifstream("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  const run_result r = run_process(
+      CWS_APP_PCG, {"--size", "4", "--runs", "1", "--warmup", "0", "--policies", "random", "--write-matrix", "/dev/full"});
+  EXPECT_EQ(r.code, 1) << r.dump();
+  ASSERT_EQ(r.err_lines().size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("cws-pcg: error: /dev/full: write failed"), std::string::npos) << r.err;
 }
 
 #else  // CWS_PCG_MPI_TEST
