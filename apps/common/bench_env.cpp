@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "cws/traces/safe_file.hpp"
 #include "cws/traces/stream.hpp"
 
 namespace cws_apps {
@@ -75,6 +76,9 @@ bench_env::bench_env(const common_options& o, const std::function<void(cws::runt
   // Streamed as the phases complete, so a killed run keeps them; without
   // recording (an app with its own recorders) save_trace(file) writes it.
   if (!trace_out_.empty() && cfg.record) rt_->trace_to(trace_out_);
+  // Without recording the trace is written at the end: an unusable path (a
+  // directory, a missing folder, a symlink) is reported now, not after the run.
+  if (!trace_out_.empty() && !cfg.record) cws::traces::check_output_path(trace_out_);
   if (!o.trace_in.empty()) {
     rt_->load_traces(o.trace_in);  // cws::error naming the file and the problem
     std::size_t seeded = 0;

@@ -4,6 +4,7 @@
 
 #include <cws/schedulers/policies.hpp>
 #include <cws/schedulers/schedule_store.hpp>
+#include <cws/traces/safe_file.hpp>
 #include <cws/traces/trace_file.hpp>
 #include <filesystem>
 #include <map>
@@ -91,6 +92,8 @@ schedule_file_status load_schedule_file(cws::runtime& rt, const std::string& pat
                   st.seeded, key, path, st.evolve_stows);
   return st;
 }
+
+void check_schedule_file_path(const std::string& path) { cws::traces::check_output_path(path); }
 
 void save_schedule_file(const cws::runtime& rt, const std::string& path) { rt.save_traces(path); }
 

@@ -43,7 +43,14 @@ std::string schedule_name(const std::string& variant, const std::string& kernel,
 // run. Throws cws::error only when strict and the file exists but is unusable.
 schedule_file_status load_schedule_file(cws::runtime& rt, const std::string& path, const std::string& key, bool strict);
 
-// Saves every phase the runtime recorded to `path`. Throws cws::error.
+// Throws cws::error (one line naming the path) unless the schedule file can
+// be saved at `path`: called at startup, so that a directory, a missing
+// folder or a symlink is reported before the benchmark runs, not after.
+void check_schedule_file_path(const std::string& path);
+
+// Saves every phase the runtime recorded to `path` (an exclusive temporary
+// file renamed into place; a symlink, FIFO, device or directory at `path` is
+// refused, cws/traces/safe_file.hpp). Throws cws::error.
 void save_schedule_file(const cws::runtime& rt, const std::string& path);
 
 }  // namespace pcg

@@ -4,9 +4,12 @@
 // file's checks (missing, foreign, damaged, other worker count, matching).
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -379,6 +382,37 @@ TEST(PcgScheduleFile, ForeignDamagedOrOtherWorkerCountIsIgnoredWithOneLine) {
   EXPECT_FALSE(pcg::load_schedule_file(rt, bad, "key1", false).loaded);
   // Nothing of the rejected files was seeded.
   EXPECT_EQ(cws::schedulers::store_of(rt).find(pcg::schedule_name("evolve", "spmv", "key1")), nullptr);
+}
+
+// --schedules: a path the file cannot be saved at is reported at startup
+// (check_schedule_file_path), and saving never follows or replaces a symlink.
+// A FIFO as schedule file is refused at once (alarm: a reader that blocks
+// kills the suite instead of hanging it).
+TEST(PcgScheduleFile, UnusablePathsAreReportedUpFrontAndNeverFollowed) {
+  cws::test::scratch_dir dir;
+  EXPECT_NO_THROW(pcg::check_schedule_file_path(dir.file("s.cwst")));
+  std::filesystem::create_directory(dir.file("d"));
+  EXPECT_THROW(pcg::check_schedule_file_path(dir.file("d")), cws::error);
+  EXPECT_THROW(pcg::check_schedule_file_path(dir.file("no/such/s.cwst")), cws::error);
+
+  const std::string victim = dir.file("victim"), link = dir.file("link.cwst");
+  cws::test::spit(victim, "precious");
+  std::filesystem::create_symlink(victim, link);
+  EXPECT_THROW(pcg::check_schedule_file_path(link), cws::error);
+  std::filesystem::create_symlink(victim, dir.file("s.cwst.tmp"));  // a planted temporary name
+  record_file(dir.file("s.cwst"), "key1", 2, 1);
+  EXPECT_THROW(record_file(link, "key1", 2, 1), cws::error);
+  EXPECT_EQ(cws::test::slurp(victim), "precious");
+  EXPECT_TRUE(std::filesystem::is_symlink(std::filesystem::symlink_status(link)));
+
+  const std::string fifo = dir.file("fifo.cwst");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  cws::runtime rt(two_workers());
+  ::alarm(30);
+  const auto st = pcg::load_schedule_file(rt, fifo, "key1", false);
+  ::alarm(0);
+  EXPECT_FALSE(st.loaded);
+  EXPECT_NE(st.message.find("not a regular file (a FIFO)"), std::string::npos) << st.message;
 }
 
 }  // namespace

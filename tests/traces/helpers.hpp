@@ -24,6 +24,18 @@ namespace cws::test {
 inline constexpr cws::traces::archive_kind all_kinds[] = {
     cws::traces::archive_kind::text, cws::traces::archive_kind::xml, cws::traces::archive_kind::binary};
 
+// Temporary files a writer left beside `path` (safe_file.hpp names them
+// "<path>.tmp-XXXXXXXX"); every writer removes its own, on success and error.
+inline std::vector<std::string> leftover_temporaries(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::string prefix = p.filename().string() + ".tmp";
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(p.parent_path(), ec))
+    if (e.path().filename().string().rfind(prefix, 0) == 0) found.push_back(e.path().string());
+  return found;
+}
+
 // Little-endian field access in an envelope (layout: trace_file.hpp).
 inline std::uint64_t get_le(std::string_view b, std::size_t at, int bytes) {
   std::uint64_t v = 0;

@@ -4,11 +4,13 @@
 // or a silent misread.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "cws/traces/trace_file.hpp"
 #include "helpers.hpp"
+#include "records.hpp"
 #include "synthetic.hpp"
 
 namespace {
@@ -183,6 +185,64 @@ TEST(Corruption, DamagedRecordWithValidChecksumsCostsOnlyItself) {
                 std::string(tr::to_string(kind)).c_str(), payload.size(), reported, loaded);
     EXPECT_GT(reported, 0u);
   }
+}
+
+// Counts no stored element bounds, forged behind valid checksums (a 9.2e18
+// task segment, "of" counters larger than their whole, absurd times): the
+// record is refused as damaged with one line, and validate() refuses them.
+TEST(Corruption, ForgedCountsBehindValidChecksumsAreRefused) {
+  namespace st = cws::steal_tree;
+  struct forgery {
+    const char* what;
+    void (*forge)(st::phase_record&);
+    const char* message;  // part of the one-line problem
+  };
+  const forgery forgeries[] = {
+      {"segment tasks", [](st::phase_record& r) { r.steals.segments[2].tasks = 9'200'000'000'000'000'000u; },
+       "segment 2: 9200000000000000000 tasks exceed the limit of 281474976710656"},
+      {"tree tasks",
+       [](st::phase_record& r) {
+         for (st::segment& s : r.steals.segments) s.tasks = std::uint64_t{1} << 47;
+       },
+       "tasks exceed the limit of 281474976710656 per tree"},
+      {"worker tasks", [](st::phase_record& r) { r.stats[1].tasks = ~std::uint64_t{0}; },
+       "worker 1: tasks 18446744073709551615 exceeds the limit"},
+      {"failed steals", [](st::phase_record& r) { r.stats[0].failed_steals = std::uint64_t{1} << 60; },
+       "worker 0: failed steals 1152921504606846976 exceeds the limit"},
+      {"elided", [](st::phase_record& r) { r.stats[2].elided = r.stats[2].tasks + 1; }, "elided spawns but only"},
+      {"place steals", [](st::phase_record& r) { r.stats[3].place_steals = r.stats[3].steals + 1; },
+       "place steals but only"},
+      {"het inlined", [](st::phase_record& r) { r.stats[0].het_inlined = r.stats[0].hinted_leaf + 1; },
+       "HET-inlined spawns but only"},
+      {"nested segments", [](st::phase_record& r) { r.stats[0].nested_segments = r.stats[0].segments + 1; },
+       "nested segments but only"},
+      {"wall time", [](st::phase_record& r) { r.wall_s = 1e300; }, "wall time is 1e+300"},
+      {"segment end", [](st::phase_record& r) { r.steals.segments[0].end_ns = ~std::uint64_t{0}; },
+       "segment 0: ends at 18446744073709551615 ns, beyond the limit"},
+  };
+  const tr::trace_file good = cws::test::synthetic_trace();
+  for (const forgery& g : forgeries) {
+    SCOPED_TRACE(g.what);
+    tr::trace_file f = good;
+    for (st::phase_record& r : f.phases) {
+      r.steals.audit.clear();  // audit records would pin segment task counts
+      g.forge(r);
+    }
+    const std::string v = cws::test::error_of([&] { tr::validate(f); });
+    EXPECT_NE(v.find(g.message), std::string::npos) << v;
+    // A record stream with valid checksums around the forged record.
+    tr::detail::record_encoder enc(tr::archive_kind::text);
+    std::string bytes(enc.header(f.header));
+    bytes += enc.phase(f.phases[0]);
+    bytes += enc.end(1);
+    const tr::read_report rep = tr::decode_with_report(bytes, "c.cwst");
+    ASSERT_EQ(rep.damaged.size(), 1u);
+    EXPECT_NE(rep.damaged[0].problem.find(g.message), std::string::npos) << rep.damaged[0].problem;
+    EXPECT_EQ(rep.damaged[0].problem.find('\n'), std::string::npos);
+    EXPECT_TRUE(rep.file.phases.empty());
+  }
+  // The limits leave real runs alone.
+  EXPECT_NO_THROW(tr::validate(good));
 }
 
 }  // namespace

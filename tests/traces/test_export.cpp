@@ -117,4 +117,22 @@ TEST(Export, OutOfRangeSelectionIsAnError) {
   EXPECT_THROW(tr::chrome_trace(f, {2}), cws::error);
 }
 
+// Names read from a file need not be UTF-8 (runtime::schedule refuses such
+// names, files from elsewhere may still hold them): the invalid bytes become
+// U+FFFD and the output stays valid JSON instead of throwing.
+TEST(Export, ChromeTraceOfNonUtf8NamesIsValidJson) {
+  tr::trace_file f = cws::test::synthetic_trace();
+  for (auto& r : f.phases) r.schedule = "sten\xff\xfe" "cil";
+  f.header.host = "host\xc3";  // a truncated two-byte sequence
+  std::string text;
+  ASSERT_NO_THROW(text = tr::chrome_trace(f));
+  const json doc = json::parse(text);
+  EXPECT_EQ(doc["otherData"]["host"], "host\xef\xbf\xbd");
+  std::size_t named = 0;
+  for (const json& e : doc["traceEvents"])
+    if (e.contains("args") && e["args"].contains("run") && e["args"]["run"].is_string())
+      named += e["args"]["run"].get<std::string>().rfind("sten\xef\xbf\xbd\xef\xbf\xbd""cil #", 0) == 0;
+  EXPECT_GT(named, 0u);
+}
+
 }  // namespace

@@ -39,9 +39,11 @@ tr::trace_file awkward_trace() {
   r.iteration = std::numeric_limits<std::uint64_t>::max() - 1;
   r.wall_s = 0.1 + 0.2;  // 0.30000000000000004
   r.stats[1].idle_s = std::numeric_limits<double>::denorm_min();
-  r.stats[2].idle_s = std::numeric_limits<double>::max();
-  r.stats[3].failed_steals = std::numeric_limits<std::uint64_t>::max();
-  r.steals.segments[0].end_ns = std::numeric_limits<std::uint64_t>::max();
+  // The largest values validate() accepts (tr::limits: a larger count or
+  // time is a damaged or forged file).
+  r.stats[2].idle_s = std::nextafter(tr::limits::seconds, 0.0);
+  r.stats[3].failed_steals = tr::limits::counter;
+  r.steals.segments[0].end_ns = static_cast<std::uint64_t>(tr::limits::seconds * 1e9);
   // Locality counts whose sums reach 2^64 - 1 exactly; a relocalization time
   // that is subnormal, a backend name with markup.
   constexpr std::uint64_t top = std::uint64_t{1} << 63;
@@ -128,7 +130,7 @@ TEST(TraceFile, WriteAndReadFilesOfEveryKind) {
   for (tr::archive_kind kind : all_kinds) {
     const std::string path = dir.file(std::string("t.") + std::string(tr::to_string(kind)) + ".cwst");
     tr::write(path, f, kind);
-    EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+    EXPECT_TRUE(cws::test::leftover_temporaries(path).empty());
     const tr::trace_file back = tr::read(path);
     EXPECT_TRUE(tr::identical(f, back));
     EXPECT_EQ(back.header.archive, kind);
@@ -247,7 +249,7 @@ TEST(TraceFile, PlaceTreeAndHintedCountersRoundTrip) {
   s.hinted_root = 13;
   s.het_inlined = 9;
   s.place_steals = 1;
-  s.reclaimed = std::numeric_limits<std::uint64_t>::max();
+  s.reclaimed = tr::limits::counter;  // the largest accepted
   for (tr::archive_kind kind : all_kinds) {
     SCOPED_TRACE(std::string(tr::to_string(kind)));
     const tr::trace_file back = tr::decode(tr::encode(f, kind), "v6.cwst");
@@ -346,7 +348,7 @@ TEST(TraceFile, MissingAndUnreadableFiles) {
   std::filesystem::create_directory(d);
   EXPECT_EQ(error_of([&] { tr::read(d); }).rfind(d + ": ", 0), 0u);
   // A device that never ends is refused up front, not read into memory.
-  EXPECT_EQ(error_of([] { tr::read("/dev/zero"); }), "/dev/zero: not a regular file");
+  EXPECT_EQ(error_of([] { tr::read("/dev/zero"); }), "/dev/zero: not a regular file (a character device)");
   const std::string out = dir.file("no/such/dir/t.cwst");
   EXPECT_EQ(error_of([&] { tr::write(out, synthetic_trace()); }).rfind(out + ": cannot write", 0), 0u);
 }

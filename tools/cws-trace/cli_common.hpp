@@ -18,6 +18,7 @@
 #include "cws/error.hpp"
 #include "cws/steal_tree/balance.hpp"
 #include "cws/traces/export.hpp"
+#include "cws/traces/safe_file.hpp"
 #include "cws/traces/trace_file.hpp"
 
 namespace cws::trace_cli {
@@ -124,8 +125,10 @@ inline std::uint64_t file_bytes(const std::string& path) {
   return ec ? 0 : static_cast<std::uint64_t>(n);
 }
 
-// Prints the single JSON document of a --json run.
-inline void emit(const json& doc) { std::cout << doc.dump(2) << "\n"; }
+// Prints the single JSON document of a --json run. Strings from a file
+// (schedule names, host) need not be UTF-8: invalid bytes become U+FFFD
+// instead of an exception.
+inline void emit(const json& doc) { std::cout << doc.dump(2, ' ', false, json::error_handler_t::replace) << "\n"; }
 
 // A tree's balance for tables: "share x1.23" (the busiest worker's share of
 // the tasks over 1/P), ", 2 idle" when workers ran nothing; "-" without tasks.

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
@@ -172,10 +171,12 @@ void write_output(const std::string& path, const std::string& text) {
     std::cout << text;
     return;
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) out << text;
-  if (out) out.close();
-  if (!out) fail(exit_output, fmt::format("{}: cannot write", path));
+  // Never follows or replaces a symlink, FIFO or device at `path` (safe_file.hpp).
+  try {
+    tr::write_file(path, text);
+  } catch (const cws::error& e) {
+    fail(exit_output, e.what());
+  }
 }
 
 }  // namespace

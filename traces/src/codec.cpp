@@ -2,6 +2,7 @@
 // of versions 1 to 3 (version 4 records: records.cpp), file I/O, read reports,
 // and the error messages that name the file.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -9,13 +10,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <new>
 #include <string>
 #include <system_error>
 #include <vector>
 
+#include "cws/traces/safe_file.hpp"
 #include "cws/traces/trace_file.hpp"
 #include "le_bytes.hpp"
 #include "payload_io.hpp"
@@ -210,14 +210,16 @@ bool prefix_of_magic(std::string_view bytes) {
   return std::memcmp(bytes.data(), envelope::magic, std::min(bytes.size(), sizeof envelope::magic)) == 0;
 }
 
-// Versions 1 to 3: one payload after the envelope, all or nothing.
-trace_file decode_whole(std::string_view bytes, archive_kind kind, std::uint32_t version, std::uint64_t length) {
-  const std::uint64_t have = bytes.size() - envelope::size;
+// Versions 1 to 3: one payload after the envelope, all or nothing. The size
+// is checked before the payload is read.
+trace_file decode_whole(detail::byte_source& src, archive_kind kind, std::uint32_t version, std::uint64_t length,
+                        std::uint32_t payload_crc) {
+  const std::uint64_t have = src.size() - envelope::size;
   if (have < length)
-    throw format_error(fmt::format("truncated ({} of {} bytes)", bytes.size(), length + envelope::size));
+    throw format_error(fmt::format("truncated ({} of {} bytes)", src.size(), length + envelope::size));
   if (have > length) throw format_error(fmt::format("{} bytes of unexpected data after the payload", have - length));
-  const std::string_view payload = bytes.substr(envelope::size);
-  if (crc32(payload) != get_u32(bytes, 24)) throw format_error("checksum mismatch (file damaged)");
+  const std::string_view payload = src.read(envelope::size, static_cast<std::size_t>(length));
+  if (crc32(payload) != payload_crc) throw format_error("checksum mismatch (file damaged)");
   trace_file f;
   detail::load_payload(payload, kind, version, "trace", f);
   f.header.format_version = version;
@@ -230,8 +232,12 @@ trace_file decode_whole(std::string_view bytes, archive_kind kind, std::uint32_t
   return f;
 }
 
-read_report decode_checked(std::string_view bytes) {
-  if (bytes.empty()) throw format_error("empty file (not a cws trace file)");
+// The envelope is checked from the file's first 32 bytes before anything
+// else is read: a foreign file is refused after reading 32 bytes.
+read_report decode_checked(detail::byte_source& src) {
+  if (src.size() == 0) throw format_error("empty file (not a cws trace file)");
+  const std::string_view bytes =
+      src.read(0, static_cast<std::size_t>(std::min<std::uint64_t>(src.size(), envelope::size)));
   if (!prefix_of_magic(bytes)) throw format_error("not a cws trace file");
   if (bytes.size() < envelope::size)
     throw format_error(fmt::format("truncated ({} bytes; a trace file has at least {})", bytes.size(), envelope::size));
@@ -249,9 +255,10 @@ read_report decode_checked(std::string_view bytes) {
   const std::uint64_t length = get_u64(bytes, 16);
   if (length > limits::file_bytes - envelope::size)
     throw format_error(fmt::format("payload length {} exceeds the limit of {} bytes", length, limits::file_bytes));
-  if (version >= 4) return detail::decode_records(bytes, static_cast<archive_kind>(kind), version, length);
+  const std::uint32_t payload_crc = get_u32(bytes, 24);  // `bytes` is invalidated by the next read
+  if (version >= 4) return detail::decode_records(src, static_cast<archive_kind>(kind), version, length, payload_crc);
   read_report rep;
-  rep.file = decode_whole(bytes, static_cast<archive_kind>(kind), version, length);
+  rep.file = decode_whole(src, static_cast<archive_kind>(kind), version, length, payload_crc);
   return rep;
 }
 
@@ -317,7 +324,8 @@ std::string encode(const trace_file& f, archive_kind kind) {
 
 read_report decode_with_report(std::string_view bytes, std::string_view name) {
   try {
-    return decode_checked(bytes);
+    detail::memory_source src(bytes);
+    return decode_checked(src);
   } catch (...) {
     throw error(fmt::format("{}: {}", name, detail::describe_current_exception()));
   }
@@ -334,36 +342,64 @@ trace_file decode(std::string_view bytes, std::string_view name) {
 namespace {
 std::string errno_text(int e) { return std::generic_category().message(e); }
 
-// The whole file, refusing what is not a regular file or exceeds the limit.
-std::string slurp_trace(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw error(fmt::format("{}: cannot open ({})", path, errno_text(errno)));
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (!ec && std::filesystem::is_directory(status)) throw error(fmt::format("{}: is a directory", path));
-  // Devices and pipes could deliver endless bytes: read regular files only.
-  if (!ec && !std::filesystem::is_regular_file(status)) throw error(fmt::format("{}: not a regular file", path));
-  const auto size = std::filesystem::file_size(path, ec);
-  if (!ec && size > limits::file_bytes)
-    throw error(fmt::format("{}: file of {} bytes exceeds the limit of {}", path, size, limits::file_bytes));
-  std::string bytes;
-  if (!ec) bytes.reserve(static_cast<std::size_t>(size));
-  // Read in chunks, never more than the limit (the size may change underneath).
-  std::array<char, 1 << 16> chunk{};
-  while (in) {
-    in.read(chunk.data(), chunk.size());
-    bytes.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
-    if (bytes.size() > limits::file_bytes)
-      throw error(fmt::format("{}: file exceeds the limit of {} bytes", path, limits::file_bytes));
+// A trace file read piece by piece, only where the decoder asks: the
+// envelope first, then the header and each record as their frames announce
+// them. Refuses what is not a regular file (safe_file.hpp) or exceeds the
+// limit before reading anything. Holds at most one record's bytes.
+class file_source final : public detail::byte_source {
+ public:
+  explicit file_source(const std::string& path) {
+    const input_file in = open_for_reading(path);  // throws cws::error naming the path
+    fd_ = in.fd;
+    size_ = in.size;
+    if (size_ > limits::file_bytes) {
+      ::close(fd_);
+      throw error(fmt::format("{}: file of {} bytes exceeds the limit of {}", path, size_, limits::file_bytes));
+    }
   }
-  if (in.bad()) throw error(fmt::format("{}: read error ({})", path, errno_text(errno)));
-  return bytes;
+  ~file_source() override { ::close(fd_); }
+  file_source(const file_source&) = delete;
+  file_source& operator=(const file_source&) = delete;
+
+  std::uint64_t size() const noexcept override { return size_; }
+  std::string_view read(std::uint64_t pos, std::size_t n) override {
+    buf_.resize(n);
+    std::size_t got = 0;
+    while (got < n) {
+      const ssize_t r = ::pread(fd_, buf_.data() + got, n - got, static_cast<off_t>(pos + got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) throw detail::format_error(fmt::format("read error at offset {} ({})", pos + got, errno_text(errno)));
+      if (r == 0)
+        throw detail::format_error(
+            fmt::format("file shrank to {} bytes while being read (it had {})", pos + got, size_));
+      got += static_cast<std::size_t>(r);
+    }
+    return buf_;
+  }
+
+ private:
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+  std::string buf_;
+};
+
+read_report read_file(const std::string& path) {
+  file_source src(path);  // its errors name the path already
+  try {
+    return decode_checked(src);
+  } catch (...) {
+    throw error(fmt::format("{}: {}", path, detail::describe_current_exception()));
+  }
 }
 }  // namespace
 
-trace_file read(const std::string& path) { return decode(slurp_trace(path), path); }
+trace_file read(const std::string& path) {
+  read_report rep = read_file(path);
+  if (!rep.complete()) throw error(fmt::format("{}: {}", path, rep.summary()));
+  return std::move(rep.file);
+}
 
-read_report read_with_report(const std::string& path) { return decode_with_report(slurp_trace(path), path); }
+read_report read_with_report(const std::string& path) { return read_file(path); }
 
 void write(const std::string& path, const trace_file& f, archive_kind kind) {
   std::string bytes;
@@ -372,24 +408,7 @@ void write(const std::string& path, const trace_file& f, archive_kind kind) {
   } catch (const error& e) {
     throw error(fmt::format("{}: {}", path, e.what()));
   }
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw error(fmt::format("{}: cannot write ({})", path, errno_text(errno)));
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-      const int e = errno;
-      std::remove(tmp.c_str());
-      throw error(fmt::format("{}: write failed ({})", path, errno_text(e)));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw error(fmt::format("{}: cannot write ({})", path, ec.message()));
-  }
+  write_file(path, bytes);  // exclusive temporary file renamed into place; errors name the path
 }
 
 }  // namespace cws::traces

@@ -155,10 +155,13 @@ std::string chrome_trace(const trace_file& f, const std::vector<std::size_t>& se
                       {"host", f.header.host},
                       {"topology", f.header.topology.summary},
                       {"workers", workers}};
-  // One event per line: compact, yet diffable and greppable.
-  std::string out = "{\"displayTimeUnit\":\"ns\",\"otherData\":" + other.dump() + ",\n\"traceEvents\":[\n";
+  // One event per line: compact, yet diffable and greppable. Names from the
+  // file (schedule, host) need not be UTF-8: invalid bytes become U+FFFD, so
+  // the output is always valid JSON and never an exception.
+  const auto dump = [](const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); };
+  std::string out = "{\"displayTimeUnit\":\"ns\",\"otherData\":" + dump(other) + ",\n\"traceEvents\":[\n";
   for (std::size_t i = 0; i < events.size(); ++i) {
-    out += events[i].dump();
+    out += dump(events[i]);
     out += i + 1 < events.size() ? ",\n" : "\n";
   }
   out += "]}\n";

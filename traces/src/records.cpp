@@ -137,15 +137,15 @@ bool matches_magic_prefix(std::string_view rest) {
 
 }  // namespace
 
-read_report decode_records(std::string_view bytes, archive_kind kind, std::uint32_t version,
-                           std::uint64_t header_length) {
+read_report decode_records(byte_source& src, archive_kind kind, std::uint32_t version, std::uint64_t header_length,
+                           std::uint32_t header_crc) {
   read_report rep;
-  const std::uint64_t have = bytes.size() - envelope::size;
-  if (have < header_length)
+  const std::uint64_t size = src.size();
+  if (size - envelope::size < header_length)
     throw format_error(
-        fmt::format("truncated inside the header ({} of its {} bytes)", bytes.size(), envelope::size + header_length));
-  const std::string_view header = bytes.substr(envelope::size, static_cast<std::size_t>(header_length));
-  if (crc32(header) != get_u32(bytes, 24)) throw format_error("header damaged (checksum mismatch)");
+        fmt::format("truncated inside the header ({} of its {} bytes)", size, envelope::size + header_length));
+  const std::string_view header = src.read(envelope::size, static_cast<std::size_t>(header_length));
+  if (crc32(header) != header_crc) throw format_error("header damaged (checksum mismatch)");
   load_payload(header, kind, version, "header", rep.file.header);
   try {
     validate(rep.file.header);
@@ -156,40 +156,43 @@ read_report decode_records(std::string_view bytes, archive_kind kind, std::uint3
   rep.file.header.archive = kind;
 
   rep.closed = false;
-  std::size_t pos = envelope::size + static_cast<std::size_t>(header_length);
-  for (std::uint64_t index = 1; pos < bytes.size(); ++index) {
-    const std::string_view rest = bytes.substr(pos);
+  std::uint64_t pos = envelope::size + header_length;
+  for (std::uint64_t index = 1; pos < size; ++index) {
+    const std::uint64_t left = size - pos;
+    // The frame's fields are copied out: the next read reuses the buffer.
+    const std::string_view frame = src.read(pos, static_cast<std::size_t>(std::min<std::uint64_t>(left, record_frame::size)));
     const auto unreadable = [&](std::string what) {
       rep.unreadable = record_problem{
-          index, pos, fmt::format("{} (the {} bytes from offset {} on cannot be read)", what, rest.size(), pos)};
+          index, pos, fmt::format("{} (the {} bytes from offset {} on cannot be read)", what, left, pos)};
     };
-    if (!matches_magic_prefix(rest)) {
+    if (!matches_magic_prefix(frame)) {
       unreadable("not a record frame");
       break;
     }
-    if (rest.size() < record_frame::size) {  // a writer killed inside the frame
+    if (frame.size() < record_frame::size) {  // a writer killed inside the frame
       rep.torn_record = index;
       break;
     }
-    if (crc32(rest.substr(0, 20)) != get_u32(rest, 20)) {
+    if (crc32(frame.substr(0, 20)) != get_u32(frame, 20)) {
       unreadable("frame damaged (checksum mismatch)");
       break;
     }
-    const std::uint32_t record_kind = get_u32(rest, 4);
-    const std::uint64_t length = get_u64(rest, 8);
+    const std::uint32_t record_kind = get_u32(frame, 4);
+    const std::uint64_t length = get_u64(frame, 8);
+    const std::uint32_t payload_crc = get_u32(frame, 16);
     if (length > limits::file_bytes) {
       unreadable(fmt::format("record length {} exceeds the limit of {} bytes", length, limits::file_bytes));
       break;
     }
-    if (rest.size() - record_frame::size < length) {  // a writer killed inside the payload
+    if (left - record_frame::size < length) {  // a writer killed inside the payload
       rep.torn_record = index;
       break;
     }
     rep.records = index;
-    const std::string_view payload = rest.substr(record_frame::size, static_cast<std::size_t>(length));
-    const std::size_t at = pos;
-    pos += record_frame::size + static_cast<std::size_t>(length);
-    if (crc32(payload) != get_u32(rest, 16)) {
+    const std::uint64_t at = pos;
+    pos += record_frame::size + length;
+    const std::string_view payload = src.read(at + record_frame::size, static_cast<std::size_t>(length));
+    if (crc32(payload) != payload_crc) {
       rep.damaged.push_back({index, at, "payload checksum mismatch"});
       continue;
     }
@@ -198,7 +201,7 @@ read_report decode_records(std::string_view bytes, archive_kind kind, std::uint3
       ++rep.intact;
       if (end) {
         rep.closed = true;
-        rep.trailing_bytes = bytes.size() - pos;
+        rep.trailing_bytes = size - pos;
         break;
       }
     } catch (...) {

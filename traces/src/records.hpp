@@ -43,11 +43,36 @@ class record_encoder {
   std::ostream os_;
 };
 
+// Where a reader takes the bytes of a file from: memory (decode) or the file
+// itself, read piece by piece (read): a reader asks only for what the
+// envelope and the record frames say is there, so a huge or foreign file
+// costs the bytes it takes to refuse it, not its size.
+class byte_source {
+ public:
+  virtual ~byte_source() = default;
+  virtual std::uint64_t size() const noexcept = 0;
+  // The `n` bytes at `pos` (pos + n <= size()), valid until the next call.
+  // Throws format_error when they cannot be read.
+  virtual std::string_view read(std::uint64_t pos, std::size_t n) = 0;
+};
+
+class memory_source final : public byte_source {
+ public:
+  explicit memory_source(std::string_view bytes) noexcept : bytes_(bytes) {}
+  std::uint64_t size() const noexcept override { return bytes_.size(); }
+  std::string_view read(std::uint64_t pos, std::size_t n) override {
+    return bytes_.substr(static_cast<std::size_t>(pos), n);
+  }
+
+ private:
+  std::string_view bytes_;
+};
+
 // Reads a version-4 file whose envelope (magic, its CRC, version, kind, and
 // header length within limits) was checked. Throws format_error when the
 // header cannot be read (then nothing can); every problem of a record goes
-// into the report instead.
-read_report decode_records(std::string_view bytes, archive_kind kind, std::uint32_t version,
-                           std::uint64_t header_length);
+// into the report instead. `header_crc` is the envelope's CRC of the header.
+read_report decode_records(byte_source& src, archive_kind kind, std::uint32_t version, std::uint64_t header_length,
+                           std::uint32_t header_crc);
 
 }  // namespace cws::traces::detail

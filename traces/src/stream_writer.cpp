@@ -2,7 +2,6 @@
 // observer that appends one record per completed phase run (and per
 // relocalization) to a version-4 trace file, and the runtime extension that
 // owns it, so the stream is closed (end record written) with the runtime.
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 #include "cws/runtime.hpp"
 #include "cws/stats.hpp"
 #include "cws/steal_tree/recorder.hpp"
+#include "cws/traces/safe_file.hpp"
 #include "cws/traces/stream.hpp"
 #include "cws/traces/trace_file.hpp"
 #include "records.hpp"
@@ -62,17 +62,14 @@ class stream_writer final : public observer {
     } catch (const error& e) {
       throw error(fmt::format("{}: cannot stream, inconsistent runtime description ({})", path_, e.what()));
     }
-    const std::string tmp = path_ + ".tmp";
-    fd_ = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw error(fmt::format("{}: cannot write ({})", path_, errno_text(errno)));
+    // An exclusive temporary file, fsync'ed and renamed into place; `path`
+    // must be absent or a regular file (safe_file.hpp). On any error the
+    // temporary file is removed and nothing at `path` changed.
+    output_file out(path_);
     const std::string_view head = enc_.header(header_);
-    int e = write_all(fd_, head);
-    if (e == 0 && ::rename(tmp.c_str(), path_.c_str()) != 0) e = errno;
-    if (e != 0) {
-      ::close(fd_);
-      ::unlink(tmp.c_str());
-      throw error(fmt::format("{}: cannot write ({})", path_, errno_text(e)));
-    }
+    out.write(head);
+    out.commit();
+    fd_ = out.release();  // the records are appended to the renamed file
     bytes_ = head.size();
   }
 

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <compare>
+#include <utility>
 #include <vector>
 
 #include "cws/traces/trace_file.hpp"
@@ -20,6 +21,18 @@ namespace {
 void check_time(double v, const char* what) {
   if (!std::isfinite(v) || v < 0)
     fail(fmt::format("{} is {} (must be a finite, non-negative number of seconds)", what, v));
+  if (v > limits::seconds) fail(fmt::format("{} is {} seconds, beyond the limit of {:g}", what, v, limits::seconds));
+}
+
+// Counters no stored element bounds (a file can hold any number in 8 bytes):
+// a sane maximum instead, so that forged counts do not pass as data.
+void check_counter(std::uint64_t v, const char* what) {
+  if (v > limits::counter) fail(fmt::format("{} {} exceeds the limit of {}", what, v, limits::counter));
+}
+
+// Of-counters: `part` counts a kind of what `whole` counts.
+void check_part(std::uint64_t part, const char* part_name, std::uint64_t whole, const char* whole_name) {
+  if (part > whole) fail(fmt::format("{} {} but only {} {}", part, part_name, whole, whole_name));
 }
 
 void check_string(const std::string& s, const char* what) {
@@ -116,6 +129,8 @@ void validate(const st::tree& t) {
   }
 
   // Segments: fields in range; the root first.
+  constexpr auto max_ns = static_cast<std::uint64_t>(limits::seconds * 1e9);
+  std::uint64_t tasks = 0;
   for (std::uint64_t i = 0; i < n; ++i) {
     const st::segment& s = t.segments[i];
     if (s.worker >= t.workers)
@@ -124,6 +139,13 @@ void validate(const st::tree& t) {
       fail(fmt::format("segment {}: ends ({} ns) before it starts ({} ns)", i, s.end_ns, s.start_ns));
     if (s.steals.size() > limits::steals)
       fail(fmt::format("segment {}: {} steals exceed the limit", i, s.steals.size()));
+    if (s.end_ns > max_ns)
+      fail(fmt::format("segment {}: ends at {} ns, beyond the limit of {} ns", i, s.end_ns, max_ns));
+    if (s.tasks > limits::counter)
+      fail(fmt::format("segment {}: {} tasks exceed the limit of {}", i, s.tasks, limits::counter));
+    tasks += s.tasks;  // no overflow: each term is at most 2^48 and there are at most 2^28
+    if (tasks > limits::counter)
+      fail(fmt::format("segments 0 to {}: {} tasks exceed the limit of {} per tree", i, tasks, limits::counter));
     if (i == 0) {
       if (s.parent != st::no_parent) fail(fmt::format("segment 0 (the root) has parent {}", s.parent));
     } else {
@@ -237,6 +259,7 @@ void validate(const cws::locality_report& l, std::uint32_t numa_nodes) {
 void validate(const cws::relocalization_report& r) {
   check_string(r.schedule, "schedule name");
   check_string(r.backend, "backend name");
+  check_counter(r.pages_examined, "pages examined");
   if (r.pages_moved > r.pages_examined || r.pages_failed > r.pages_examined - r.pages_moved)
     fail(fmt::format("{} pages moved and {} failed of {} examined", r.pages_moved, r.pages_failed, r.pages_examined));
   // bytes_moved = pages_moved * page size, and page sizes are powers of two.
@@ -329,10 +352,22 @@ void validate(const st::phase_record& r, const trace_header& h) {
     for (std::size_t w = 0; w < r.stats.size(); ++w) {
       const worker_stats& s = r.stats[w];
       check_time(s.idle_s, "idle time");
-      // Designated steals are a kind of steal (taken_back counts tasks run
-      // locally: no relation to the other counters).
-      if (s.designated > s.steals)
-        fail(fmt::format("worker {}: {} designated steals but only {} steals", w, s.designated, s.steals));
+      try {
+        for (const auto& [v, name] : {std::pair{s.tasks, "tasks"}, {s.segments, "segments"}, {s.steals, "steals"},
+                                      {s.failed_steals, "failed steals"}, {s.taken_back, "tasks taken back"},
+                                      {s.hinted_leaf, "hinted leaf spawns"}, {s.hinted_node, "hinted node spawns"},
+                                      {s.hinted_root, "hinted root spawns"}, {s.reclaimed, "reclaimed tasks"}})
+          check_counter(v, name);
+        // The "of" counters (stats.hpp) count a kind of another counter
+        // (taken_back counts tasks run locally: no relation to the others).
+        check_part(s.designated, "designated steals", s.steals, "steals");
+        check_part(s.place_steals, "place steals", s.steals, "steals");
+        check_part(s.elided, "elided spawns", s.tasks, "tasks");
+        check_part(s.nested_segments, "nested segments", s.segments, "segments");
+        check_part(s.het_inlined, "HET-inlined spawns", s.hinted_leaf, "hinted leaf spawns");
+      } catch (const error& e) {
+        fail(fmt::format("worker {}: {}", w, e.what()));
+      }
     }
     if (r.steals.workers != workers)
       fail(fmt::format("steal tree of {} workers, the trace has {}", r.steals.workers, workers));

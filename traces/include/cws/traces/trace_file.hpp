@@ -130,6 +130,11 @@ struct limits {
   // damaged count allocate much.
   static constexpr std::uint64_t numa_nodes = std::uint64_t{1} << 12;
   static constexpr std::uint64_t relocalizations = std::uint64_t{1} << 20;  // per phase run
+  // Counters that are not sizes of something stored (tasks of a segment,
+  // per-worker statistics): 2^48 is 3 days of tasks at one per nanosecond;
+  // a larger count is a damaged or forged file, not a run.
+  static constexpr std::uint64_t counter = std::uint64_t{1} << 48;
+  static constexpr double seconds = 1e9;  // any time in a trace (31 years)
 };
 
 // The machine the trace was recorded on, as cws::topology described it.
@@ -196,11 +201,14 @@ struct trace_file {
 
 // ---------------------------------------------------------------- files
 
-// Writes `f` to `path` (through a temporary file renamed into place, so a
-// failed write never leaves a half-written trace under `path`). Validates `f`
-// first: nothing is written that read() would refuse. Throws cws::error.
+// Writes `f` to `path` (through an exclusive temporary file renamed into
+// place, so a failed write never leaves a half-written trace under `path`;
+// a symlink, FIFO, device or directory at `path` is refused: safe_file.hpp).
+// Validates `f` first: nothing is written that read() would refuse. Throws
+// cws::error.
 void write(const std::string& path, const trace_file& f, archive_kind kind = default_archive);
-// Reads and validates a trace file. Throws cws::error "PATH: problem"; a
+// Reads and validates a trace file (a regular file only, read record by
+// record: safe_file.hpp). Throws cws::error "PATH: problem"; a
 // record stream (version 4) must be complete: a torn tail, a damaged record
 // or a missing end record is refused (read_with_report reads what is there).
 trace_file read(const std::string& path);
