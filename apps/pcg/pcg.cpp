@@ -132,6 +132,7 @@ int main(int argc, char** argv) {
   cws_apps::add_order_option(app, opt, "interleaved: one matrix and 5 vectors per variant; sequential: two sets");
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
+    if (!schedules_path.empty()) pcg::check_schedule_file_path(schedules_path);  // saved at the end: fail now
     prob.stencil = stencil == 27 ? pcg::stencil_kind::twenty_seven : pcg::stencil_kind::seven;
     prob.coef = pcg::parse_coefficient(coef);
     so.pc = pcg::parse_preconditioner(precond);
