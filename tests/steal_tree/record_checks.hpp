@@ -12,6 +12,7 @@
 #include <ostream>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -270,9 +271,24 @@ inline run_counts counts_of(const cws::phase_stats& s) {
   return c;
 }
 
-// Runs fib and memcopy phases under `seed`, checking every recorded phase.
-// Adds to `counts` how many steals and nested segments the checked phases
-// had (so a caller can make sure the checks did not pass vacuously).
+// A phase with exactly one steal whatever the machine load: the root waits
+// until its child has started, which only another worker can do (it gets a
+// CPU eventually). Checked like the others, so that the checks never run on
+// trivial trees only.
+inline const cws::phase_stats& run_forced_steal(cws::runtime& rt, cws::schedule& s) {
+  std::atomic<bool> started{false};
+  const cws::phase_stats& st = rt.run(s, [&] {
+    cws::spawn([&] { started = true; });
+    while (!started.load()) std::this_thread::yield();
+    cws::sync();
+  });
+  EXPECT_EQ(st.steals(), 1u) << "the waited-for child was stolen";
+  return st;
+}
+
+// Runs fib and memcopy phases under `seed`, and one forced steal, checking
+// every recorded phase. Adds to `counts` how many steals and nested segments
+// the checked phases had (at least the forced steal).
 inline void run_and_check(const topo_case& tc, std::uint64_t seed, unsigned fib_n, std::size_t copy_n,
                           std::size_t grain, int phases, run_counts& counts) {
   cws::runtime rt(audit_config(tc, seed, true));
@@ -308,7 +324,14 @@ inline void run_and_check(const topo_case& tc, std::uint64_t seed, unsigned fib_
     check_audit(*mr, mst, "memcopy " + tag);
     counts += counts_of(mst);
   }
-  EXPECT_EQ(rec->phases().size(), static_cast<std::size_t>(2 * phases));
+  auto& forced = rt.schedule("forced");
+  const cws::phase_stats& xst = run_forced_steal(rt, forced);
+  const st::phase_record* xr = rec->latest("forced");
+  ASSERT_NE(xr, nullptr);
+  check_tree(*xr, xst, std::string(tc.name) + " seed " + std::to_string(seed) + " forced steal");
+  check_audit(*xr, xst, std::string(tc.name) + " seed " + std::to_string(seed) + " forced steal");
+  counts += counts_of(xst);
+  EXPECT_EQ(rec->phases().size(), static_cast<std::size_t>(2 * phases + 1));
 }
 
 }  // namespace cws::test

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
@@ -75,13 +76,17 @@ TEST(steal_tree_recorder, single_worker_records_one_segment) {
   cws::runtime rt(config(1));
   st::recorder* rec = st::recorder_of(rt);
   ASSERT_NE(rec, nullptr);
+  const auto before = std::chrono::steady_clock::now();
   const auto& s = rt.run([] { cws::test::fib(18); });
+  const auto after = std::chrono::steady_clock::now();
   const st::tree& t = rec->latest("default")->steals;
   ASSERT_EQ(t.segments.size(), 1u);
   EXPECT_EQ(t.segments[0].tasks, cws::test::fib_spawns(18) + 1);
   EXPECT_TRUE(t.segments[0].steals.empty());
   EXPECT_EQ(st::summarize(t), (st::totals{cws::test::fib_spawns(18) + 1, 0, 1, 1}));
-  EXPECT_LE(static_cast<double>(t.segments[0].end_ns) * 1e-9, s.wall_s + 0.05);
+  // Times relative to the phase start, which lies inside [before, after]:
+  // an ordering, true however long the OS keeps any thread waiting.
+  EXPECT_LE(std::chrono::nanoseconds(t.segments[0].end_ns), after - before);
   cws::test::check_tree(*rec->latest("default"), s, "1 worker");
 }
 
@@ -254,13 +259,9 @@ TEST_P(steal_tree_audit, fib_and_memcopy_several_seeds) {
     cws::test::run_and_check(GetParam(), seed, 18, 1 << 15, 64, 2, counts);
     if (HasFatalFailure()) return;
   }
-  // A loaded machine can leave the other workers no time to steal in phases
-  // this short: more seeds, until some tree has a steal (bounded).
-  for (std::uint64_t seed = 100; counts.steals == 0 && seed < 140; ++seed) {
-    cws::test::run_and_check(GetParam(), seed, 18, 1 << 15, 64, 2, counts);
-    if (HasFatalFailure()) return;
-  }
-  EXPECT_GT(counts.steals, 0u) << "no steal in 176 phases: the audit checks ran on trivial trees";
+  // However loaded the machine, each run_and_check had its forced steal: the
+  // audit checks did not run on trivial trees only.
+  EXPECT_GE(counts.steals, 4u);
 }
 
 INSTANTIATE_TEST_SUITE_P(topologies, steal_tree_audit, ::testing::ValuesIn(cws::test::topo_cases),

@@ -19,10 +19,11 @@ struct item {
 };
 
 void run_race(std::size_t total, unsigned thieves, std::int64_t initial_capacity, unsigned burst) {
-  std::vector<item> items(total);
+  std::vector<item> items(total + 1);  // items[total]: the extra one below, if needed
   wsq<item*> q(initial_capacity);
   std::atomic<bool> owner_done{false};
   std::atomic<std::size_t> stolen{0};
+  std::atomic<bool> any_stolen{false};  // set at a thief's first steal
 
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < thieves; ++t) {
@@ -31,7 +32,7 @@ void run_race(std::size_t total, unsigned thieves, std::int64_t initial_capacity
       for (;;) {
         if (item* it = q.steal()) {
           it->taken.fetch_add(1, std::memory_order_relaxed);
-          ++mine;
+          if (mine++ == 0) any_stolen.store(true, std::memory_order_release);
         } else if (owner_done.load(std::memory_order_acquire) && q.looks_empty()) {
           break;
         }
@@ -55,6 +56,13 @@ void run_race(std::size_t total, unsigned thieves, std::int64_t initial_capacity
       }
     }
   }
+  // Before taking the rest back, wait until a thief stole something (with an
+  // extra item left for them if none did yet, e.g. bursts of one): the
+  // thieves get a CPU eventually, so the race is exercised however loaded the
+  // machine, without relying on luck.
+  const std::size_t extra = any_stolen.load(std::memory_order_acquire) ? 0 : 1;
+  if (extra != 0) q.push(&items[total]);
+  while (!any_stolen.load(std::memory_order_acquire)) std::this_thread::yield();
   while (item* it = q.pop()) {
     it->taken.fetch_add(1, std::memory_order_relaxed);
     ++popped;
@@ -62,9 +70,9 @@ void run_race(std::size_t total, unsigned thieves, std::int64_t initial_capacity
   owner_done.store(true, std::memory_order_release);
   for (auto& t : pool) t.join();
 
-  EXPECT_EQ(popped + stolen.load(), total);
+  EXPECT_EQ(popped + stolen.load(), total + extra);
   std::size_t wrong = 0;
-  for (std::size_t i = 0; i < total; ++i)
+  for (std::size_t i = 0; i < total + extra; ++i)
     if (items[i].taken.load() != 1) ++wrong;
   EXPECT_EQ(wrong, 0u) << "items taken zero or several times";
   EXPECT_GT(stolen.load(), 0u) << "thieves never got anything: the race was not exercised";
