@@ -47,7 +47,8 @@
 // Once the window is full, a new run reuses the storage of the run it evicts
 // and the per-worker buffers and merge scratch persist, so recording a phase
 // allocates nothing in steady state (audit mode excepted: its merge builds a
-// hash map per phase).
+// hash map per phase; and runs dropped for the byte bound free their storage,
+// so past the bound each new run allocates its own).
 //
 // Threading: phases(), latest() and clear() may be called between phases
 // only (from the thread that runs them), like everything else on the runtime.
