@@ -86,7 +86,8 @@ TEST(SafeFiles, DestinationsThatAreNotRegularFilesAreRefused) {
 
     const std::string link = dir.file("link.cwst");
     fs::create_symlink(victim, link);
-    EXPECT_EQ(error_of([&] { w.write(link); }), link + ": not a regular file (a symbolic link); refusing to replace it");
+    EXPECT_EQ(error_of([&] { w.write(link); }),
+              link + ": not a regular file (a symbolic link); refusing to replace it");
     EXPECT_TRUE(is_symlink(link));
     EXPECT_EQ(cws::test::slurp(victim), "precious");
 

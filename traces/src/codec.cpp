@@ -215,8 +215,7 @@ bool prefix_of_magic(std::string_view bytes) {
 trace_file decode_whole(detail::byte_source& src, archive_kind kind, std::uint32_t version, std::uint64_t length,
                         std::uint32_t payload_crc) {
   const std::uint64_t have = src.size() - envelope::size;
-  if (have < length)
-    throw format_error(fmt::format("truncated ({} of {} bytes)", src.size(), length + envelope::size));
+  if (have < length) throw format_error(fmt::format("truncated ({} of {} bytes)", src.size(), length + envelope::size));
   if (have > length) throw format_error(fmt::format("{} bytes of unexpected data after the payload", have - length));
   const std::string_view payload = src.read(envelope::size, static_cast<std::size_t>(length));
   if (crc32(payload) != payload_crc) throw format_error("checksum mismatch (file damaged)");

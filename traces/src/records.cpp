@@ -160,7 +160,8 @@ read_report decode_records(byte_source& src, archive_kind kind, std::uint32_t ve
   for (std::uint64_t index = 1; pos < size; ++index) {
     const std::uint64_t left = size - pos;
     // The frame's fields are copied out: the next read reuses the buffer.
-    const std::string_view frame = src.read(pos, static_cast<std::size_t>(std::min<std::uint64_t>(left, record_frame::size)));
+    const std::string_view frame =
+        src.read(pos, static_cast<std::size_t>(std::min<std::uint64_t>(left, record_frame::size)));
     const auto unreadable = [&](std::string what) {
       rep.unreadable = record_problem{
           index, pos, fmt::format("{} (the {} bytes from offset {} on cannot be read)", what, left, pos)};

@@ -353,10 +353,15 @@ void validate(const st::phase_record& r, const trace_header& h) {
       const worker_stats& s = r.stats[w];
       check_time(s.idle_s, "idle time");
       try {
-        for (const auto& [v, name] : {std::pair{s.tasks, "tasks"}, {s.segments, "segments"}, {s.steals, "steals"},
-                                      {s.failed_steals, "failed steals"}, {s.taken_back, "tasks taken back"},
-                                      {s.hinted_leaf, "hinted leaf spawns"}, {s.hinted_node, "hinted node spawns"},
-                                      {s.hinted_root, "hinted root spawns"}, {s.reclaimed, "reclaimed tasks"}})
+        for (const auto& [v, name] : {std::pair{s.tasks, "tasks"},
+                                      {s.segments, "segments"},
+                                      {s.steals, "steals"},
+                                      {s.failed_steals, "failed steals"},
+                                      {s.taken_back, "tasks taken back"},
+                                      {s.hinted_leaf, "hinted leaf spawns"},
+                                      {s.hinted_node, "hinted node spawns"},
+                                      {s.hinted_root, "hinted root spawns"},
+                                      {s.reclaimed, "reclaimed tasks"}})
           check_counter(v, name);
         // The "of" counters (stats.hpp) count a kind of another counter
         // (taken_back counts tasks run locally: no relation to the others).
