@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -278,6 +279,21 @@ TEST(AppPcg, AnUnwritableMatrixFileIsNamed) {
   EXPECT_EQ(r.code, 1) << r.dump();
   ASSERT_EQ(r.err_lines().size(), 1u) << r.err;
   EXPECT_NE(r.err.find("cws-pcg: error: /dev/full: write failed"), std::string::npos) << r.err;
+}
+
+// --schedules is saved at the end: a path it cannot be saved at (here a
+// directory) is the one error line at startup, before anything runs (no
+// "schedules: ... ignored" line, no solve).
+TEST(AppPcg, AnUnusableScheduleFileIsReportedAtStartup) {
+  scratch_dir dir;
+  const std::string sub = dir.file("sub");
+  std::filesystem::create_directory(sub);
+  const run_result r = run_process(
+      CWS_APP_PCG, {"--size", "4", "--runs", "1", "--warmup", "0", "--policies", "random", "--schedules", sub});
+  EXPECT_NE(r.code, 0) << r.dump();
+  ASSERT_EQ(r.err_lines().size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("cws-pcg: error: " + sub + ": is a directory"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
 #else  // CWS_PCG_MPI_TEST
