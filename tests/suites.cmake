@@ -18,7 +18,7 @@ set(CWS_CONFORMANCE_SUITES
     test_core_only test_umbrella_wiring test_spawn_exceptions
     test_steal_tree test_steal_tree_stress test_steal_tree_coarsen test_recorder_memory
     test_locality_replay test_schedulers_stress test_schedulers_cli test_history_allocs test_history_memory
-    test_elision test_evolve_balance test_plan_replay test_cws_trace_plan test_app_pcg_mpi
+    test_elision test_evolve_balance test_evolve_stress test_plan_replay test_cws_trace_plan test_app_pcg_mpi
     test_apps test_app_fdtd test_app_floyd test_app_prefix test_app_cg test_app_mg test_app_pcg test_app_bench
     test_place_tree test_find_place test_numa_shapes test_hinted test_hinted_stress
     test_app_sor test_app_srad test_app_cilksort test_app_lulesh)

@@ -51,7 +51,6 @@ class mailbox {
   }
   bool empty() const noexcept { return size_.load(std::memory_order_acquire) == 0; }
 
- private:
   // Takes the oldest posted task matching `match`, under the lock.
   template <class Match>
   task* take_first_if(Match match) {
@@ -67,6 +66,7 @@ class mailbox {
     return nullptr;
   }
 
+ private:
   std::mutex mutex_;
   std::deque<task*> queue_;
   std::atomic<std::size_t> size_{0};

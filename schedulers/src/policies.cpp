@@ -106,6 +106,7 @@ class replay_policy final : public scheduling_policy {
   // Plans compiled so far, reused once neither plan_ nor the engine holds them
   // (relws gets a new template every run).
   std::vector<std::shared_ptr<detail::template_plan>> plans_;
+  std::uint64_t divergences_ = 0;    // of this schedule's runs (each one is warned about)
   bool relocalize_ = false;          // evolve: move the pages to where the template runs (see end_phase)
   bool relocalizing_stows_ = false;  // ... after a stows run (settling), not a template-making one
 };
@@ -279,6 +280,9 @@ void replay_policy::end_phase(run_report& stats) {
     r.ran_as = cws::ran_as::random_diverged;
     r.reason = r.divergence;
     s.diverged = true;
+    ++divergences_;
+    // Every divergence is said (a stalled phase cost CWS_STALL_MS): the first
+    // in full, later ones in one short line with the count.
     if (!s.warned) {
       s.warned = true;
       std::fprintf(stderr,
@@ -287,6 +291,10 @@ void replay_policy::end_phase(run_report& stats) {
                    schedule.c_str(), template_from_.c_str(), r.divergence.c_str(),
                    engine_.elides() ? "the next run records a fresh template (serial elision was on)"
                                     : "its fresh tree is the schedule's new template");
+    } else {
+      std::fprintf(stderr, "cws: warning: schedule '%s' diverged again in run #%llu (%llu divergences so far; %s): %s\n",
+                   schedule.c_str(), static_cast<unsigned long long>(r.iteration),
+                   static_cast<unsigned long long>(divergences_), template_from_.c_str(), r.divergence.c_str());
     }
   }
   if (record != nullptr && s.previous) r.distance_to_previous = store.moved_share(*s.previous, record->steals);
@@ -405,21 +413,23 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
       converge(s, r);
       return;
     }
-    if (c.relws_runs < cfg.replay.evolve_bound) return;
-    if (!c.best_balanced && !c.planned && s.templ->workers > 1) {
-      // No run showed a balanced tree (workers that never got a core look
-      // like workers with nothing to do): record the best one once with
-      // every task, so that the planner can hand out the work evenly.
+    if (c.relws_runs + 1 == cfg.replay.evolve_bound && !c.best_balanced && !c.planned && s.templ->workers > 1) {
+      // One run left and no run showed a balanced tree (workers that never
+      // got a core look like workers with nothing to do): the bound's last
+      // run replays the best tree recording every task, so that the planner
+      // can hand out the work evenly. It counts against the bound, so evolve
+      // converges within it whatever the machine's load.
       c.planned = true;
       c.auditing = true;
       s.templ = c.best;
       format_into(s.template_from, "recorded run #{} (best relws run)", c.best_run);
       format_into(r.note,
-                  "bound of {} relws runs reached with no balanced tree (best: run #{}, busiest x{:.2f}): one audit "
-                  "run of it, then the planner",
-                  cfg.replay.evolve_bound, c.best_run, c.best_share);
+                  "no balanced tree in {} relws runs (best: run #{}, busiest x{:.2f}): the last run of the bound of {} "
+                  "is an audit run of it, then the planner",
+                  c.relws_runs, c.best_run, c.best_share, cfg.replay.evolve_bound);
       return;
     }
+    if (c.relws_runs < cfg.replay.evolve_bound) return;
     s.templ = c.best;
     format_into(s.template_from, "recorded run #{} (best of the relws runs)", c.best_run);
     format_into(r.note,
@@ -446,9 +456,9 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
   }
 }
 
-// The audit run evolve asked for: plan a balanced template from it, which
-// relws then refines (the planned tree is the best one until a relws run
-// beats it). When the planner cannot balance it, evolve settles on its best.
+// The audit run evolve asked for, the bound's last: plan a balanced template
+// from it and converge on that. When the planner cannot balance it, evolve
+// settles on its best relws tree.
 void replay_policy::after_audit(schedule_state& s, iteration_report& r, const steal_tree::phase_record& record) {
   detail::evolve_counters& c = s.evolve_counters;
   c.auditing = false;
@@ -464,17 +474,13 @@ void replay_policy::after_audit(schedule_state& s, iteration_report& r, const st
     }
   }
   if (refused.empty() && summary.balanced) {
-    c.best = s.templ;
-    c.best_run = r.iteration;
-    c.best_balanced = true;
-    c.best_share = summary.after.max_share_ratio;
-    c.best_local = -1;
-    c.best_s = r.wall_s;
-    c.relws_runs = 0;
-    s.mode = evolve_mode::relws;
+    // The audit run was the bound's last: the planned tree is the converged
+    // one (it carries no time stamps, so strict replay takes no nesting from
+    // it; steal_tree::plan).
+    converge(s, r);
     format_into(r.note,
-                "planned a balanced template from this audit run (busiest x{:.2f} of 1/P, {} steals): relws "
-                "refines it",
+                "planned a balanced template from this audit run (busiest x{:.2f} of 1/P, {} steals): switching to "
+                "stows",
                 summary.after.max_share_ratio, summary.steals_after);
     return;
   }

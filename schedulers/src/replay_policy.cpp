@@ -124,7 +124,8 @@ task_handle replay_engine::find_work(worker_view& view) {
   switch (mode_) {
     case replay_mode::stows: {
       const auto& order = plan_->order[view.self()];
-      if (l.next_in_order < order.size()) t = view.take_mail_noted(order[l.next_in_order]);
+      if (l.next_in_order < order.size() && plan_->may_nest(order[l.next_in_order], waiting_in(l)))
+        t = view.take_mail_noted(order[l.next_in_order]);
       break;
     }
     case replay_mode::relws:
@@ -133,7 +134,15 @@ task_handle replay_engine::find_work(worker_view& view) {
       // an idle worker helps by stealing at random (the tree evolves).
       if (t == nullptr && l.planned_started >= plan_->order[view.self()].size()) t = steal_anything(view);
       break;
-    default:  // stuws, user
+    case replay_mode::stuws:
+      if (l.depth == 0 || !plan_->nesting_known) {
+        t = view.take_mail();
+      } else {
+        const nest_query q{plan_.get(), waiting_in(l)};
+        t = view.take_mail_if({&nest_query::accepts, &q});
+      }
+      break;
+    default:  // user: designations, no template to consult
       t = view.take_mail();
       break;
   }
@@ -146,6 +155,11 @@ void replay_engine::idle_pass(worker_view& view) {
   const clock::time_point now = clock::now();
   last_pass_[view.self()].at.store(now.time_since_epoch().count(), std::memory_order_relaxed);
   watch_for_stall(view, lanes_[view.self()], now);
+}
+
+bool replay_engine::nest_query::accepts(const void* context, std::uint32_t note) noexcept {
+  const auto* q = static_cast<const nest_query*>(context);
+  return note == no_note || q->plan->may_nest(note, q->outer);
 }
 
 // Mail first (own, then another worker's: released work), then a deque.

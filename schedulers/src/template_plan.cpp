@@ -77,6 +77,26 @@ std::string consistency_error(const steal_tree::tree& t, std::vector<std::uint32
 
 void build_elision(template_plan& plan, const steal_tree::tree& tree);
 
+// Whether every worker's segments, in start order, are laminar in time: each
+// one either starts after the enclosing ones ended or ends inside them (a
+// worker's open segments form a stack). Needs some stamp to be set.
+bool nests_in_time(const steal_tree::tree& t, const std::vector<std::vector<std::uint32_t>>& order,
+                   std::vector<std::uint32_t>& open) {
+  bool stamped = false;
+  for (const auto& list : order) {
+    open.clear();
+    for (std::uint32_t s : list) {
+      const steal_tree::segment& g = t.segments[s];
+      if (g.end_ns < g.start_ns) return false;
+      stamped = stamped || g.end_ns > 0;
+      while (!open.empty() && t.segments[open.back()].end_ns <= g.start_ns) open.pop_back();
+      if (!open.empty() && g.end_ns > t.segments[open.back()].end_ns) return false;  // overlaps, not nested
+      open.push_back(s);
+    }
+  }
+  return stamped;
+}
+
 std::shared_ptr<const template_plan> compile(std::shared_ptr<const steal_tree::tree> t) {
   auto plan = std::make_shared<template_plan>();
   compile_into(*plan, std::move(t));
@@ -109,6 +129,7 @@ void compile_into(template_plan& plan, std::shared_ptr<const steal_tree::tree> t
     for (auto& o : plan.order) o.clear();
     for (std::uint32_t i = 0; i < tree.segments.size(); ++i) plan.order[tree.segments[i].worker].push_back(i);
   }
+  plan.nesting_known = nests_in_time(tree, plan.order, plan.scratch_stack);
   build_elision(plan, tree);
   plan.tree = std::move(t);
 }

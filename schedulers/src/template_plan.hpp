@@ -29,8 +29,26 @@ struct template_plan {
   // segment replays with marks). Empty vectors when the tree has no pedigrees.
   std::vector<elision_node> elision;
   std::vector<std::uint32_t> elision_begin;
+  // Whether the tree's time stamps say how its segments nested on each worker
+  // (a recorded tree: on one worker, two segments are disjoint in time or one
+  // ran inside the other while it waited in a sync). Hand-built trees and
+  // trees with overlapping stamps say nothing: may_nest() then allows all.
+  bool nesting_known = false;
   // Building storage of the tries, kept so that recompiling (relws: every run) does not allocate.
   std::vector<std::uint32_t> scratch_order, scratch_stack, scratch_last;
+
+  // Whether a worker waiting in a sync inside template segment `outer` may
+  // start template segment `inner` there. Only where the template did: a
+  // segment the template ran after `outer` ended may need `outer`'s
+  // continuation (its later spawns feed the orders of other workers), and
+  // started on top of `outer` it would keep that continuation from running:
+  // a strict replay would deadlock where the recorded run did not.
+  bool may_nest(std::uint32_t inner, std::uint32_t outer) const noexcept {
+    if (!nesting_known || outer == no_note) return true;
+    const steal_tree::segment& i = tree->segments[inner];
+    const steal_tree::segment& o = tree->segments[outer];
+    return o.start_ns <= i.start_ns && i.end_ns <= o.end_ns;
+  }
 
   std::span<const elision_node> elision_of(std::uint32_t seg) const noexcept {
     if (seg + 1 >= elision_begin.size()) return {};

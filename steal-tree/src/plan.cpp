@@ -421,6 +421,12 @@ tree write_plan(const planning& p, bool keep_audit) {
     out.worker_segments[p.segs[s].worker].push_back(index_of[s]);
   }
 
+  // The estimates ordered the workers' lists; they are no record of how the
+  // segments nested in time, and a strict replay reads nesting off the
+  // stamps (a worker waiting in a sync starts there only what the template
+  // ran there). A planned tree claims nothing: its stamps are zero.
+  for (segment& g : out.segments) g.start_ns = g.end_ns = 0;
+
   if (keep_audit) {  // grouped by worker, then by segment start, then local order
     std::vector<std::uint32_t> order(n), new_index(n);
     std::iota(order.begin(), order.end(), 0u);

@@ -197,9 +197,6 @@ TEST(Sor, LocalityOnFourSyntheticNodes) {
   env_list env = four_nodes;
   env.emplace_back("CWS_EVOLVE_SLOWDOWN", "0");
   env.emplace_back("CWS_STALL_MS", "2000");  // no divergence when the 4 workers' 2 cores are both taken
-  // Converge on a settled tree whatever its balance (preemption skews it): evolve's bound path, which replays
-  // the best relws tree, stalls now and then (the replay waits CWS_STALL_MS, then diverges).
-  env.emplace_back("CWS_EVOLVE_BALANCE", "0");
   const json doc =
       sor_json({"--size", "1024", "--iters", "12", "--runs", "1", "--warmup", "1", "--workers", "4", "--variants",
                 "cws-hinted,cws-hinted-hpt,cws-random-ft,cws-random-il,cws-evolve,"

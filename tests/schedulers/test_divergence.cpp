@@ -96,6 +96,29 @@ TEST_P(divergence, template_of_a_larger_input) {
   EXPECT_EQ(*state.templ, st::recorder_of(rt)->latest("phase")->steals);
 }
 
+// Every divergence is said, not only a schedule's first (each one may have
+// cost a CWS_STALL_MS wait): the second in one short line with the count.
+TEST(divergence_warnings, every_divergence_is_warned_about) {
+  const st::tree big = record_fib(2, "", 22);
+  cws::runtime rt(cws::test::config(2));
+  auto& store = cws::schedulers::store_of(rt);
+  store.seed("phase", big, "a test template");
+  auto& s = rt.schedule("phase", cws::policy::stows);
+  testing::internal::CaptureStderr();
+  std::uint64_t result = 0;
+  rt.run(s, [&] { result = cws::test::fib(12); });
+  store.seed("phase", big, "the same template again");
+  rt.run(s, [&] { result = cws::test::fib(12); });
+  const std::string warnings = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(result, cws::test::serial_fib(12));
+  ASSERT_TRUE(store.at("phase").history.at(0).diverged);
+  ASSERT_TRUE(store.at("phase").history.at(1).diverged);
+  EXPECT_NE(warnings.find("cws: warning: schedule 'phase' diverged from its template"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("cws: warning: schedule 'phase' diverged again in run #1 (2 divergences so far"),
+            std::string::npos)
+      << warnings;
+}
+
 // A fib tree (steals nested in stolen segments) replayed by a flat loop of
 // leaf tasks: the stolen leaves never spawn what the template expects.
 TEST_P(divergence, template_of_another_recursion_on_eight_workers) {

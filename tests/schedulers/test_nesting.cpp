@@ -1,0 +1,168 @@
+// Strict replay keeps the template's nesting: a worker waiting in a sync
+// starts there only segments the template ran inside the one it waits in.
+//
+// The program (4 workers): the root hands A and then B to worker 1. A hands
+// c to worker 3, waits for it, then hands h to worker 2. B hands g to worker
+// 2. So worker 2's order is [h, g], and h exists only once A got past its
+// first sync. The template is recorded under `user` with B spawned only
+// after A ended: on worker 1, B ran after A, not inside it.
+//
+// In the replays B is spawned at once, and c holds A in its sync until B
+// is in worker 1's mailbox (and a little longer). Had worker 1 started B
+// inside A's sync, B would wait for g, g for h (worker 2's order), and h for
+// A's continuation, which sits under B on worker 1's stack: a deadlock the
+// recorded run never had, seen as a stall. So the check is exact: B never
+// starts while A waits, no run diverges, every run replays the template.
+//
+// Why it fails without the rule: worker 1 idles in A's sync while B sits in
+// its mailbox as the next segment of its order, and takes it.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "cws/cws.hpp"
+#include "schedulers/replay_support.hpp"
+#include "template_plan.hpp"
+
+namespace {
+
+namespace st = cws::steal_tree;
+
+struct program {
+  bool recording = false;
+  std::atomic<bool> a_waiting{false}, a_done{false}, b_spawned{false}, b_inside_a{false};
+  std::atomic<int> leaves{0};
+
+  void reset() {
+    a_waiting = a_done = b_spawned = b_inside_a = false;
+    leaves = 0;
+  }
+  // Waits for `flag` or gives up after `limit`: a spawned task waiting for
+  // its parent's continuation is no fork-join program (its serial elision
+  // would wait forever, and a run whose template is gone elides spawns), so
+  // the waits are bounded; the checks below do not depend on them.
+  static void wait_for(const std::atomic<bool>& flag, std::chrono::milliseconds limit) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (!flag.load() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+  }
+  void c() {
+    if (!recording) {
+      wait_for(b_spawned, std::chrono::milliseconds(500));
+      // Time for worker 1 to take B if it were allowed to (it is not).
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ++leaves;
+  }
+  void a() {
+    cws::designate_after_next_spawn(3);
+    cws::spawn([this] { c(); });
+    a_waiting = true;
+    cws::sync();
+    a_waiting = false;
+    cws::designate_after_next_spawn(2);
+    cws::spawn([this] { ++leaves; });  // h
+    cws::sync();
+    a_done = true;
+  }
+  void b() {
+    if (a_waiting.load()) b_inside_a = true;
+    cws::designate_after_next_spawn(2);
+    cws::spawn([this] { ++leaves; });  // g
+    cws::sync();
+  }
+  void root() {
+    cws::designate_after_next_spawn(1);
+    cws::spawn([this] { a(); });
+    if (recording) wait_for(a_done, std::chrono::seconds(30));
+    cws::designate_after_next_spawn(1);
+    cws::spawn([this] { b(); });
+    b_spawned = true;
+    cws::sync();
+  }
+};
+
+cws::runtime_config four_workers() {
+  cws::runtime_config cfg = cws::test::config(4, "pack:1 numa:1 core:4 pu:1");
+  cfg.replay.stall_ms = 200;  // a deadlock is reported as a stall, then the phase finishes
+  return cfg;
+}
+
+class nesting : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(nesting, a_waiting_worker_starts_only_segments_the_template_nested_there) {
+  cws::runtime rt(four_workers());
+  program p;
+
+  p.recording = true;
+  auto& rec = rt.schedule("record", cws::policy::user);
+  rt.run(rec, [&] { p.root(); });
+  ASSERT_EQ(p.leaves.load(), 3);
+  const st::tree templ = st::recorder_of(rt)->latest("record")->steals;
+  ASSERT_EQ(templ.segments.size(), 6u) << "root, A, B, c, h, g";
+  // On worker 1, A ended before B started.
+  ASSERT_EQ(templ.worker_segments[1].size(), 2u);
+  const auto& a = templ.segments[templ.worker_segments[1][0]];
+  const auto& b = templ.segments[templ.worker_segments[1][1]];
+  ASSERT_LE(a.end_ns, b.start_ns) << "the recording nested B in A";
+
+  cws::schedulers::store_of(rt).seed("replay", templ, "the user run");
+  auto& replay = rt.schedule("replay", GetParam());
+  p.recording = false;
+  for (int run = 0; run < 5; ++run) {
+    p.reset();
+    rt.run(replay, [&] { p.root(); });
+    EXPECT_EQ(p.leaves.load(), 3) << "run " << run;
+    EXPECT_FALSE(p.b_inside_a.load()) << "run " << run << ": worker 1 started B while A waited in its sync";
+    const auto& r = cws::schedulers::store_of(rt).at("replay").history.back();
+    EXPECT_FALSE(r.diverged) << "run " << run << ": " << r.divergence;
+    EXPECT_EQ(r.extra_steals, 0u) << "run " << run;
+    EXPECT_EQ(r.designated, templ.segments.size() - 1) << "run " << run;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(strict, nesting, ::testing::Values("stows", "stuws"),
+                         [](const auto& p) { return std::string(p.param); });
+
+// What the plan reads off a tree's stamps: nesting on one worker, and
+// nothing at all for trees without stamps or with overlapping ones.
+TEST(nesting_plan, stamps_tell_which_segments_may_nest) {
+  st::tree t;
+  t.workers = 2;
+  auto add = [&](std::uint32_t worker, std::uint32_t parent, std::uint32_t step, std::uint64_t start,
+                 std::uint64_t end) {
+    st::segment g;
+    g.worker = worker;
+    g.parent = parent;
+    g.level = parent == st::no_parent ? 0 : 1;
+    g.step = step;
+    g.start_ns = start;
+    g.end_ns = end;
+    const auto index = static_cast<std::uint32_t>(t.segments.size());
+    if (parent != st::no_parent) t.segments[parent].steals.push_back({1, step, worker, index});
+    t.segments.push_back(g);
+  };
+  add(0, st::no_parent, 0, 0, 100);  // #0 root
+  add(1, 0, 0, 10, 40);              // #1 on worker 1
+  add(1, 0, 1, 20, 30);              // #2 inside #1
+  add(1, 0, 2, 50, 60);              // #3 after #1
+  t.worker_segments = {{0}, {1, 2, 3}};
+  auto plan = cws::schedulers::detail::compile(std::make_shared<const st::tree>(t));
+  ASSERT_TRUE(plan->nesting_known);
+  EXPECT_TRUE(plan->may_nest(2, 1));
+  EXPECT_FALSE(plan->may_nest(3, 1));
+  EXPECT_TRUE(plan->may_nest(3, cws::no_note));  // at the top level anything goes
+
+  st::tree overlapping = t;
+  overlapping.segments[2].end_ns = 45;  // starts inside #1, ends after it: no stack did that
+  EXPECT_FALSE(cws::schedulers::detail::compile(std::make_shared<const st::tree>(overlapping))->nesting_known);
+  st::tree unstamped = t;
+  for (auto& g : unstamped.segments) g.start_ns = g.end_ns = 0;
+  auto loose = cws::schedulers::detail::compile(std::make_shared<const st::tree>(unstamped));
+  EXPECT_FALSE(loose->nesting_known);
+  EXPECT_TRUE(loose->may_nest(3, 1));
+}
+
+}  // namespace
