@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "cws/error.hpp"
+#include "write_all.hpp"
 
 namespace cws::traces {
 
@@ -52,20 +53,7 @@ bool existing_regular(const std::string& path, mode_t* mode) {
   return true;
 }
 
-int write_all(int fd, std::string_view bytes) noexcept {
-  const char* p = bytes.data();
-  std::size_t left = bytes.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  return 0;
-}
+using detail::write_all;
 
 // A random suffix: unpredictable, so nobody can plant the name in advance
 // (O_EXCL refuses it anyway; this only avoids retries).

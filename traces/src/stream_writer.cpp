@@ -22,6 +22,7 @@
 #include "cws/traces/stream.hpp"
 #include "cws/traces/trace_file.hpp"
 #include "records.hpp"
+#include "write_all.hpp"
 
 namespace cws::traces {
 
@@ -31,22 +32,7 @@ constexpr std::string_view extension_name = "trace_stream";
 
 std::string errno_text(int e) { return std::generic_category().message(e); }
 
-// Writes all of `bytes` (write(2) may write less than asked, or be interrupted).
-// Returns 0 or the errno of the failure.
-int write_all(int fd, std::string_view bytes) noexcept {
-  const char* p = bytes.data();
-  std::size_t left = bytes.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  return 0;
-}
+using detail::write_all;
 
 class stream_writer final : public observer {
  public:
