@@ -89,7 +89,7 @@ def render(out, report_dir=None):
     for app, variants in analysis.locality_table(records).items():
         figures.append(plots.locality_chart(app, variants, report_dir))
     summary = analysis.summary_markdown(meta, records, figures)
-    (report_dir / "summary.md").write_text(summary + "\n", encoding="utf-8")
+    runner.write_file(report_dir / "summary.md", summary + "\n")
     return report_dir
 
 
@@ -135,7 +135,7 @@ def cmd_splice(args):
     except ValueError as e:
         print(f"bench: error: {target}: {e}", file=sys.stderr)
         return 2
-    target.write_text(text, encoding="utf-8")
+    runner.write_file(target, text)  # main() turns a refusal into one error line
     print(f"bench: {target}: measured section replaced from {args.out}/report/summary.md")
     return 0
 

@@ -22,6 +22,44 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
+def write_file(path, text):
+    """Writes `text` to `path` as cws's own writers do (docs/trace-format.md, "Safe files").
+
+    The bytes go to a new temporary file in the same directory (mkstemp: created
+    exclusively under a random name, so a planted PATH.tmp cannot redirect the
+    write), are fsync'ed and renamed over `path`. An existing `path` that is not
+    a regular file (a symlink, FIFO, device, directory) is refused with a
+    ValueError and left alone; an existing file keeps its permission bits.
+    """
+    import stat
+    import tempfile
+    path = Path(path)
+    mode = None
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        pass
+    else:
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError(f"{path}: not a regular file; refusing to replace it")
+        mode = stat.S_IMODE(st.st_mode)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is None:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
 def binary_path(build, app):
     """The cws-<app> binary in build dir `build`, or None when it is not built."""
     build = Path(build)
@@ -136,8 +174,7 @@ def run_suite(name, invocations, build, out, timeout=600, log=print):
         rec = run_invocation(invocation, build, timeout)
         rec["index"] = index
         file = f"{index:02d}-{invocation.id}.json"
-        with open(runs_dir / file, "w", encoding="utf-8") as f:
-            json.dump(rec, f, indent=1)
+        write_file(runs_dir / file, json.dumps(rec, indent=1))
         line = {k: rec.get(k) for k in ("id", "app", "nodes", "status", "reason", "wall_s")}
         line["file"] = f"runs/{file}"
         meta["runs"].append(line)
@@ -150,8 +187,7 @@ def run_suite(name, invocations, build, out, timeout=600, log=print):
             log(f"bench: {invocation.id}{where}: ERROR ({rec['reason']})")
     meta["wall_s"] = time.monotonic() - t0
     meta["finished"] = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
-    with open(out / "meta.json", "w", encoding="utf-8") as f:
-        json.dump(meta, f, indent=1)
+    write_file(out / "meta.json", json.dumps(meta, indent=1))
     return meta
 
 

@@ -219,5 +219,53 @@ class Runner(unittest.TestCase):
                 self.assertEqual(json.load(f)["status"], "ok")
 
 
+class SafeWrites(unittest.TestCase):
+    """The harness writes its files as cws's own writers do: never through a link."""
+
+    def test_symlink_fifo_and_directory_destinations_are_refused_and_left_alone(self):
+        with tempfile.TemporaryDirectory() as d:
+            victim = Path(d) / "victim"
+            victim.write_text("keep")
+            link = Path(d) / "meta.json"
+            link.symlink_to(victim)
+            with self.assertRaisesRegex(ValueError, "not a regular file"):
+                runner.write_file(link, "{}")
+            self.assertEqual(victim.read_text(), "keep")
+            self.assertTrue(link.is_symlink())
+            fifo = Path(d) / "fifo"
+            os.mkfifo(fifo)
+            with self.assertRaisesRegex(ValueError, "not a regular file"):
+                runner.write_file(fifo, "{}")
+            with self.assertRaisesRegex(ValueError, "not a regular file"):
+                runner.write_file(Path(d), "{}")
+            self.assertEqual(sorted(p.name for p in Path(d).iterdir()), ["fifo", "meta.json", "victim"])
+
+    def test_a_planted_temporary_name_is_never_followed_and_permissions_stay(self):
+        with tempfile.TemporaryDirectory() as d:
+            victim = Path(d) / "victim"
+            victim.write_text("keep")
+            target = Path(d) / "summary.md"
+            (Path(d) / "summary.md.tmp").symlink_to(victim)
+            target.write_text("old")
+            target.chmod(0o640)
+            runner.write_file(target, "new")
+            self.assertEqual(target.read_text(), "new")
+            self.assertEqual(stat.S_IMODE(target.stat().st_mode), 0o640)
+            self.assertEqual(victim.read_text(), "keep")
+            self.assertFalse(target.is_symlink())
+
+    def test_a_suite_whose_meta_json_is_a_link_stops_before_writing_through_it(self):
+        with tempfile.TemporaryDirectory() as build:
+            (Path(build) / "apps").mkdir()
+            out = Path(build) / "out"
+            out.mkdir()
+            victim = Path(build) / "victim"
+            victim.write_text("keep")
+            (out / "meta.json").symlink_to(victim)
+            with self.assertRaisesRegex(ValueError, "meta.json: not a regular file"):
+                runner.run_suite("t", [suites.inv("missing")], build, out, log=lambda s: None)
+            self.assertEqual(victim.read_text(), "keep")
+
+
 if __name__ == "__main__":
     unittest.main()
