@@ -77,8 +77,25 @@ void expect_diverged_once(const outcome& o, std::string_view policy) {
 
 class divergence : public ::testing::TestWithParam<std::string_view> {};
 
+// `t` with one more steal out of the root segment, at a depth no fib below
+// 40 reaches: whatever random stealing recorded, the template is larger than
+// the input it is replayed on (a recording whose steals all sat within the
+// smaller input's reach would otherwise replay without divergence).
+st::tree with_unreachable_steal(st::tree t) {
+  const auto child = static_cast<std::uint32_t>(t.segments.size());
+  st::segment g;
+  g.worker = 1;
+  g.parent = 0;
+  g.level = 40;
+  g.step = 0;
+  t.segments.push_back(g);
+  t.segments[0].steals.push_back({40, 0, 1, child, st::no_path});
+  if (!t.worker_segments.empty()) t.worker_segments[1].push_back(child);
+  return t;
+}
+
 TEST_P(divergence, template_of_a_larger_input) {
-  const st::tree big = record_fib(2, "", 22);
+  const st::tree big = with_unreachable_steal(record_fib(2, "", 22));
   if (GetParam() != "evolve") {
     expect_diverged_once(run_fib_with(big, GetParam(), 2, "", 12), GetParam());
     return;
@@ -99,7 +116,7 @@ TEST_P(divergence, template_of_a_larger_input) {
 // Every divergence is said, not only a schedule's first (each one may have
 // cost a CWS_STALL_MS wait): the second in one short line with the count.
 TEST(divergence_warnings, every_divergence_is_warned_about) {
-  const st::tree big = record_fib(2, "", 22);
+  const st::tree big = with_unreachable_steal(record_fib(2, "", 22));
   cws::runtime rt(cws::test::config(2));
   auto& store = cws::schedulers::store_of(rt);
   store.seed("phase", big, "a test template");
