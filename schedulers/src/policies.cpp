@@ -235,6 +235,14 @@ void replay_policy::begin_phase(const phase_info& info) {
     plan_.reset();
   }
 
+  // evolve's strict stage keeps the template's order only where the order is
+  // a fact: a planned template (no stamps: steal_tree::plan) lists each
+  // worker's segments in an estimated order, which may wait for a segment
+  // that only a later one lets come. Its thieves are exact all the same, so
+  // it replays under stuws: every task still runs where the plan put it.
+  if (mode == replay_mode::stows && evolves() && !state.evolve_counters.auditing && plan_ && !plan_->nesting_known)
+    mode = replay_mode::stuws;
+
   planned_ = detail::ran_as_of(mode);
   hinting_ = hinted_ && mode == replay_mode::random && unusable.empty();
   if (hinting_) planned_ = cws::ran_as::hinted;
@@ -304,7 +312,8 @@ void replay_policy::end_phase(run_report& stats) {
   // buffers (a Jacobi sweep reading one grid, writing the other) touches each
   // buffer in both roles only over two runs, so the run that converged cannot
   // place the pages its successor writes.
-  relocalizing_stows_ = !r.diverged && engine_.mode() == replay_mode::stows && s.converged;  // not the audit run
+  relocalizing_stows_ = !r.diverged && s.converged &&  // not the audit run
+                        (engine_.mode() == replay_mode::stows || engine_.mode() == replay_mode::stuws);
   relocalize_ = evolves() && rt.config().replay.evolve_relocalize && record != nullptr &&
                 (!relocalizing_stows_ || !s.pages_settled);
 

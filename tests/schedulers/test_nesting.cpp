@@ -166,3 +166,42 @@ TEST(nesting_plan, stamps_tell_which_segments_may_nest) {
 }
 
 }  // namespace
+
+namespace {
+
+// evolve's strict stage keeps a template's order only where the order is a
+// recorded fact: a planned template (no stamps) replays under stuws, with
+// the plan's thieves, and a recorded one under stows.
+TEST(evolve_strict_stage, a_planned_template_replays_under_stuws_a_recorded_one_under_stows) {
+  cws::runtime rt(cws::test::audited(2));
+  auto& store = cws::schedulers::store_of(rt);
+  auto& s = rt.schedule("fib", cws::policy::evolve);
+  std::uint64_t result = 0;
+  rt.run(s, [&] { result = cws::test::fib(16); });  // the first run: random, audited
+  store.plan("fib");
+  ASSERT_TRUE(store.at("fib").templ);
+  const st::tree planned = *store.at("fib").templ;
+  ASSERT_GT(planned.segments.size(), 1u) << "the planner hands work to worker 1";
+  auto converged = [&] {
+    auto& state = store.state("fib");
+    state.mode = cws::schedulers::evolve_mode::stows;
+    state.converged = true;
+  };
+  converged();
+  rt.run(s, [&] { result = cws::test::fib(16); });
+  EXPECT_EQ(result, cws::test::serial_fib(16));
+  const auto& r = store.at("fib").history.back();
+  EXPECT_EQ(r.ran_as, cws::ran_as::stuws) << r.template_from;
+  EXPECT_FALSE(r.diverged) << r.divergence;
+  EXPECT_EQ(r.extra_steals, 0u);
+  EXPECT_EQ(r.designated, planned.segments.size() - 1);
+
+  // The run just recorded has stamps: as the template, it replays under stows.
+  store.seed("fib", st::recorder_of(rt)->latest("fib")->steals, "the stuws run");
+  converged();
+  rt.run(s, [&] { result = cws::test::fib(16); });
+  EXPECT_EQ(result, cws::test::serial_fib(16));
+  EXPECT_EQ(store.at("fib").history.back().ran_as, cws::ran_as::stows);
+}
+
+}  // namespace
