@@ -160,7 +160,9 @@ TEST(Floyd, LocalityOnFourSyntheticNodes) {
   const json& its = evolve["iterations"];
   ASSERT_FALSE(its.empty());
   EXPECT_EQ(its[0]["ran_as_kind"], "random_no_template");
-  EXPECT_EQ(its.back()["ran_as_kind"], "stows") << its.back().dump();
+  // evolve's strict stage: stows, or stuws on a planned template (no balanced relws tree under load).
+  const std::string last = its.back()["ran_as_kind"];
+  EXPECT_TRUE(last == "stows" || last == "stuws") << its.back().dump();
 }
 
 TEST(Floyd, TableAndIterationLines) {

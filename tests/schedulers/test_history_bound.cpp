@@ -141,7 +141,9 @@ TEST(history_bound, evolve_state_survives_a_window_of_one) {
   const st::tree* templ = state.templ.get();
   for (int i = 0; i < 20; ++i) {
     run_once(rt, s);
-    EXPECT_EQ(state.history.back().ran_as, cws::ran_as::stows);
+    // evolve's strict stage: stows, or stuws when it converged on a planned template (docs/replay.md).
+    const cws::ran_as as = state.history.back().ran_as;
+    EXPECT_TRUE(as == cws::ran_as::stows || as == cws::ran_as::stuws) << state.history.back().template_from;
     EXPECT_FALSE(state.history.back().diverged) << state.history.back().divergence;
   }
   EXPECT_TRUE(state.converged);
