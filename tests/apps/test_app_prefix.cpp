@@ -97,14 +97,16 @@ TEST(Prefix, EdgeSizesVerify) {
 
 // The init pass's template must hand blocks to more than one worker, or every
 // replay of it is trivially local. On a loaded machine the first init may
-// finish before another worker wakes up: then the run is repeated.
+// finish before another worker wakes up: then the run is repeated (6 tries
+// were not enough beside a parallel build; each try is a small run).
 json run_with_stealing_init(const strings& args, const env_list& env, const std::string& variant) {
   json doc;
-  for (int attempt = 0; attempt < 6; ++attempt) {
+  constexpr int tries = 40;
+  for (int attempt = 0; attempt < tries; ++attempt) {
     doc = prefix_json(args, env);
     if (doc.is_null() || entry(doc, variant)["first_touch_workers"].get<unsigned>() >= 2) return doc;
   }
-  ADD_FAILURE() << "the first-touch init never spread over two workers in 6 runs";
+  ADD_FAILURE() << "the first-touch init never spread over two workers in " << tries << " runs";
   return doc;
 }
 
