@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cws/error.hpp"
+#include "quoted.hpp"
 
 extern char** environ;  // POSIX: the process environment (from_env scans it for misspelt names)
 
@@ -76,26 +77,8 @@ std::string_view numa::to_string(numa::page_mover m) noexcept {
 
 namespace {
 
-// The value as it appears in an error message: quoted, on one line (control
-// characters escaped) and cut short, so the message stays a single readable line.
-std::string quoted(std::string_view v) {
-  constexpr std::size_t max_shown = 64;
-  std::string out = "\"";
-  for (std::size_t i = 0; i < v.size() && i < max_shown; ++i) {
-    unsigned char c = static_cast<unsigned char>(v[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      out += fmt::format("\\x{:02x}", c);
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (v.size() > max_shown) out += "...";
-  out += '"';
-  return out;
-}
+// The value as it appears in an error message (quoted.hpp): one short line.
+std::string quoted(std::string_view v) { return detail::quoted(v, 64); }
 
 [[noreturn]] void reject(const char* name, std::string_view value, std::string_view expected) {
   throw error(fmt::format("{}={}: expected {}", name, quoted(value), expected));
@@ -300,8 +283,7 @@ std::vector<std::string> unknown_variable_warnings(const std::vector<std::string
     // A suggestion only when it is plausibly what was meant: at most a third
     // of the part after CWS_ differs (CWS_WORKER, CWS_IDEL, CWS_STACK_KB).
     const std::size_t tail = name.size() - 4;
-    const std::string shown = quoted(name);  // one line, cut short; without its quotes below
-    const std::string_view bare = std::string_view(shown).substr(1, shown.size() - 2);
+    const std::string bare = detail::quoted(name, 64, false);  // one line, cut short, no quotes
     if (best <= std::max<std::size_t>(2, tail / 3))
       out.push_back(fmt::format("cws: warning: {} is not a cws variable (did you mean {}?)", bare, closest->name));
     else

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cws/error.hpp"
+#include "quoted.hpp"
 #include "scheduler.hpp"
 #include "stack_guard.hpp"
 
@@ -37,24 +38,6 @@ void delist(runtime* self) noexcept {
   live_list& l = live();
   std::lock_guard lock(l.mutex);
   std::erase(l.runtimes, self);
-}
-
-// A name as an error message shows it: quoted, bytes outside printable ASCII
-// escaped, cut after 48 bytes, so the message stays one short line.
-std::string shown(std::string_view name) {
-  constexpr std::size_t max_shown = 48;
-  std::string out = "\"";
-  for (std::size_t i = 0; i < name.size() && i < max_shown; ++i) {
-    const auto c = static_cast<unsigned char>(name[i]);
-    if (c == '"' || c == '\\')
-      out += {'\\', static_cast<char>(c)};
-    else if (c < 0x20 || c >= 0x7f)
-      out += fmt::format("\\x{:02x}", c);
-    else
-      out += static_cast<char>(c);
-  }
-  out += name.size() > max_shown ? "\"..." : "\"";
-  return out;
 }
 
 // Why `name` cannot be a schedule name, or empty when it can be. The first invalid UTF-8
@@ -97,7 +80,7 @@ std::string name_problem(std::string_view name) {
 void detail::check_schedule_name(std::string_view name, std::string_view what) {
   if (std::string problem = name_problem(name); !problem.empty())
     throw error(fmt::format("{} {}: {} (a schedule name is at most {} bytes of UTF-8 without control characters)",
-                            what, shown(name), problem, schedule::max_name_bytes));
+                            what, detail::quoted(name, 48), problem, schedule::max_name_bytes));
 }
 
 schedule& schedule::follow(std::string_view other) {

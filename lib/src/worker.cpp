@@ -41,7 +41,7 @@ double seconds_since(std::uint64_t t0) noexcept { return static_cast<double>(now
 // small and written with one write(2): a child may still be scribbling on
 // the stack below us.
 [[noreturn]] void abort_on_pending_children(const frame& f, const std::exception_ptr& error) noexcept {
-  const std::uint64_t pending = f.spawned - f.joined_local - f.joined_remote.load(std::memory_order_acquire);
+  const std::uint64_t pending = f.pending();
   std::string what = "an exception not derived from std::exception";
   try {
     std::rethrow_exception(error);

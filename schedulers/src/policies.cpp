@@ -489,7 +489,7 @@ void replay_policy::after_audit(schedule_state& s, iteration_report& r, const st
     converge(s, r);
     format_into(r.note,
                 "planned a balanced template from this audit run (busiest x{:.2f} of 1/P, {} steals): switching to "
-                "stows",
+                "stuws (a planned order is an estimate)",
                 summary.after.max_share_ratio, summary.steals_after);
     return;
   }

@@ -40,9 +40,11 @@ struct frame {
   // join (owner only). Nonzero: join may take some of them back.
   std::uint32_t placed = 0;
 
-  bool children_done() const noexcept {
-    return spawned == joined_local + joined_remote.load(std::memory_order_acquire);
+  // Children spawned and not joined yet (owner only).
+  std::uint64_t pending() const noexcept {
+    return spawned - joined_local - joined_remote.load(std::memory_order_acquire);
   }
+  bool children_done() const noexcept { return pending() == 0; }
   void record_error(std::exception_ptr e) noexcept {
     if (!failed.exchange(true, std::memory_order_relaxed)) error = std::move(e);
   }
