@@ -499,9 +499,6 @@ task_handle worker::steal(unsigned victim) noexcept {
 
 task_handle worker::take_mail() noexcept { return took_mail(mailbox_.take()); }
 task_handle worker::take_mail_noted(std::uint32_t note) noexcept { return took_mail(mailbox_.take_noted(note)); }
-task_handle worker::take_mail_if(note_filter accept) noexcept {
-  return took_mail(mailbox_.take_first_if([accept](const task* t) { return accept.accepts(accept.context, t->note); }));
-}
 
 task_handle worker::steal_mail(unsigned victim) noexcept {
   if (victim == id_ || victim >= sched_.workers()) return nullptr;

@@ -95,7 +95,6 @@ class worker final : public worker_view {
   task_handle take_mail() noexcept override;
   std::uint64_t random() noexcept override;
   task_handle take_mail_noted(std::uint32_t note) noexcept override;
-  task_handle take_mail_if(note_filter accept) noexcept override;
   task_handle steal_mail(unsigned victim) noexcept override;
   idleness idle_state() const noexcept override;
   task_handle steal_placed(unsigned victim, unsigned node) noexcept override;

@@ -135,12 +135,13 @@ task_handle replay_engine::find_work(worker_view& view) {
       if (t == nullptr && l.planned_started >= plan_->order[view.self()].size()) t = steal_anything(view);
       break;
     case replay_mode::stuws:
-      if (l.depth == 0 || !plan_->nesting_known) {
-        t = view.take_mail();
-      } else {
-        const nest_query q{plan_.get(), waiting_in(l)};
-        t = view.take_mail_if({&nest_query::accepts, &q});
-      }
+      // Any mail, nested anywhere: a designated task can then always start
+      // once its worker idles (at the top level or waiting in a sync), so a
+      // fork/join program cannot deadlock. Holding stuws to the template's
+      // nesting as well can: worker X takes S2 before S1 (order is free),
+      // waits in S2 for S3 on worker W, while W waits in A for S1 on X, and
+      // neither may nest the other's segment.
+      t = view.take_mail();
       break;
     default:  // user: designations, no template to consult
       t = view.take_mail();
@@ -155,11 +156,6 @@ void replay_engine::idle_pass(worker_view& view) {
   const clock::time_point now = clock::now();
   last_pass_[view.self()].at.store(now.time_since_epoch().count(), std::memory_order_relaxed);
   watch_for_stall(view, lanes_[view.self()], now);
-}
-
-bool replay_engine::nest_query::accepts(const void* context, std::uint32_t note) noexcept {
-  const auto* q = static_cast<const nest_query*>(context);
-  return note == no_note || q->plan->may_nest(note, q->outer);
 }
 
 // Mail first (own, then another worker's: released work), then a deque.

@@ -17,13 +17,15 @@
 // next call) and the divergence reason (under a mutex, first writer wins). Everything else is written between phases on
 // the thread that calls runtime::run.
 //
-// Nesting. A worker waiting in a sync may start a template segment there
-// only if the template ran it inside the segment it waits in
-// (template_plan::may_nest): strict modes give each designated task one
-// thief, so starting a segment the template ran later would pin the waiting
-// segment's continuation under it while other workers wait for what that
-// continuation spawns (a deadlock the recorded run never had). Off for trees
-// without consistent time stamps.
+// Nesting. Under stows a worker waiting in a sync may start its next
+// template segment there only if the template ran it inside the segment it
+// waits in (template_plan::may_nest): starting a segment the template ran
+// later would pin the waiting segment's continuation under it while other
+// workers wait, in their template order, for what that continuation spawns
+// (a deadlock the recorded run never had). Off for trees without consistent
+// time stamps. Stuws takes any of its mail anywhere: with no order to wait
+// on, a designated task always starts once its worker idles, and a nesting
+// rule there would itself deadlock (see find_work).
 //
 // Divergence. Strict modes treat a template segment that ends with an
 // unreached steal point, or a stall, as divergence: from then on route()
@@ -106,12 +108,6 @@ class replay_engine {
   // The template segment a worker waits in (the innermost one it has open:
   // an idle worker with open segments is blocked in a sync), no_note at top level.
   static std::uint32_t waiting_in(const lane& l) noexcept { return l.depth == 0 ? no_note : l.open[l.depth - 1].segment; }
-  // take_mail_if's filter: notes the template ran inside `outer`.
-  struct nest_query {
-    const template_plan* plan;
-    std::uint32_t outer;
-    static bool accepts(const void* context, std::uint32_t note) noexcept;
-  };
 
   void diverge(std::string why);
   bool strict() const noexcept { return mode_ == replay_mode::stows || mode_ == replay_mode::stuws; }

@@ -67,7 +67,6 @@ class scripted_view final : public cws::worker_view {
   cws::task_handle take_mail() noexcept override { return nullptr; }
   std::uint64_t random() noexcept override { return 0; }
   cws::task_handle take_mail_noted(std::uint32_t) noexcept override { return nullptr; }
-  cws::task_handle take_mail_if(note_filter) noexcept override { return nullptr; }
   cws::task_handle steal_mail(unsigned) noexcept override { return nullptr; }
   idleness idle_state() const noexcept override { return {}; }
 

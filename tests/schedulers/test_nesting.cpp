@@ -1,10 +1,12 @@
-// Strict replay keeps the template's nesting: a worker waiting in a sync
-// starts there only segments the template ran inside the one it waits in.
+// Stows keeps the template's nesting: a worker waiting in a sync starts its
+// next segment there only if the template ran it inside the one it waits in.
+// Stuws starts designated tasks wherever their worker idles, which no
+// nesting rule may hold back.
 //
-// The program (4 workers): the root hands A and then B to worker 1. A hands
-// c to worker 3, waits for it, then hands h to worker 2. B hands g to worker
-// 2. So worker 2's order is [h, g], and h exists only once A got past its
-// first sync. The template is recorded under `user` with B spawned only
+// The stows program (4 workers): the root hands A and then B to worker 1. A
+// hands c to worker 3, waits for it, then hands h to worker 2. B hands g to
+// worker 2. So worker 2's order is [h, g], and h exists only once A got past
+// its first sync. The template is recorded under `user` with B spawned only
 // after A ended: on worker 1, B ran after A, not inside it.
 //
 // In the replays B is spawned at once, and c holds A in its sync until B
@@ -123,8 +125,87 @@ TEST_P(nesting, a_waiting_worker_starts_only_segments_the_template_nested_there)
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(strict, nesting, ::testing::Values("stows", "stuws"),
+INSTANTIATE_TEST_SUITE_P(strict, nesting, ::testing::Values("stows"),
                          [](const auto& p) { return std::string(p.param); });
+
+// Stuws and two waits that cross (3 workers). Template, recorded under
+// `user`: the root hands A to worker 1; A hands s1 to worker 2 and waits for
+// it; once A has ended, the root hands S2 to worker 2, which hands s3 to
+// worker 1. Worker 1 ran [A, s3], worker 2 [s1, S2], nothing nested.
+//
+// In the replays the root hands out A and S2 at once, and A spawns s1 only
+// after S2 has started on worker 2 (stuws lets it start first). Then worker
+// 1 waits in A for s1 and worker 2 waits in S2 for s3: each must start the
+// other's task nested in its wait, which the template never did. Held to the
+// template's nesting, both would idle for good (a stall, then divergence);
+// stuws runs every task on its template worker, with no stall.
+struct crossed_program {
+  bool recording = false;
+  std::atomic<bool> a_done{false}, s2_started{false}, s1_after_s2{false};
+  std::atomic<int> leaves{0};
+
+  static void wait_for(const std::atomic<bool>& flag) {  // bounded: see program::wait_for
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!flag.load() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+  }
+  void a() {
+    if (!recording) wait_for(s2_started);
+    s1_after_s2 = s2_started.load();
+    cws::designate_after_next_spawn(2);
+    cws::spawn([this] { ++leaves; });  // s1
+    cws::sync();
+    a_done = true;
+  }
+  void s2() {
+    s2_started = true;
+    cws::designate_after_next_spawn(1);
+    cws::spawn([this] { ++leaves; });  // s3
+    cws::sync();
+  }
+  void root() {
+    a_done = s2_started = s1_after_s2 = false;
+    leaves = 0;
+    cws::designate_after_next_spawn(1);
+    cws::spawn([this] { a(); });
+    if (recording) wait_for(a_done);
+    cws::designate_after_next_spawn(2);
+    cws::spawn([this] { s2(); });
+    cws::sync();
+  }
+};
+
+TEST(stuws_nesting, crossed_waits_start_each_others_tasks_nested) {
+  cws::runtime_config cfg = cws::test::audited(3, "pack:1 numa:1 core:3 pu:1");
+  cfg.replay.stall_ms = 200;
+  cws::runtime rt(cfg);
+  crossed_program p;
+  p.recording = true;
+  rt.run(rt.schedule("record", cws::policy::user), [&] { p.root(); });
+  ASSERT_EQ(p.leaves.load(), 2);
+  const st::tree templ = st::recorder_of(rt)->latest("record")->steals;
+  ASSERT_EQ(templ.segments.size(), 5u) << "root, A, s1, S2, s3";
+  for (unsigned w : {1u, 2u}) {
+    ASSERT_EQ(templ.worker_segments[w].size(), 2u);
+    ASSERT_LE(templ.segments[templ.worker_segments[w][0]].end_ns, templ.segments[templ.worker_segments[w][1]].start_ns)
+        << "worker " << w << " nested its segments in the recording";
+  }
+  ASSERT_TRUE(cws::schedulers::detail::compile(std::make_shared<const st::tree>(templ))->nesting_known);
+
+  cws::schedulers::store_of(rt).seed("replay", templ, "the user run");
+  auto& replay = rt.schedule("replay", cws::policy::stuws);
+  p.recording = false;
+  for (int run = 0; run < 5; ++run) {
+    rt.run(replay, [&] { p.root(); });
+    EXPECT_EQ(p.leaves.load(), 2) << "run " << run;
+    EXPECT_TRUE(p.s1_after_s2.load()) << "run " << run << ": S2 never started";
+    const auto& r = cws::schedulers::store_of(rt).at("replay").history.back();
+    EXPECT_EQ(r.ran_as, cws::ran_as::stuws) << "run " << run;
+    EXPECT_FALSE(r.diverged) << "run " << run << ": " << r.divergence;
+    EXPECT_EQ(r.extra_steals, 0u) << "run " << run;
+    EXPECT_EQ(r.designated, templ.segments.size() - 1) << "run " << run;
+    cws::test::expect_same_task_mapping(templ, st::recorder_of(rt)->latest("replay")->steals);
+  }
+}
 
 // What the plan reads off a tree's stamps: nesting on one worker, and
 // nothing at all for trees without stamps or with overlapping ones.

@@ -90,13 +90,6 @@ class worker_view {
   // Take the mail whose note (what route() attached to it) is `note` (STOWS:
   // segments start in template order); empty if it has not arrived.
   virtual task_handle take_mail_noted(std::uint32_t note) noexcept = 0;
-  // Take the oldest mail whose note `accept` accepts (STUWS: a worker waiting
-  // in a sync starts only segments its template ran at that point); empty if none.
-  struct note_filter {
-    bool (*accepts)(const void* context, std::uint32_t note) noexcept;
-    const void* context;
-  };
-  virtual task_handle take_mail_if(note_filter accept) noexcept = 0;
   // Take the oldest task of another worker's mailbox (divergence: mailboxed
   // work released to normal stealing). Counts as a steal.
   virtual task_handle steal_mail(unsigned victim) noexcept = 0;
