@@ -27,7 +27,10 @@ void replay_engine::prepare(replay_mode mode, std::shared_ptr<const template_pla
   plan_ = std::move(plan);
   if (lanes_.size() != workers) last_pass_ = std::make_unique<pass_clock[]>(workers);
   lanes_.resize(workers);
-  for (unsigned w = 0; w < workers; ++w) last_pass_[w].at.store(0, std::memory_order_relaxed);
+  for (unsigned w = 0; w < workers; ++w) {
+    last_pass_[w].at.store(0, std::memory_order_relaxed);
+    last_pass_[w].before.store(0, std::memory_order_relaxed);
+  }
   for (lane& l : lanes_) {
     l.depth = 0;
     l.next_in_order = 0;
@@ -154,7 +157,9 @@ task_handle replay_engine::find_work(worker_view& view) {
 void replay_engine::idle_pass(worker_view& view) {
   if (diverged() || mode_ == replay_mode::random) return;
   const clock::time_point now = clock::now();
-  last_pass_[view.self()].at.store(now.time_since_epoch().count(), std::memory_order_relaxed);
+  pass_clock& pass = last_pass_[view.self()];
+  pass.before.store(pass.at.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  pass.at.store(now.time_since_epoch().count(), std::memory_order_relaxed);
   watch_for_stall(view, lanes_[view.self()], now);
 }
 
@@ -195,7 +200,7 @@ void replay_engine::watch_for_stall(worker_view& view, lane& l, clock::time_poin
 bool replay_engine::all_passed_since(clock::time_point since) const noexcept {
   const clock::rep cutoff = since.time_since_epoch().count();
   for (std::size_t w = 0; w < lanes_.size(); ++w)
-    if (last_pass_[w].at.load(std::memory_order_relaxed) < cutoff) return false;
+    if (last_pass_[w].before.load(std::memory_order_relaxed) < cutoff) return false;
   return true;
 }
 

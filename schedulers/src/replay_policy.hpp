@@ -40,7 +40,12 @@
 // would otherwise take the whole stretch for a stall. The last part matters
 // on a loaded machine: a worker whose sync has just completed stays counted
 // idle until it runs again, and while it is preempted it makes no idle
-// passes; without them the phase is slow, not stuck.
+// passes; without them the phase is slow, not stuck. "Looking" means a
+// whole round of the worker's steal loop (its sync check, then find_work)
+// ran inside that half: the round between two idle passes, both in it. One
+// pass is not enough: a worker preempted between a fruitless find_work and
+// its idle pass stamps a fresh pass after a look older than the mail that
+// arrived meanwhile (8 workers on 2 cores under TSan reported such stalls).
 
 #include <atomic>
 #include <chrono>
@@ -113,12 +118,15 @@ class replay_engine {
   bool strict() const noexcept { return mode_ == replay_mode::stows || mode_ == replay_mode::stuws; }
   task_handle steal_anything(worker_view& view);
   void watch_for_stall(worker_view& view, lane& l, clock::time_point now);
-  // Whether every worker made an idle pass at or after `since`.
+  // Whether every worker ran a whole round of its steal loop at or after
+  // `since`: its last two idle passes are both that late.
   bool all_passed_since(clock::time_point since) const noexcept;
 
-  // When each worker last made an idle pass (clock ticks), read by the others.
+  // When each worker made its last two idle passes (clock ticks); written by
+  // that worker, read by the others.
   struct alignas(64) pass_clock {
     std::atomic<clock::rep> at{0};
+    std::atomic<clock::rep> before{0};
   };
 
   replay_mode mode_ = replay_mode::random;

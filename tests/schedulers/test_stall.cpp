@@ -79,6 +79,26 @@ TEST(stall_watch, a_counted_idle_worker_that_makes_no_passes_is_not_a_stall) {
   EXPECT_TRUE(e.diverged());
 }
 
+TEST(stall_watch, a_pass_after_a_stale_look_is_not_a_stall) {
+  // Worker 1 looks for work and finds none, then is preempted before its idle
+  // pass; mail may arrive meanwhile. When it resumes, its pass is late but
+  // the look before it is not: only a whole round (look, pass) inside the
+  // window confirms that it has nothing it may run.
+  replay_engine e;
+  prepare_strict(e, 2);
+  cws::worker_view::idleness idle{2, 0};
+  idle_view w0(0, 2, idle), w1(1, 2, idle);
+  pass(e, w1);
+  EXPECT_FALSE(e.find_work(w1));  // the look; preempted before its pass
+  passes_for(e, 8 * stall_ms, w0);
+  e.idle_pass(w1);  // resumed: the pass that belongs to the old look
+  passes_for(e, 8 * stall_ms, w0);
+  EXPECT_FALSE(e.diverged()) << e.divergence();
+  // Another round finds nothing either: now it is a stall.
+  passes_for(e, 5000, w0, w1);
+  EXPECT_TRUE(e.diverged());
+}
+
 TEST(stall_watch, a_busy_worker_is_never_a_stall) {
   replay_engine e;
   prepare_strict(e, 2);
