@@ -35,7 +35,9 @@ struct outcome {
 outcome run_fib_with(const st::tree& templ, std::string_view policy, unsigned workers, const std::string& topology,
                      unsigned n) {
   cws::runtime_config cfg = cws::test::config(workers, topology);
-  cfg.replay.stall_ms = 20;
+  // The second run must replay without divergence: a short stall window can
+  // be outlasted by a preempted worker on an oversubscribed machine (TSan).
+  cfg.replay.stall_ms = 2000;
   cws::runtime rt(cfg);
   cws::schedulers::store_of(rt).seed("phase", templ, "a test template");
   auto& s = rt.schedule("phase", policy);
@@ -149,7 +151,7 @@ TEST_P(divergence, template_of_another_recursion_on_eight_workers) {
   ASSERT_TRUE(nested_steal(t)) << "no fib(20) run had a steal out of a stolen segment";
 
   cws::runtime_config cfg = cws::test::config(8, cws::test::eight_cores);
-  cfg.replay.stall_ms = 20;
+  cfg.replay.stall_ms = 2000;  // the second round must not diverge (see run_fib_with)
   cws::runtime rt(cfg);
   cws::schedulers::store_of(rt).seed("phase", t, "a fib template");
   auto& s = rt.schedule("phase", GetParam());
