@@ -3,11 +3,14 @@
 #   1. Release build: every test (labels unit, stress) except the numa-vm ones;
 #      then the install and the consumers of tools/consumers/ (find_package,
 #      pkg-config, add_subdirectory: tools/scripts/consumers.sh);
-#   2. Release build: the kernel NUMA tests (label numa-vm), on 2 and 4 NUMA
+#   2. likwid build (-DCWS_WITH_LIKWID=ON, build/likwid): the libraries and
+#      cws-fib only, run once with its marker regions (no counters needed:
+#      tools/scripts/likwid.sh), so that configuration cannot rot unseen;
+#   3. Release build: the kernel NUMA tests (label numa-vm), on 2 and 4 NUMA
 #      nodes: natively on a NUMA host, else in numa-vm guests (one at a time:
 #      each guest wants the host's cores);
-#   3. ThreadSanitizer build: the concurrency suites (label tsan);
-#   4. AddressSanitizer + UBSan + LeakSanitizer build: the unit suites.
+#   4. ThreadSanitizer build: the concurrency suites (label tsan);
+#   5. AddressSanitizer + UBSan + LeakSanitizer build: the unit suites.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/scripts/setup.sh
@@ -21,6 +24,9 @@ ctest --preset release -LE numa-vm -j "$jobs" --timeout 900
 
 step "install + consumers (find_package, pkg-config, add_subdirectory)"
 bash tools/scripts/consumers.sh build/release
+
+step "likwid build (CWS_WITH_LIKWID=ON), cws-fib run once with markers"
+bash tools/scripts/likwid.sh build/likwid
 
 step "release build, kernel NUMA tests (numa-vm)"
 ctest --preset release -L numa-vm --timeout 900

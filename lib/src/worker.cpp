@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -10,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "cws/detail/clock.hpp"
 #include "cws/detail/entry.hpp"
 #include "cws/error.hpp"
 #include "scheduler.hpp"
@@ -18,11 +18,6 @@
 namespace cws::detail {
 
 namespace {
-std::uint64_t now_ns() noexcept {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
 double seconds_since(std::uint64_t t0) noexcept { return static_cast<double>(now_ns() - t0) * 1e-9; }
 
 // An exception left a task body while children it spawned were pending: the

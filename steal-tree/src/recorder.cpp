@@ -1,24 +1,20 @@
 #include "cws/steal_tree/recorder.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "cws/detail/clock.hpp"
 #include "cws/error.hpp"
 
 namespace cws::steal_tree {
 
 namespace {
 
-std::uint64_t now_ns() noexcept {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
+using cws::detail::now_ns;
 
 // Segments a worker buffer holds without reallocating on the hot path, at first.
 constexpr std::size_t initial_segments = 256;

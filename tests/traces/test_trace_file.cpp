@@ -175,6 +175,13 @@ TEST(TraceFile, EnvelopeLayoutIsAsDocumented) {
   EXPECT_EQ(tr::crc32("123456789"), 0xCBF43926u);
 }
 
+// crc32(bytes, crc) resumes an earlier result, as zlib's crc32 does.
+TEST(TraceFile, Crc32ResumesFromAnEarlierResult) {
+  EXPECT_EQ(tr::crc32("56789", tr::crc32("1234")), 0xCBF43926u);
+  EXPECT_EQ(tr::crc32("", 0xCBF43926u), 0xCBF43926u);
+  EXPECT_EQ(tr::crc32("", 0u), 0u);
+}
+
 TEST(TraceFile, TooNewFormatVersionIsRefused) {
   const std::string good = tr::encode(synthetic_trace());
   const std::string newer = wrap(payload_of(good), 1, 7);

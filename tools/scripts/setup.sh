@@ -9,8 +9,10 @@ packages=(
   libxml2-dev                        # HClib-style place-tree files (CWS_HPT)
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libboost-serialization-dev         # trace files (cws::traces)
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev
+  libbenchmark-dev                   # Google Benchmark: the micro-benchmarks (tools/bench/micro)
   libtbb-dev                         # baseline (OpenMP comes with g++)
+  likwid                             # CWS_WITH_LIKWID: marker headers and library (built by tools/check.sh)
   libopenmpi-dev openmpi-bin         # cws-pcg's MPI scale-out (optional: detected, skipped visibly without)
   python3 python3-matplotlib python3-pandas  # tools/bench: the benchmark report
   qemu-system-x86 busybox-static cpio  # numa-vm guests for the numa-vm tests (../shared/tools/numa-vm)

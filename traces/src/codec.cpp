@@ -1,11 +1,11 @@
 // Encoding and decoding of trace files: the envelope, the whole-file payload
 // of versions 1 to 3 (version 4 records: records.cpp), file I/O, read reports,
 // and the error messages that name the file.
+#include <boost/crc.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cerrno>
 #include <cstdio>
@@ -52,22 +52,24 @@ std::vector<std::uint32_t> trace_header::node_of_worker() const {
 }
 
 namespace {
-constexpr std::array<std::uint32_t, 256> make_crc_table() {
-  std::array<std::uint32_t, 256> t{};
-  for (std::uint32_t i = 0; i < 256; ++i) {
-    std::uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-    t[i] = c;
-  }
-  return t;
+// Bit i of x moved to bit 31 - i.
+constexpr std::uint32_t reflected(std::uint32_t x) noexcept {
+  x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+  x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+  x = ((x >> 4) & 0x0F0F0F0Fu) | ((x & 0x0F0F0F0Fu) << 4);
+  x = ((x >> 8) & 0x00FF00FFu) | ((x & 0x00FF00FFu) << 8);
+  return (x >> 16) | (x << 16);
 }
-constexpr std::array<std::uint32_t, 256> crc_table = make_crc_table();
 }  // namespace
 
+// boost::crc_32_type is the same CRC as zlib's crc32 (reflected, init and final
+// xor all ones), table-driven. Resuming from an earlier result `crc`: Boost
+// takes its starting remainder unreflected and before the final xor, so the
+// state `crc` stands for is reflected(~crc) (reflected(~0) = ~0: a fresh start).
 std::uint32_t crc32(std::string_view bytes, std::uint32_t crc) noexcept {
-  crc = ~crc;
-  for (unsigned char b : bytes) crc = crc_table[(crc ^ b) & 0xFF] ^ (crc >> 8);
-  return ~crc;
+  boost::crc_32_type sum(reflected(~crc));
+  sum.process_bytes(bytes.data(), bytes.size());
+  return sum.checksum();
 }
 
 // ---------------------------------------------------------------- identical

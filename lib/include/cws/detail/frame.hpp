@@ -6,8 +6,9 @@
 //
 // Counting: `spawned` and `joined_local` are touched only by the owning
 // worker, so children run locally cost no atomic RMW. Children finished by
-// other workers bump `joined_remote` (release); the owner reads it (acquire),
-// which also publishes `error` written before the bump.
+// other workers bump `joined_remote` (seq_cst: it releases, and it is also the
+// waker's write in the parker's store-buffering pair, idle.hpp); the owner
+// reads it (acquire), which also publishes `error` written before the bump.
 
 #include <atomic>
 #include <cstdint>

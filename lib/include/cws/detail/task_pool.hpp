@@ -43,8 +43,6 @@ class task_pool {
     }
   }
 
-  std::size_t chunks() const noexcept { return chunks_.size(); }
-
  private:
   static constexpr std::size_t tasks_per_chunk = 64;
   void release_remote(task* t) noexcept;

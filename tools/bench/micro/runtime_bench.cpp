@@ -1,0 +1,91 @@
+// Micro-benchmarks of the runtime's primitives: a spawn, a steal, one phase.
+// Each benchmark builds its runtime once, outside the timed loop, from the
+// CWS_* environment with the worker count the benchmark names; every phase
+// is checked after it ran (micro.hpp). Timed by the wall clock (UseRealTime):
+// the work runs on the workers' threads too, not only on the timing thread.
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include <cws/cws.hpp>
+
+#include "micro.hpp"
+
+namespace {
+
+using cws_micro::check;
+
+cws::runtime_config with_workers(unsigned workers) {
+  cws::runtime_config c = cws::runtime_config::from_env();
+  c.workers = workers;
+  return c;
+}
+
+// Cost per spawn (and its join) of a fib-like recursion: one phase of fib(20),
+// 10 945 spawns, so the phase's own cost is spread thin. Arg: workers.
+void spawn_fib(benchmark::State& state) {
+  constexpr unsigned n = 20;
+  cws::runtime rt(with_workers(static_cast<unsigned>(state.range(0))));
+  auto& s = rt.schedule("spawn_fib");
+  for (auto _ : state) {
+    std::uint64_t r = 0;
+    rt.run(s, [&] { r = cws_micro::fib(n); });
+    if (!check(state, r == cws_micro::serial_fib(n), "fib(20) returned a wrong value")) return;
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * cws_micro::fib_spawns(n)));
+}
+BENCHMARK(spawn_fib)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// One stolen hand-off with 2 workers: the root spawns a child and, without
+// syncing (a sync would run the child itself), waits until the child has
+// started, which only the other worker can make happen, by stealing it; then
+// it joins. The time per hand-off is spawn -> steal -> child runs -> join.
+// 64 hand-offs per phase keep the phase's own cost out of the figure.
+void steal_handoff(benchmark::State& state) {
+  constexpr int handoffs = 64;
+  cws::runtime rt(with_workers(2));
+  auto& s = rt.schedule("steal_handoff");
+  for (auto _ : state) {
+    const cws::run_report& r = rt.run(s, [] {
+      for (int i = 0; i < handoffs; ++i) {
+        std::atomic<bool> started{false};
+        cws::spawn([&started] { started.store(true, std::memory_order_release); });
+        while (!started.load(std::memory_order_acquire)) {
+        }
+        cws::sync();
+      }
+    });
+    if (!check(state, r.steals() >= handoffs, "a hand-off ran without a steal")) return;
+  }
+  state.SetItemsProcessed(state.iterations() * handoffs);
+}
+BENCHMARK(steal_handoff)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// One phase with nothing in it, and one whose root spawns and joins one task:
+// the fork/join of the phase itself (wake the workers, run the root, wait for
+// them to go idle, record the tree). Arg: workers.
+void empty_phase(benchmark::State& state) {
+  cws::runtime rt(with_workers(static_cast<unsigned>(state.range(0))));
+  auto& s = rt.schedule("empty_phase");
+  bool ran = false;
+  for (auto _ : state) rt.run(s, [&ran] { ran = true; });
+  check(state, ran, "the phase's root did not run");
+}
+BENCHMARK(empty_phase)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void one_task_phase(benchmark::State& state) {
+  cws::runtime rt(with_workers(static_cast<unsigned>(state.range(0))));
+  auto& s = rt.schedule("one_task_phase");
+  for (auto _ : state) {
+    int x = 0;
+    rt.run(s, [&x] {
+      cws::spawn([&x] { x = 1; });
+      cws::sync();
+    });
+    if (!check(state, x == 1, "the phase's one task did not run")) return;
+  }
+}
+BENCHMARK(one_task_phase)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+}  // namespace
