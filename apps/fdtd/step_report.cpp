@@ -9,33 +9,6 @@ namespace fdtd {
 
 namespace {
 
-// The locality of two schedules' runs taken together (the e and h phases of
-// the same time steps): counts and bytes add up, the mean share is over all
-// reported runs, `last` is b's (the h phase ends a step).
-cws_apps::locality_summary merged(const cws_apps::locality_summary& a, const cws_apps::locality_summary& b) {
-  cws_apps::locality_summary m = a;
-  m.phases += b.phases;
-  m.reported += b.reported;
-  if (m.reported)
-    m.mean_share = (a.mean_share * static_cast<double>(a.reported) + b.mean_share * static_cast<double>(b.reported)) /
-                   static_cast<double>(m.reported);
-  if (b.reported) {
-    m.min_share = a.reported ? std::min(a.min_share, b.min_share) : b.min_share;
-    m.last_share = b.last_share;
-  }
-  m.touched_bytes += b.touched_bytes;
-  m.local_bytes += b.local_bytes;
-  m.unknown_bytes += b.unknown_bytes;
-  m.relocalizations += b.relocalizations;
-  m.pages_examined += b.pages_examined;
-  m.pages_moved += b.pages_moved;
-  m.pages_failed += b.pages_failed;
-  m.bytes_moved += b.bytes_moved;
-  m.relocalization_s += b.relocalization_s;
-  if (m.backend.empty()) m.backend = b.backend;
-  return m;
-}
-
 cws_apps::json share_or_null(const cws_apps::locality_summary& s) {
   return s.reported ? cws_apps::json(s.mean_share) : cws_apps::json(nullptr);
 }
@@ -62,19 +35,19 @@ void report_schedules(const cws::runtime& rt, const cws_apps::locality_tally& ta
   entry["e_follows"] = e.follows();
   entry["h_follows"] = h.follows();
 
-  std::vector<heat::iteration_line> lines[phase_count];
+  std::vector<cws_apps::iteration_line> lines[phase_count];
   cws_apps::locality_summary sums[phase_count];
   for (std::size_t p = 0; p < phase_count; ++p) {
-    const heat::run_map& m = maps.of[p];
+    const cws_apps::run_map& m = maps.of[p];
     const std::string& name = schedules[p]->name();
-    lines[p] = heat::lines_of(rt, name, m);
-    heat::add_locality(lines[p], tally, name);
+    lines[p] = cws_apps::lines_of(rt, name, m);
+    cws_apps::add_locality(lines[p], tally, name);
     // The measured runs only: each variant has its own schedules, so their
     // iterations count only this variant's runs, whatever ran in between.
     sums[p] = tally.summarize(name, m.first + std::uint64_t{m.warmup} * m.per_run,
                               m.first + std::uint64_t{m.runs_total} * m.per_run);
   }
-  const cws_apps::locality_summary steps = merged(sums[e_phase], sums[h_phase]);
+  const cws_apps::locality_summary steps = cws_apps::merged(sums[e_phase], sums[h_phase]);
   cws_apps::put_locality(entry, steps, "local_share");
   entry["e_local_share"] = share_or_null(sums[e_phase]);
   entry["h_local_share"] = share_or_null(sums[h_phase]);
@@ -85,7 +58,7 @@ void report_schedules(const cws::runtime& rt, const cws_apps::locality_tally& ta
   entry["init_relocalization_s"] = sums[init_phase].relocalization_s;
   // Totals over all three schedules (evolve relocalizes after each run of any
   // of them that becomes its template).
-  const cws_apps::locality_summary all = merged(steps, sums[init_phase]);
+  const cws_apps::locality_summary all = cws_apps::merged(steps, sums[init_phase]);
   entry["relocalizations"] = all.relocalizations;
   entry["pages_moved"] = all.pages_moved;
   entry["pages_failed"] = all.pages_failed;
@@ -94,10 +67,10 @@ void report_schedules(const cws::runtime& rt, const cws_apps::locality_tally& ta
   cws_apps::put_phase_breakdown(entry, loops.clock(e_phase), "e_");
   cws_apps::put_phase_breakdown(entry, loops.clock(h_phase), "h_");
 
-  std::vector<heat::iteration_line> step_lines = lines[e_phase];
+  std::vector<cws_apps::iteration_line> step_lines = lines[e_phase];
   step_lines.insert(step_lines.end(), lines[h_phase].begin(), lines[h_phase].end());
   const std::string policy(e.policy_name());
-  heat::put_summary(entry, step_lines, policy);
+  cws_apps::put_summary(entry, step_lines, policy);
   if (policy == cws::policy::evolve) {
     const auto& store = cws::schedulers::store_of(rt);
     bool converged = true;
@@ -112,9 +85,9 @@ void report_schedules(const cws::runtime& rt, const cws_apps::locality_tally& ta
     entry["converged"] = converged;
     entry["converged_at"] = at;
   }
-  entry["e_iterations"] = heat::lines_json(lines[e_phase]);
-  entry["h_iterations"] = heat::lines_json(lines[h_phase]);
-  entry["init_iterations"] = heat::lines_json(lines[init_phase]);
+  entry["e_iterations"] = cws_apps::lines_json(lines[e_phase]);
+  entry["h_iterations"] = cws_apps::lines_json(lines[h_phase]);
+  entry["init_iterations"] = cws_apps::lines_json(lines[init_phase]);
 
   const unsigned runs = maps.of[e_phase].runs_total, warmup = maps.of[e_phase].warmup;
   for (const cws::schedule* s : {&e, &h})
@@ -138,7 +111,7 @@ void print_iteration_blocks(const std::vector<iteration_block>& blocks, bool all
           "(CWS_HISTORY phases per schedule)\n",
           b.title, first + 1, b.lines.front().index);
     for (unsigned r = first; r < (all_runs ? b.runs : first + 1); ++r) {
-      heat::print_run(fmt::format("{}, run {} of {}{}", b.title, r + 1, b.runs, r < b.warmup ? " (warm-up)" : ""),
+      cws_apps::print_run(fmt::format("{}, run {} of {}{}", b.title, r + 1, b.runs, r < b.warmup ? " (warm-up)" : ""),
                       b.lines, r);
       fmt::print("\n");
     }

@@ -1,8 +1,8 @@
 #pragma once
 // The schedule figures of a cws variant of cws-fdtd: its three schedules
 // (init, and the two phases of a time step, e and h) mapped to the timed
-// runs, their iteration lines (the per-iteration view cws-heat shows, from
-// heat/iterations.hpp), the locality of the step phases, evolve's
+// runs, their iteration lines (the per-iteration view of
+// common/iteration_lines.hpp), the locality of the step phases, evolve's
 // convergence, as JSON and as text blocks.
 
 #include <cstddef>
@@ -14,7 +14,7 @@
 #include "common/block_loops.hpp"
 #include "common/locality_tally.hpp"
 #include "common/report.hpp"
-#include "heat/iterations.hpp"
+#include "common/iteration_lines.hpp"
 
 namespace fdtd {
 
@@ -23,7 +23,7 @@ enum phase_id : std::size_t { init_phase = 0, e_phase = 1, h_phase = 2, phase_co
 
 // Per schedule, its iterations that belong to the timed runs (warm-up included).
 struct run_maps {
-  heat::run_map of[phase_count];
+  cws_apps::run_map of[phase_count];
 };
 
 // The maps as they stand before the first timed run: init once per run, e
@@ -33,7 +33,7 @@ run_maps run_maps_from(cws::schedule* const (&schedules)[phase_count], unsigned 
 // The iteration lines of one schedule of one variant, for the text output.
 struct iteration_block {
   std::string title;
-  std::vector<heat::iteration_line> lines;
+  std::vector<cws_apps::iteration_line> lines;
   unsigned runs = 0;  // warm-up + measured
   unsigned warmup = 0;
 };
@@ -44,7 +44,7 @@ struct iteration_block {
 // h_local_share, init_local_share), pages moved and relocalization time
 // (step_ and init_ and their sum), phase_wall_s / outside_wall_s of each step
 // phase (e_, h_ prefixes), the means of the iteration reports over the
-// measured e and h phases (heat::put_summary), evolve's converged /
+// measured e and h phases (cws_apps::put_summary), evolve's converged /
 // converged_at, and e_iterations, h_iterations, init_iterations. Appends the
 // e and h iteration blocks to `blocks`.
 void report_schedules(const cws::runtime& rt, const cws_apps::locality_tally& tally,

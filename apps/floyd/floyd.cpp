@@ -35,7 +35,7 @@
 #include "common/rounds.hpp"
 #include "floyd/paths.hpp"
 #include "floyd/reference.hpp"
-#include "heat/iterations.hpp"
+#include "common/iteration_lines.hpp"
 
 namespace {
 
@@ -50,7 +50,7 @@ struct variant {
   // From the variant's set-up to its report:
   std::unique_ptr<cws_apps::block_loops> loops{};
   std::optional<cws::numa::array<int>> path{};  // first touched by the variant's own init loop, untimed
-  heat::run_map init_map{}, step_map{};         // cws variants: the schedules' iterations of the timed runs
+  cws_apps::run_map init_map{}, step_map{};         // cws variants: the schedules' iterations of the timed runs
 };
 
 // What a leaf of tiles [first, last) touches, declared by the cws variants
@@ -200,7 +200,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> wrong;
     struct iteration_block {
       std::string title;
-      std::vector<heat::iteration_line> lines;
+      std::vector<cws_apps::iteration_line> lines;
     };
     std::vector<iteration_block> iteration_blocks;
     const unsigned runs_total = opt.plan.warmup + opt.plan.runs;
@@ -226,13 +226,13 @@ int main(int argc, char** argv) {
       e["init_policy"] = std::string(init.policy_name());
       e["schedules"] = {{"init", init.name()}, {"step", step.name()}};
       e["step_follows"] = step.follows();
-      auto step_lines = heat::lines_of(rt, step.name(), v.step_map);
-      auto init_lines = heat::lines_of(rt, init.name(), v.init_map);
-      heat::add_locality(step_lines, tally, step.name());
-      heat::add_locality(init_lines, tally, init.name());
+      auto step_lines = cws_apps::lines_of(rt, step.name(), v.step_map);
+      auto init_lines = cws_apps::lines_of(rt, init.name(), v.init_map);
+      cws_apps::add_locality(step_lines, tally, step.name());
+      cws_apps::add_locality(init_lines, tally, init.name());
       // The measured runs only: each variant has its own schedules, so their
       // iterations count only this variant's runs, whatever ran in between.
-      const auto measured = [&](const heat::run_map& m, const std::string& name) {
+      const auto measured = [&](const cws_apps::run_map& m, const std::string& name) {
         return tally.summarize(name, m.first + std::uint64_t{m.warmup} * m.per_run,
                                m.first + std::uint64_t{m.runs_total} * m.per_run);
       };
@@ -250,14 +250,14 @@ int main(int argc, char** argv) {
       e["bytes_moved"] = step_sum.bytes_moved + init_sum.bytes_moved;
       e["relocalization_s"] = step_sum.relocalization_s + init_sum.relocalization_s;
       cws_apps::put_phase_breakdown(e, v.loops->clock(step_phase));
-      heat::put_summary(e, step_lines, v.policy);
+      cws_apps::put_summary(e, step_lines, v.policy);
       if (const cws::run_report* last = step.last_report(); last != nullptr && v.policy == cws::policy::evolve) {
         const auto* s = cws::schedulers::store_of(rt).find(step.name());
         e["converged"] = last->converged;
         e["converged_at"] = last->converged && s != nullptr ? cws_apps::json(s->converged_at) : cws_apps::json(nullptr);
       }
-      e["iterations"] = heat::lines_json(step_lines);
-      e["init_iterations"] = heat::lines_json(init_lines);
+      e["iterations"] = cws_apps::lines_json(step_lines);
+      e["init_iterations"] = cws_apps::lines_json(init_lines);
       iteration_blocks.push_back({fmt::format("{}: schedule \"{}\"{}", v.name, step.name(),
                                               step.follows().empty() ? "" : " (follows \"" + step.follows() + "\")"),
                                   std::move(step_lines)});
@@ -299,7 +299,7 @@ int main(int argc, char** argv) {
               "(CWS_HISTORY phases per schedule)\n",
               b.title, first + 1, b.lines.front().index);
         for (unsigned r = first; r < (all_iterations ? runs_total : first + 1); ++r) {
-          heat::print_run(
+          cws_apps::print_run(
               fmt::format("{}, run {} of {}{}", b.title, r + 1, runs_total, r < opt.plan.warmup ? " (warm-up)" : ""),
               b.lines, r);
           fmt::print("\n");
