@@ -36,22 +36,14 @@
 #include <vector>
 
 #include "common/loop_suite.hpp"
+#include "common/two_buffers.hpp"
 #include "heat/grid.hpp"
 
 namespace {
 
 enum phase_id { init_phase = 0, step_phase = 1 };
 
-// The two buffers of one variant. First touch is left to the variant's own
-// init loop (an untimed init phase before the runs), so the pages land where
-// that variant's init mapping put them, and no timed phase takes page faults.
-struct grids {
-  cws::numa::array<double> a, b;
-  double* cur = nullptr;  // the state after the steps so far (a step reads it, writes next, swaps)
-  double* next = nullptr;
-  grids(std::size_t n, cws::numa::placement where)
-      : a(cws::numa::allocate<double>(n * n, where)), b(cws::numa::allocate<double>(n * n, where)) {}
-};
+using grids = cws_apps::two_buffers;  // first touched by the variant's own init loop, untimed
 
 // What a leaf of rows [lo, hi) touches, declared by the cws variants
 // (touch.hpp): init writes rows [lo, hi) of both grids; a step reads rows
@@ -76,7 +68,7 @@ double run_init(cws_apps::loop_variant& v, grids& g, std::size_t n) {
   double* const a = g.a.data();
   double* const b = g.b.data();
   const bool declare = v.runs_cws();
-  g.cur = a, g.next = b;
+  g.restart();
   return v.loops->run(init_phase, [=](std::size_t lo, std::size_t hi) {
     if (declare) touch_init(a, b, n, lo, hi);
     heat::init_rows(a, b, n, lo, hi);
@@ -90,7 +82,7 @@ double run_step(cws_apps::loop_variant& v, grids& g, std::size_t n) {
     if (declare) touch_step(cur, next, n, lo, hi);
     heat::step_rows(cur, next, n, lo, hi);
   });
-  std::swap(g.cur, g.next);
+  g.swap();
   return s;
 }
 
@@ -162,7 +154,7 @@ int main(int argc, char** argv) {
     std::vector<std::optional<grids>> g(suite.variants().size());
     const double* expected = nullptr;  // the serial variant's final grid (serial finishes first; its grids stay)
     const cws_apps::suite_hooks hooks{
-        .prepare = [&](cws_apps::loop_variant& v) { run_init(v, g[v.index].emplace(n, v.placement), n); },
+        .prepare = [&](cws_apps::loop_variant& v) { run_init(v, g[v.index].emplace(n * n, v.placement), n); },
         .one_run =
             [&](cws_apps::loop_variant& v, cws_apps::phase_timer& t) {
               t.time_reported("init", 1, [&] { return run_init(v, *g[v.index], n); });

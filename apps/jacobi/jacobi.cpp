@@ -23,20 +23,14 @@
 #include <vector>
 
 #include "common/loop_suite.hpp"
+#include "common/two_buffers.hpp"
 #include "jacobi/grid.hpp"
 
 namespace {
 
 enum phase_id { init_phase = 0, sweep_phase = 1 };
 
-// The two buffers of one variant, first touched by its own init loop, untimed.
-struct buffers {
-  cws::numa::array<double> a, b;
-  double* cur = nullptr;  // the state after the sweeps so far (a sweep reads it, writes next, swaps)
-  double* next = nullptr;
-  buffers(std::size_t cells, cws::numa::placement where)
-      : a(cws::numa::allocate<double>(cells, where)), b(cws::numa::allocate<double>(cells, where)) {}
-};
+using buffers = cws_apps::two_buffers;  // first touched by the variant's own init loop, untimed
 
 struct shape {
   std::size_t rows, cols;
@@ -54,7 +48,7 @@ void touch_rows(const double* p, const shape& s, std::size_t lo, std::size_t hi)
 double run_init(cws_apps::loop_variant& v, buffers& g, const shape& s) {
   double *const a = g.a.data(), *const b = g.b.data();
   const bool declare = v.runs_cws();
-  g.cur = a, g.next = b;
+  g.restart();
   return v.loops->run(init_phase, [=](std::size_t lo, std::size_t hi) {
     if (declare) touch_rows(a, s, lo, hi), touch_rows(b, s, lo, hi);
     jacobi::init_rows(a, b, s.cols, lo, hi);
@@ -68,7 +62,7 @@ double run_sweep(cws_apps::loop_variant& v, buffers& g, const shape& s) {
     if (declare) touch_rows(cur, s, lo == 0 ? 0 : lo - 1, hi + 1), touch_rows(next, s, lo, hi);
     jacobi::sweep_rows(cur, next, s.cols, s.rows, lo, hi);
   });
-  std::swap(g.cur, g.next);
+  g.swap();
   return seconds;
 }
 
