@@ -24,6 +24,13 @@ void add_suite_options(CLI::App& app, suite_options& o, const std::string& follo
   app.get_option("--iters")->description(iters_help);
 }
 
+baseline_list standard_baselines() {
+  return {{"tbb-auto", loop_flavour::tbb_auto},
+          {"tbb-affinity", loop_flavour::tbb_affinity},
+          {"tbb-static", loop_flavour::tbb_static},
+          {"omp-static", loop_flavour::omp_static}};
+}
+
 std::vector<column> standard_columns(const table_words& w) {
   std::vector<column> c{{"variant", "variant"}, {w.time_title, "median_s", 1e3, 3}, {"min ms", "min_s", 1e3, 3}};
   c.insert(c.end(), w.split.begin(), w.split.end());

@@ -58,12 +58,17 @@ struct suite_options {
 void add_suite_options(CLI::App& app, suite_options& o, const std::string& follow_help, const std::string& footprint,
                        const std::string& iters_help);
 
+using baseline_list = std::vector<std::pair<std::string, loop_flavour>>;
+// tbb-auto, tbb-affinity (one affinity_partitioner per loop, kept across
+// steps and runs), tbb-static and omp-static: the baselines of the SC14 loops.
+baseline_list standard_baselines();
+
 // What an app tells the runner about itself.
 struct suite_spec {
   std::string app;                  // "heat": program cws-heat, schedules "heat-<phase>/<suffix>"
   std::vector<std::string> phases;  // block_loops phases: [0] the init (once per run), then the step phases
-  std::vector<std::pair<std::string, loop_flavour>> baselines;  // after the cws variants, in this order
-  std::size_t n = 0, grain = 1;                                 // every loop: [0, n) in leaves of `grain`
+  baseline_list baselines;          // after the cws variants, in this order
+  std::size_t n = 0, grain = 1;     // every loop: [0, n) in leaves of `grain`
   // Under a replaying policy without --follow-init: {phase, phase whose
   // template it replays} (fdtd: h replays e's).
   std::vector<std::pair<std::size_t, std::size_t>> follows{};

@@ -169,13 +169,9 @@ int main(int argc, char** argv) {
     if (block == 0) block = std::max<std::size_t>(1, nx / (16 * std::size_t{env.workers()}));
     block = std::min(block, nx);
     const std::size_t blocks = (nx + block - 1) / block, cells = nx * ny;
-    using cws_apps::loop_flavour;
     cws_apps::suite_spec spec{.app = "fdtd",
                               .phases = {"init", "e", "h"},
-                              .baselines = {{"tbb-auto", loop_flavour::tbb_auto},
-                                            {"tbb-affinity", loop_flavour::tbb_affinity},
-                                            {"tbb-static", loop_flavour::tbb_static},
-                                            {"omp-static", loop_flavour::omp_static}},
+                              .baselines = cws_apps::standard_baselines(),
                               .n = nx,
                               .grain = block};
     // Under a replaying policy h replays e's template (both split the same rows

@@ -132,15 +132,9 @@ int main(int argc, char** argv) {
     if (tile_rows == 0) tile_rows = std::max<std::size_t>(1, n / (16 * std::size_t{env.workers()}));
     if (tile_cols == 0) tile_cols = std::max<std::size_t>(1, n / 2);
     const floyd::tiling tiles(n, tile_rows, tile_cols);
-    using cws_apps::loop_flavour;
-    cws_apps::loop_suite suite(env, opt,  // one leaf per tile: the loops run over the tile numbers
-                               {.app = "floyd",
-                                .phases = {"init", "step"},
-                                .baselines = {{"tbb-auto", loop_flavour::tbb_auto},
-                                              {"tbb-affinity", loop_flavour::tbb_affinity},
-                                              {"tbb-static", loop_flavour::tbb_static},
-                                              {"omp-static", loop_flavour::omp_static}},
-                                .n = tiles.count});
+    cws_apps::loop_suite suite(
+        env, opt,  // one leaf per tile: the loops run over the tile numbers
+        {.app = "floyd", .phases = {"init", "step"}, .baselines = cws_apps::standard_baselines(), .n = tiles.count});
 
     // The serial program's matrix, untimed, before anything is measured.
     const std::vector<int> expected = floyd::reference_run(n, steps);

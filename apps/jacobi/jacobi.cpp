@@ -92,14 +92,10 @@ int main(int argc, char** argv) {
     cws_apps::bench_env env(opt.common);
     if (block == 0) block = std::max<std::size_t>(1, s.rows / (16 * std::size_t{env.workers()}));
     block = std::min(block, s.rows);
-    using cws_apps::loop_flavour;
     cws_apps::loop_suite suite(env, opt,
                                {.app = "jacobi",
                                 .phases = {"init", "sweep"},
-                                .baselines = {{"tbb-auto", loop_flavour::tbb_auto},
-                                              {"tbb-affinity", loop_flavour::tbb_affinity},
-                                              {"tbb-static", loop_flavour::tbb_static},
-                                              {"omp-static", loop_flavour::omp_static}},
+                                .baselines = cws_apps::standard_baselines(),
                                 .n = s.rows,
                                 .grain = block});
     const std::vector<double> expected = jacobi::reference_run(s.rows, s.cols, opt.common.iters);
