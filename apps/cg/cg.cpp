@@ -39,7 +39,7 @@
 #include "common/locality_tally.hpp"
 #include "common/report.hpp"
 #include "common/rounds.hpp"
-#include "heat/iterations.hpp"
+#include "common/iteration_lines.hpp"
 
 namespace {
 
@@ -228,7 +228,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> wrong;
     struct line_block {
       std::string title;
-      std::vector<heat::iteration_line> lines;
+      std::vector<cws_apps::iteration_line> lines;
     };
     std::vector<line_block> line_blocks;
     const unsigned total_runs = opt.plan.warmup + opt.plan.runs;
@@ -254,11 +254,11 @@ int main(int argc, char** argv) {
     };
     // The run map of kernel k's schedule: `per` phases per outer iteration.
     const auto map_of = [&](const variant& v, kernel k, unsigned per) {
-      return heat::run_map{v.first_iteration[cg::index(k)], per * static_cast<unsigned>(iters), opt.plan.warmup,
+      return cws_apps::run_map{v.first_iteration[cg::index(k)], per * static_cast<unsigned>(iters), opt.plan.warmup,
                            total_runs};
     };
     const auto measured = [&](const variant& v, kernel k, unsigned per) {
-      const heat::run_map m = map_of(v, k, per);
+      const cws_apps::run_map m = map_of(v, k, per);
       return tally.summarize(v.schedules[cg::index(k)]->name(), m.first + std::uint64_t{m.warmup} * m.per_run,
                              m.first + std::uint64_t{m.runs_total} * m.per_run);
     };
@@ -274,8 +274,8 @@ int main(int argc, char** argv) {
       e["init_policy"] = std::string(v.schedules[cg::index(kernel::init)]->policy_name());
       e["follows"] = v.schedules[cg::index(kernel::dot)]->follows();
 
-      auto spmv_lines = heat::lines_of(rt, spmv.name(), map_of(v, kernel::spmv, cg::cg_steps));
-      heat::add_locality(spmv_lines, tally, spmv.name());
+      auto spmv_lines = cws_apps::lines_of(rt, spmv.name(), map_of(v, kernel::spmv, cg::cg_steps));
+      cws_apps::add_locality(spmv_lines, tally, spmv.name());
       const auto spmv_sum = measured(v, kernel::spmv, cg::cg_steps);
       cws_apps::put_locality(e, spmv_sum, "local_share");  // the headline: spmv reads the matrix, most bytes
       // Every kernel: local shares of its measured phases, and what the
@@ -311,7 +311,7 @@ int main(int argc, char** argv) {
       e["relocalization_s"] = reloc_s + init_sum.relocalization_s;
       e["relocalization_s_per_iter"] = reloc_s / (static_cast<double>(opt.plan.runs) * iters);
       cws_apps::put_phase_breakdown(e, v.runner->loops().clock(cg::index(kernel::spmv)), "spmv_");
-      heat::put_summary(e, spmv_lines, v.policy);
+      cws_apps::put_summary(e, spmv_lines, v.policy);
       const cg::kernel_log& spmv_log = v.runner->log(kernel::spmv);
       e["spmv_ran_as"] = spmv_log.ran_as;
       if (v.policy == "evolve") {
@@ -325,8 +325,8 @@ int main(int argc, char** argv) {
         e["converged_at"] = spmv_log.converged_at ? cws_apps::json(*spmv_log.converged_at) : cws_apps::json(nullptr);
       }
       if (lines > 0) {
-        std::vector<heat::iteration_line> first;
-        for (const heat::iteration_line& l : spmv_lines)
+        std::vector<cws_apps::iteration_line> first;
+        for (const cws_apps::iteration_line& l : spmv_lines)
           if (l.run == 0 && l.index < lines) first.push_back(l);
         line_blocks.push_back({fmt::format("{}: schedule \"{}\"{}", v.name, spmv.name(),
                                            total_runs > opt.plan.runs ? " (warm-up run)" : ""),
@@ -377,7 +377,7 @@ int main(int argc, char** argv) {
     env.save_trace();
     if (!opt.json) {
       for (const line_block& b : line_blocks) {
-        heat::print_run(b.title, b.lines, 0);
+        cws_apps::print_run(b.title, b.lines, 0);
         fmt::print("\n");
       }
     }

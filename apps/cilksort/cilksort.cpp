@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
           {{"count", first.count}, {"sum", first.sum}, {"xor", first.xor_all}, {"hashed_sum", first.mixed_sum}}},
          {"page_homes", rt.page_homes().name()}});
 
-    std::vector<std::pair<std::string, std::vector<heat::iteration_line>>> line_blocks;
+    std::vector<std::pair<std::string, std::vector<cws_apps::iteration_line>>> line_blocks;
     const auto prepare = [&](cilksort::variant& v) { cilksort::prepare(v, env, p); };
     const auto run = [&](cilksort::variant& v, cws_apps::phase_timer& t) { cilksort::one_run(v, env, p, expected, t); };
     const auto finish = [&](cilksort::variant& v, const cws_apps::phase_timer& timer) {

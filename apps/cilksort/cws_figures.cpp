@@ -18,11 +18,11 @@ double per_sort(std::uint64_t total, std::uint64_t sorts) {
 
 }  // namespace
 
-std::vector<heat::iteration_line> sort_lines(const cws::runtime& rt, const cws_apps::locality_tally& tally,
+std::vector<cws_apps::iteration_line> sort_lines(const cws::runtime& rt, const cws_apps::locality_tally& tally,
                                              const variant& v, const cws_apps::run_plan& plan, unsigned per_run) {
-  const heat::run_map map{v.first_sort_iteration, per_run, plan.warmup, plan.warmup + plan.runs};
-  std::vector<heat::iteration_line> lines = heat::lines_of(rt, v.sort_schedule->name(), map);
-  heat::add_locality(lines, tally, v.sort_schedule->name());
+  const cws_apps::run_map map{v.first_sort_iteration, per_run, plan.warmup, plan.warmup + plan.runs};
+  std::vector<cws_apps::iteration_line> lines = cws_apps::lines_of(rt, v.sort_schedule->name(), map);
+  cws_apps::add_locality(lines, tally, v.sort_schedule->name());
   // Lines rebuilt from the recorder (policies that keep no history in the
   // schedule store: random, hinted) know no ran_as; the run reports did.
   const std::size_t logged = v.ran_as.size(), shown = lines.size();
@@ -34,7 +34,7 @@ std::vector<heat::iteration_line> sort_lines(const cws::runtime& rt, const cws_a
 }
 
 void put_cws_figures(cws_apps::json& e, const variant& v, const cws_apps::locality_tally& tally,
-                     const std::vector<heat::iteration_line>& lines) {
+                     const std::vector<cws_apps::iteration_line>& lines) {
   const std::string policy(v.spec.policy);
   e["policy"] = policy;
   e["placement"] = cws::numa::to_string(v.spec.placement);
@@ -63,24 +63,24 @@ void put_cws_figures(cws_apps::json& e, const variant& v, const cws_apps::locali
   e["init_local_share"] = init.reported ? cws_apps::json(init.mean_share) : cws_apps::json(nullptr);
   cws_apps::put_phase_breakdown(e, v.clock);
 
-  heat::put_summary(e, lines, policy);
+  cws_apps::put_summary(e, lines, policy);
   if (!replays(policy)) e["replayed_share"] = nullptr;
   std::size_t diverged = 0;
-  for (const heat::iteration_line& l : lines) diverged += l.report.diverged;
+  for (const cws_apps::iteration_line& l : lines) diverged += l.report.diverged;
   e["diverged_runs"] = diverged;
   if (replays(policy)) {
     const auto first =
-        std::find_if(lines.begin(), lines.end(), [](const heat::iteration_line& l) { return l.report.converged; });
+        std::find_if(lines.begin(), lines.end(), [](const cws_apps::iteration_line& l) { return l.report.converged; });
     e["converged"] = !lines.empty() && lines.back().report.converged;
     e["converged_at"] = first == lines.end() ? cws_apps::json(nullptr) : cws_apps::json(first - lines.begin());
   }
-  e["iterations"] = heat::lines_json(lines);
+  e["iterations"] = cws_apps::lines_json(lines);
 }
 
-void print_sort_lines(const std::string& title, const std::vector<heat::iteration_line>& lines) {
-  std::vector<heat::iteration_line> numbered = lines;
+void print_sort_lines(const std::string& title, const std::vector<cws_apps::iteration_line>& lines) {
+  std::vector<cws_apps::iteration_line> numbered = lines;
   for (std::size_t i = 0; i < numbered.size(); ++i) numbered[i].run = 0, numbered[i].index = static_cast<unsigned>(i);
-  heat::print_run(title, numbered, 0);
+  cws_apps::print_run(title, numbered, 0);
 }
 
 }  // namespace cilksort

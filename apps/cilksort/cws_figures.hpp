@@ -2,7 +2,7 @@
 // The figures only the cws variants of cws-cilksort have: the hinted
 // policies' counters per sort (where find_place sent the hinted spawns, how
 // many HET ran inline, place steals), the locality of the measured sorts,
-// and the sort schedule's run-by-run view (heat/iterations.hpp), which shows
+// and the sort schedule's run-by-run view (common/iteration_lines.hpp), which shows
 // what the replaying policies made of a data-dependent tree.
 
 #include <string>
@@ -13,12 +13,12 @@
 #include "cilksort/variants.hpp"
 #include "common/locality_tally.hpp"
 #include "common/report.hpp"
-#include "heat/iterations.hpp"
+#include "common/iteration_lines.hpp"
 
 namespace cilksort {
 
 // The sort schedule's runs of variant v (warm-up first, `per_run` sorts per run).
-std::vector<heat::iteration_line> sort_lines(const cws::runtime& rt, const cws_apps::locality_tally& tally,
+std::vector<cws_apps::iteration_line> sort_lines(const cws::runtime& rt, const cws_apps::locality_tally& tally,
                                              const variant& v, const cws_apps::run_plan& plan, unsigned per_run);
 
 // Sets on `e`: policy, placement, schedules {sort, init}, init_policy; per
@@ -27,13 +27,13 @@ std::vector<heat::iteration_line> sort_lines(const cws::runtime& rt, const cws_a
 // het_inlined / (hinted_leaf + hinted_node + hinted_root) (null without
 // hinted spawns); the locality columns of the measured sorts
 // (cws_apps::put_locality) and init_local_share; phase_wall_s /
-// outside_wall_s; the summary of `lines` (heat::put_summary; replayed_share
+// outside_wall_s; the summary of `lines` (cws_apps::put_summary; replayed_share
 // null for the policies that replay nothing), diverged_runs (warm-up
 // included), converged / converged_at (replaying policies), and iterations.
 void put_cws_figures(cws_apps::json& e, const variant& v, const cws_apps::locality_tally& tally,
-                     const std::vector<heat::iteration_line>& lines);
+                     const std::vector<cws_apps::iteration_line>& lines);
 
 // A title line, then one line per sort (its run number in the `it` column).
-void print_sort_lines(const std::string& title, const std::vector<heat::iteration_line>& lines);
+void print_sort_lines(const std::string& title, const std::vector<cws_apps::iteration_line>& lines);
 
 }  // namespace cilksort

@@ -63,6 +63,33 @@ struct locality_summary {
   }
 };
 
+// The locality of two schedules' runs taken together (e.g. the two phases
+// of the same time steps): counts and bytes add up, the mean share is over
+// all reported runs, `last` is b's (b's phase ends a step).
+inline locality_summary merged(const locality_summary& a, const locality_summary& b) {
+  locality_summary m = a;
+  m.phases += b.phases;
+  m.reported += b.reported;
+  if (m.reported)
+    m.mean_share = (a.mean_share * static_cast<double>(a.reported) + b.mean_share * static_cast<double>(b.reported)) /
+                   static_cast<double>(m.reported);
+  if (b.reported) {
+    m.min_share = a.reported ? std::min(a.min_share, b.min_share) : b.min_share;
+    m.last_share = b.last_share;
+  }
+  m.touched_bytes += b.touched_bytes;
+  m.local_bytes += b.local_bytes;
+  m.unknown_bytes += b.unknown_bytes;
+  m.relocalizations += b.relocalizations;
+  m.pages_examined += b.pages_examined;
+  m.pages_moved += b.pages_moved;
+  m.pages_failed += b.pages_failed;
+  m.bytes_moved += b.bytes_moved;
+  m.relocalization_s += b.relocalization_s;
+  if (m.backend.empty()) m.backend = b.backend;
+  return m;
+}
+
 class locality_tally final : public cws::observer {
  public:
   struct phase_entry {

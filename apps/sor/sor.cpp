@@ -5,7 +5,7 @@
 // rows it writes. `--recursion regular` is SOR's binary splitter,
 // `irregular` SOR-ir's 2-/4-way one (common/hinted_recursion.hpp).
 //
-// Variants (sor/row_loops.hpp): serial; cws-hinted and cws-hinted-hpt
+// Variants (common/row_loops.hpp): serial; cws-hinted and cws-hinted-hpt
 // (block-cyclic grid); cws-random-ft (first touch), cws-random-il
 // (interleaved); cws-evolve (first touch); cws-evolve-hinted (block-cyclic);
 // tbb-simple, tbb-affinity, omp-static. Each variant initialises its own grid
@@ -29,8 +29,8 @@
 #include "common/report.hpp"
 #include "common/rounds.hpp"
 #include "sor/grid.hpp"
-#include "sor/hinted_figures.hpp"
-#include "sor/row_loops.hpp"
+#include "common/hinted_figures.hpp"
+#include "common/row_loops.hpp"
 
 namespace {
 
@@ -235,10 +235,7 @@ int main(int argc, char** argv) {
       v.cells.reset();
     };
     cws_apps::measure_variants(variants, opt.plan, prepare, one_run, finish);
-    out.add_ratio("ratio_vs_serial", "median_s", "serial");
-    out.add_ratio("ratio_vs_random_ft", "median_s", "cws-random-ft");
-    out.add_ratio("ratio_vs_hinted", "median_s", "cws-hinted");
-    out.add_ratio("ratio_vs_omp_static", "median_s", "omp-static");
+    pufferfish::add_ratios(out);
 
     env.save_trace();
     out.print(opt.json,
@@ -247,22 +244,7 @@ int main(int argc, char** argv) {
                           bench, n, n, static_cast<double>(cells * sizeof(float)) / (1 << 20), opt.iters,
                           faithful ? "faithful: one racy in-place phase each" : "red and black phase each", tile,
                           hint_name, opt.plan.runs, opt.plan.warmup),
-              {{"variant", "variant"},
-               {"ms/sweep", "median_s", 1e3, 3},
-               {"min ms", "min_s", 1e3, 3},
-               {"init ms", "init_median_s", 1e3, 2},
-               {"vs serial", "ratio_vs_serial", 1, 2},
-               {"vs random-ft", "ratio_vs_random_ft", 1, 2},
-               {"vs hinted", "ratio_vs_hinted", 1, 2},
-               {"tasks/ph", "tasks_per_phase", 1, 0},
-               {"leaf", "hinted_leaf"},
-               {"node", "hinted_node"},
-               {"root", "hinted_root"},
-               {"het %", "het_share", 100, 1},
-               {"local %", "local_share", 100, 1},
-               {"last %", "local_share_last", 100, 1},
-               {"moved", "pages_moved"},
-               {"ok", "verified"}},
+              pufferfish::table_columns("ms/sweep"),
               {"ms/sweep: median over runs of the mean time of one sweep, the wall clock around the calls of its "
                "phases (rt.run, tbb::parallel_for, the OpenMP region); init (untimed in ms/sweep) re-initialises the "
                "grid before every run; 'vs' columns are time ratios (lower is better);",

@@ -4,23 +4,13 @@
 #include <cmath>
 #include <cstdint>
 
+#include "common/cell_values.hpp"
+
 namespace srad {
 
 namespace {
 
-// splitmix64's finaliser: a well-mixed 64-bit value from the pixel's coordinates.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-// (k + 0.5) / 2^24 for the top 24 bits k: exactly representable, in (0, 1).
-float unit_value(std::size_t i, std::size_t j) {
-  const std::uint64_t k = mix((std::uint64_t{i} << 32) ^ std::uint64_t{j}) >> 40;
-  return (static_cast<float>(k) + 0.5f) * 0x1p-24f;
-}
+using cws_apps::unit_value;
 
 }  // namespace
 

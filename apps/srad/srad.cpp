@@ -6,7 +6,7 @@
 // in the artifact. `--recursion regular` is SRAD's binary splitter,
 // `irregular` SRAD-ir's 2-/4-way one (common/hinted_recursion.hpp).
 //
-// Variants (sor/row_loops.hpp, shared with cws-sor): serial; cws-hinted and
+// Variants (common/row_loops.hpp, shared with cws-sor): serial; cws-hinted and
 // cws-hinted-hpt (block-cyclic arrays); cws-random-ft (first touch),
 // cws-random-il (interleaved); cws-evolve (first touch); cws-evolve-hinted
 // (block-cyclic); tbb-simple, tbb-affinity, omp-static. Each variant
@@ -31,8 +31,8 @@
 #include "common/locality_tally.hpp"
 #include "common/report.hpp"
 #include "common/rounds.hpp"
-#include "sor/hinted_figures.hpp"
-#include "sor/row_loops.hpp"
+#include "common/hinted_figures.hpp"
+#include "common/row_loops.hpp"
 #include "srad/image.hpp"
 
 namespace {
@@ -234,10 +234,7 @@ int main(int argc, char** argv) {
       v.arrays.reset();
     };
     cws_apps::measure_variants(variants, opt.plan, prepare, one_run, finish);
-    out.add_ratio("ratio_vs_serial", "median_s", "serial");
-    out.add_ratio("ratio_vs_random_ft", "median_s", "cws-random-ft");
-    out.add_ratio("ratio_vs_hinted", "median_s", "cws-hinted");
-    out.add_ratio("ratio_vs_omp_static", "median_s", "omp-static");
+    pufferfish::add_ratios(out);
 
     env.save_trace();
     out.print(opt.json,
@@ -245,22 +242,7 @@ int main(int argc, char** argv) {
                           "phases each), leaves of {} rows, q0sqr {:.4g} at the start, {} runs (+{} warm-up)",
                           bench, rows, cols, static_cast<double>(pixels * sizeof(float)) / (1 << 20), opt.iters, tile,
                           first_q0sqr, opt.plan.runs, opt.plan.warmup),
-              {{"variant", "variant"},
-               {"ms/iter", "median_s", 1e3, 3},
-               {"min ms", "min_s", 1e3, 3},
-               {"init ms", "init_median_s", 1e3, 2},
-               {"vs serial", "ratio_vs_serial", 1, 2},
-               {"vs random-ft", "ratio_vs_random_ft", 1, 2},
-               {"vs hinted", "ratio_vs_hinted", 1, 2},
-               {"tasks/ph", "tasks_per_phase", 1, 0},
-               {"leaf", "hinted_leaf"},
-               {"node", "hinted_node"},
-               {"root", "hinted_root"},
-               {"het %", "het_share", 100, 1},
-               {"local %", "local_share", 100, 1},
-               {"last %", "local_share_last", 100, 1},
-               {"moved", "pages_moved"},
-               {"ok", "verified"}},
+              pufferfish::table_columns("ms/iter"),
               {"ms/iter: median over runs of the mean time of one iteration, the wall clock around the serial "
                "statistics and the calls of its two loops (rt.run, tbb::parallel_for, the OpenMP region); init "
                "(untimed in ms/iter) re-initialises the arrays before every run; 'vs' columns are time ratios (lower "

@@ -1,4 +1,4 @@
-#include "sor/row_loops.hpp"
+#include "common/row_loops.hpp"
 
 #include <algorithm>
 

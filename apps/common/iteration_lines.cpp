@@ -1,10 +1,10 @@
-#include "heat/iterations.hpp"
+#include "common/iteration_lines.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-namespace heat {
+namespace cws_apps {
 
 namespace {
 
@@ -44,7 +44,7 @@ std::vector<iteration_line> lines_of(const cws::runtime& rt, const std::string& 
   return out;
 }
 
-void add_locality(std::vector<iteration_line>& lines, const cws_apps::locality_tally& tally, const std::string& name) {
+void add_locality(std::vector<iteration_line>& lines, const locality_tally& tally, const std::string& name) {
   for (iteration_line& l : lines) {
     const std::uint64_t it = l.report.iteration;
     if (const cws::locality_report* r = tally.locality_of(name, it)) l.local_share = r->share();
@@ -56,8 +56,8 @@ void add_locality(std::vector<iteration_line>& lines, const cws_apps::locality_t
   }
 }
 
-cws_apps::json lines_json(const std::vector<iteration_line>& lines) {
-  cws_apps::json a = cws_apps::json::array();
+json lines_json(const std::vector<iteration_line>& lines) {
+  json a = json::array();
   for (const iteration_line& l : lines) {
     const auto& r = l.report;
     a.push_back({{"run", l.run},
@@ -78,19 +78,18 @@ cws_apps::json lines_json(const std::vector<iteration_line>& lines) {
                  {"elided", r.elided},
                  {"max_share_ratio", r.balance.max_over_fair},
                  {"idle_workers", r.balance.idle_workers},
-                 {"distance_to_previous",
-                  r.distance_to_previous ? cws_apps::json(*r.distance_to_previous) : cws_apps::json(nullptr)},
+                 {"distance_to_previous", r.distance_to_previous ? json(*r.distance_to_previous) : json(nullptr)},
                  {"diverged", r.diverged},
                  {"divergence", r.divergence},
                  {"converged", r.converged},
                  {"note", r.note},
-                 {"local_share", l.local_share ? cws_apps::json(*l.local_share) : cws_apps::json(nullptr)},
-                 {"pages_moved", l.pages_moved ? cws_apps::json(*l.pages_moved) : cws_apps::json(nullptr)}});
+                 {"local_share", l.local_share ? json(*l.local_share) : json(nullptr)},
+                 {"pages_moved", l.pages_moved ? json(*l.pages_moved) : json(nullptr)}});
   }
   return a;
 }
 
-void put_summary(cws_apps::json& entry, const std::vector<iteration_line>& lines, const std::string& policy) {
+void put_summary(json& entry, const std::vector<iteration_line>& lines, const std::string& policy) {
   double designated = 0, extra = 0, back = 0, waiting = 0, distance = 0, share = 0;
   std::size_t n = 0, with_distance = 0, replayed = 0, diverged = 0;
   for (const iteration_line& l : lines) {
@@ -113,10 +112,8 @@ void put_summary(cws_apps::json& entry, const std::vector<iteration_line>& lines
   entry["extra_steals_per_iter"] = extra / d;
   entry["taken_back_per_iter"] = back / d;
   entry["waiting_s_per_iter"] = waiting / d;
-  entry["mean_distance"] =
-      with_distance ? cws_apps::json(distance / static_cast<double>(with_distance)) : cws_apps::json(nullptr);
-  entry["replayed_share"] =
-      policy == "random" ? cws_apps::json(nullptr) : cws_apps::json(static_cast<double>(replayed) / d);
+  entry["mean_distance"] = with_distance ? json(distance / static_cast<double>(with_distance)) : json(nullptr);
+  entry["replayed_share"] = policy == "random" ? json(nullptr) : json(static_cast<double>(replayed) / d);
   entry["diverged_iterations"] = diverged;
   entry["mean_max_share_ratio"] = share / d;
   if (const auto last = std::find_if(lines.rbegin(), lines.rend(), [](const iteration_line& l) { return !l.warmup; });
@@ -158,4 +155,4 @@ void print_run(const std::string& title, const std::vector<iteration_line>& line
   }
 }
 
-}  // namespace heat
+}  // namespace cws_apps

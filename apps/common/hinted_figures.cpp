@@ -1,4 +1,4 @@
-#include "sor/hinted_figures.hpp"
+#include "common/hinted_figures.hpp"
 
 #include <algorithm>
 
@@ -55,36 +55,6 @@ measured_runs measured(const cws::schedule& s, std::uint64_t start, unsigned per
   return {&s, start + std::uint64_t{plan.warmup} * per_run, start + std::uint64_t{plan.warmup + plan.runs} * per_run};
 }
 
-namespace {
-
-// Two schedules' measured runs taken together: counts and bytes add up, the
-// mean share is over all reported runs, `last` is b's.
-cws_apps::locality_summary merged(const cws_apps::locality_summary& a, const cws_apps::locality_summary& b) {
-  cws_apps::locality_summary m = a;
-  m.phases += b.phases;
-  m.reported += b.reported;
-  if (m.reported)
-    m.mean_share = (a.mean_share * static_cast<double>(a.reported) + b.mean_share * static_cast<double>(b.reported)) /
-                   static_cast<double>(m.reported);
-  if (b.reported) {
-    m.min_share = a.reported ? std::min(a.min_share, b.min_share) : b.min_share;
-    m.last_share = b.last_share;
-  }
-  m.touched_bytes += b.touched_bytes;
-  m.local_bytes += b.local_bytes;
-  m.unknown_bytes += b.unknown_bytes;
-  m.relocalizations += b.relocalizations;
-  m.pages_examined += b.pages_examined;
-  m.pages_moved += b.pages_moved;
-  m.pages_failed += b.pages_failed;
-  m.bytes_moved += b.bytes_moved;
-  m.relocalization_s += b.relocalization_s;
-  if (m.backend.empty()) m.backend = b.backend;
-  return m;
-}
-
-}  // namespace
-
 void put_cws_figures(cws_apps::json& entry, const cws_apps::locality_tally& locality, const counter_tally& counters,
                      const std::vector<measured_runs>& kernel, const measured_runs& init) {
   using cws_apps::json;
@@ -95,7 +65,7 @@ void put_cws_figures(cws_apps::json& entry, const cws_apps::locality_tally& loca
   for (const measured_runs& k : kernel) {
     names.push_back(k.schedule->name());
     sum += counters.summarize(k.schedule->name(), k.first, k.end);
-    loc = merged(loc, locality.summarize(k.schedule->name(), k.first, k.end));
+    loc = cws_apps::merged(loc, locality.summarize(k.schedule->name(), k.first, k.end));
   }
   entry["schedules"] = names;
   json follows = json::array();
@@ -126,6 +96,32 @@ void put_cws_figures(cws_apps::json& entry, const cws_apps::locality_tally& loca
   entry["ran_as_last"] = last ? json(std::string(cws::to_string(last->ran_as))) : json(nullptr);
   const std::string_view policy = kernel.empty() ? std::string_view{} : kernel.back().schedule->policy_name();
   if (policy == cws::policy::evolve || policy == cws::policy::evolve_hinted) entry["converged"] = converged;
+}
+
+std::vector<cws_apps::column> table_columns(const std::string& time_title) {
+  return {{"variant", "variant"},
+          {time_title, "median_s", 1e3, 3},
+          {"min ms", "min_s", 1e3, 3},
+          {"init ms", "init_median_s", 1e3, 2},
+          {"vs serial", "ratio_vs_serial", 1, 2},
+          {"vs random-ft", "ratio_vs_random_ft", 1, 2},
+          {"vs hinted", "ratio_vs_hinted", 1, 2},
+          {"tasks/ph", "tasks_per_phase", 1, 0},
+          {"leaf", "hinted_leaf"},
+          {"node", "hinted_node"},
+          {"root", "hinted_root"},
+          {"het %", "het_share", 100, 1},
+          {"local %", "local_share", 100, 1},
+          {"last %", "local_share_last", 100, 1},
+          {"moved", "pages_moved"},
+          {"ok", "verified"}};
+}
+
+void add_ratios(cws_apps::report& out) {
+  out.add_ratio("ratio_vs_serial", "median_s", "serial");
+  out.add_ratio("ratio_vs_random_ft", "median_s", "cws-random-ft");
+  out.add_ratio("ratio_vs_hinted", "median_s", "cws-hinted");
+  out.add_ratio("ratio_vs_omp_static", "median_s", "omp-static");
 }
 
 }  // namespace pufferfish

@@ -1,5 +1,5 @@
 #pragma once
-// The per-iteration view of a cws variant of cws-heat: the iteration reports
+// The per-iteration view of a cws variant of an app: the iteration reports
 // the schedule store kept for its schedules (cws::schedulers::iteration_report),
 // mapped to the runs of the timing loop, as JSON, as text lines, and summed up
 // over the measured runs.
@@ -12,7 +12,7 @@
 #include "common/locality_tally.hpp"
 #include "common/report.hpp"
 
-namespace heat {
+namespace cws_apps {
 
 // The phases of one schedule that belong to the timed runs of one variant:
 // schedule iterations [first, first + runs_total * per_run), `per_run` per run,
@@ -47,7 +47,7 @@ std::vector<iteration_line> lines_of(const cws::runtime& rt, const std::string& 
 
 // Fills local_share and pages_moved of `lines` (runs of schedule `name`)
 // from what `tally` saw.
-void add_locality(std::vector<iteration_line>& lines, const cws_apps::locality_tally& tally, const std::string& name);
+void add_locality(std::vector<iteration_line>& lines, const locality_tally& tally, const std::string& name);
 
 // One JSON object per line: run, warmup, iteration, schedule_iteration,
 // ran_as (the label, e.g. "random (no template yet)"), ran_as_kind (the
@@ -55,16 +55,16 @@ void add_locality(std::vector<iteration_line>& lines, const cws_apps::locality_t
 // extra_steals, taken_back, waiting_s, elided, max_share_ratio, idle_workers (balance), distance_to_previous (null
 // for a schedule's first run), diverged, divergence,
 // converged, note, local_share (null: no touches declared), pages_moved (null: no relocalization after this run).
-cws_apps::json lines_json(const std::vector<iteration_line>& lines);
+json lines_json(const std::vector<iteration_line>& lines);
 
 // Means over the measured runs' lines, set on `entry`: designated_per_iter,
 // extra_steals_per_iter, taken_back_per_iter, waiting_s_per_iter,
 // mean_distance, replayed_share (share of iterations that replayed a template
 // rather than running as random; null for the random policy) and
 // diverged_iterations.
-void put_summary(cws_apps::json& entry, const std::vector<iteration_line>& lines, const std::string& policy);
+void put_summary(json& entry, const std::vector<iteration_line>& lines, const std::string& policy);
 
 // The text block of one run: a title line, then one line per iteration.
 void print_run(const std::string& title, const std::vector<iteration_line>& lines, unsigned run);
 
-}  // namespace heat
+}  // namespace cws_apps

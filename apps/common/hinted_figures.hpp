@@ -86,4 +86,12 @@ measured_runs measured(const cws::schedule& s, std::uint64_t start, unsigned per
 void put_cws_figures(cws_apps::json& entry, const cws_apps::locality_tally& locality, const counter_tally& counters,
                      const std::vector<measured_runs>& kernel, const measured_runs& init);
 
+// The results table of a row benchmark: `time_title` (the headline median,
+// e.g. "ms/sweep"), min, init, the time ratios (add_ratios), tasks per
+// phase, where the hinted spawns went and HET's share, locality, pages
+// moved, ok.
+std::vector<cws_apps::column> table_columns(const std::string& time_title);
+// The ratios of that table: median_s vs serial, cws-random-ft, cws-hinted and omp-static.
+void add_ratios(cws_apps::report& out);
+
 }  // namespace pufferfish
