@@ -22,6 +22,10 @@
 // caller_parked_ with the same seq_cst pairing (the last helper notifies only
 // when the caller parked). Helpers that were spinning leave within
 // microseconds, so the end of a phase makes no system call either.
+// Everything a helper wrote during the phase (its worker_stats, touch log and
+// phase marks) is read by run() only after running_ reached 0: the helper's
+// decrement (seq_cst) comes after those writes and the caller's load
+// acquires it.
 
 #include <atomic>
 #include <chrono>
