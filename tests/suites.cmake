@@ -14,7 +14,7 @@
 
 set(CWS_CONFORMANCE_SUITES
     test_conformance        # tests/conformance: relws take-back, evolve switch, steals happen
-    test_config test_schedule_names test_placement test_numa test_core test_phase_allocations test_deep_recursion test_sched_stress
+    test_config test_schedule_names test_placement test_numa test_core test_phase_allocations test_phase_timeline test_deep_recursion test_sched_stress
     test_core_only test_umbrella_wiring test_spawn_exceptions
     test_steal_tree test_steal_tree_stress test_steal_tree_coarsen test_recorder_memory
     test_locality_replay test_schedulers_stress test_schedulers_cli test_history_allocs test_history_memory

@@ -44,6 +44,7 @@
 #include "common/rounds.hpp"
 #include "phases/gap_cpu.hpp"
 #include "phases/kernel.hpp"
+#include "phases/timeline_figures.hpp"
 
 namespace {
 
@@ -79,11 +80,17 @@ struct leaves {
   double* a;
   const double* b;
   std::size_t n, blocks;
+  bool declare = false;  // --touches: each leaf declares the bytes of a and b it uses (cws::touch)
   unsigned* visits = nullptr;
 
   void operator()(std::size_t lo, std::size_t hi) const {
     for (std::size_t j = lo; j < hi; ++j) {
-      phases::scale_add(a, b, j * n / blocks, (j + 1) * n / blocks);
+      const std::size_t first = j * n / blocks, last = (j + 1) * n / blocks;
+      phases::scale_add(a, b, first, last);
+      if (declare) {  // a no-op outside a cws phase
+        cws::touch(a + first, (last - first) * sizeof(double));
+        cws::touch(b + first, (last - first) * sizeof(double));
+      }
       if (visits != nullptr) ++visits[j];
     }
   }
@@ -98,11 +105,14 @@ struct variant {
   cws_apps::loop_flavour loop;
   std::string policy{};  // cws variants only
   std::unique_ptr<cws_apps::block_loops> loops{};
+  std::vector<cws::schedule*> schedules{};  // cws variants: one per size, then the gaps'
+
   // Per gap length, one value per measured run (gap_cpu.hpp): the other
   // threads' CPU and the phases' wall time, as shares of the gaps' time.
   std::vector<cws_apps::samples> gap_cpu{}, gap_phase{};
   // After the runs (finish):
   std::vector<cws_apps::cws_phase_clock> clocks{};  // per size: wall_s breakdown of the measured cws phases
+  std::vector<phases::timeline_figures> timelines{};  // per size: the parts of timed extra calls (cws variants)
   std::vector<double> checksums{};
   std::vector<bool> verified{};
 };
@@ -131,6 +141,7 @@ int main(int argc, char** argv) {
   std::size_t blocks = 0;
   std::size_t gap_kib = 64;
   bool no_gaps = false;
+  bool declare_touches = false;
   app.add_option("--sizes", sizes_kib,
                  "Comma-separated phase sizes in KiB per array (0: the empty phase); a phase updates that many "
                  "bytes of a from as many of b")
@@ -153,6 +164,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 22))
       ->capture_default_str();
   app.add_flag("--no-gaps", no_gaps, "Leave out the CPU-in-gaps figure");
+  app.add_flag("--touches", declare_touches,
+               "Every leaf declares the bytes of a and b it uses (cws::touch), so cws phases make a locality report "
+               "(the other runtimes ignore the declaration)");
   cws_apps::add_common_options(app, opt);
   app.get_option("--iters")->description(
       "Timed calls per size and run (fewer for large sizes: about 256 MiB of the arrays per size and run, at "
@@ -184,7 +198,7 @@ int main(int argc, char** argv) {
     cws::numa::prefault_zero(a);
     cws::numa::prefault_zero(b);
     const auto leaves_of = [&](const size_case& s, unsigned* visits = nullptr) {
-      return leaves{a.data(), b.data(), s.elements, blocks, visits};
+      return leaves{a.data(), b.data(), s.elements, blocks, declare_touches, visits};
     };
     // The checksum of every size after verify_calls phases, computed by one
     // serial loop over the whole range: what every variant must match exactly.
@@ -219,6 +233,7 @@ int main(int argc, char** argv) {
         schedules[gap_phase] = &rt.schedule("phases/" + v.policy + "/gaps", v.policy);
       }
       // The loops run over the leaves: `blocks` indices, one per leaf.
+      v.schedules = schedules;
       v.loops = std::make_unique<cws_apps::block_loops>(env, v.loop, blocks, 1, std::move(schedules));
       v.gap_cpu.resize(gaps_ms.size());
       v.gap_phase.resize(gaps_ms.size());
@@ -252,6 +267,18 @@ int main(int argc, char** argv) {
     // equal the serial loop's.
     const auto finish = [&](variant& v, const cws_apps::phase_timer&) {
       for (std::size_t k = 0; k < sizes.size(); ++k) v.clocks.push_back(v.loops->clock(k));
+      if (v.loops->runs_cws_phases()) {  // the breakdown: as many calls again, timed (phase_timeline)
+        rt.time_phases(true);
+        for (std::size_t k = 0; k < sizes.size(); ++k) {
+          const leaves body = leaves_of(sizes[k]);
+          phases::timeline_figures& f = v.timelines.emplace_back();
+          for (unsigned c = 0; c < sizes[k].calls; ++c) {
+            v.loops->run(k, body);
+            f.add(*v.schedules[k]->last_report()->timeline);
+          }
+        }
+        rt.time_phases(false);
+      }
       for (std::size_t k = 0; k < sizes.size(); ++k) {
         const size_case& s = sizes[k];
         phases::fill(a.data(), b.data(), s.elements);
@@ -282,6 +309,7 @@ int main(int argc, char** argv) {
                           {"policies", policies},
                           {"gaps_ms", gaps_ms},
                           {"gap_kib", gap_kib},
+                          {"touches", declare_touches},
                           {"gap_wait", "busy"},
                           {"gap_cycles", cycles},
                           {"cws_blocktime_us", rt.config().blocktime_us},
@@ -299,6 +327,23 @@ int main(int argc, char** argv) {
       times.columns.push_back({s.label, s.label, 1, 1});
       ratios.columns.push_back({s.label, s.label, 1, 2});
     }
+    // The cws breakdown: one row per cws variant and size.
+    cws_apps::table parts{"cws rt.run broken down, us (median over as many timed extra calls; phase_timeline)",
+                          cws_apps::json::array(),
+                          {{"variant", "variant"},
+                           {"size", "size"},
+                           {"setup", "setup_us", 1, 2},
+                           {"fork", "fork_us", 1, 2},
+                           {"1st steal", "first_steal_us", 1, 2},
+                           {"leaves", "leaves_us", 1, 2},
+                           {"join", "join_us", 1, 2},
+                           {"out", "helpers_out_us", 1, 2},
+                           {"collect", "collect_us", 1, 2},
+                           {"locality", "locality_us", 1, 2},
+                           {"observers", "observers_us", 1, 2},
+                           {"policy", "policy_us", 1, 2},
+                           {"reloc", "relocalize_us", 1, 2},
+                           {"total", "total_us", 1, 2}}};
     for (const double g : gaps_ms) gaps.columns.push_back({fmt::format("{}ms", g), fmt::format("{}ms", g), 1, 1});
     times.columns.push_back({"ok", "verified"});
 
@@ -329,7 +374,14 @@ int main(int argc, char** argv) {
                             {"ratio_vs_omp_static", ratio},
                             {"checksum", v.checksums[k]},
                             {"verified", static_cast<bool>(v.verified[k])}};
-        if (cws_variant) cws_apps::put_phase_breakdown(p, v.clocks[k]);
+        if (cws_variant) {
+          cws_apps::put_phase_breakdown(p, v.clocks[k]);
+          p["timeline"] = v.timelines[k].to_json();
+          cws_apps::json row = p["timeline"];
+          row["variant"] = v.name;
+          row["size"] = s.label;
+          parts.rows.push_back(std::move(row));
+        }
         per_size.push_back(std::move(p));
         time_row[s.label] = t.median() * 1e6;
         ratio_row[s.label] = ratio;
@@ -362,7 +414,7 @@ int main(int argc, char** argv) {
     }
 
     env.save_trace();
-    std::vector<cws_apps::table> tables{times, ratios};
+    std::vector<cws_apps::table> tables{times, ratios, parts};
     if (!gaps_ms.empty()) tables.push_back(gaps);
     std::vector<std::string> notes = {
         fmt::format("a phase: one call of the loop (rt.run, tbb::parallel_for in the arena, the OpenMP region) over "

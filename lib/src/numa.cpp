@@ -26,6 +26,7 @@
 #include "cws/runtime.hpp"
 #include "cws/topology.hpp"
 #include "numa_kernel.hpp"
+#include "region_generation.hpp"
 
 namespace cws::numa {
 
@@ -75,6 +76,9 @@ registry& the_registry() {
   static registry* r = new registry;
   return *r;
 }
+
+// Bumped by every registration and release (region_generation.hpp).
+constinit std::atomic<std::uint64_t> registry_changes{0};
 
 }  // namespace
 
@@ -127,6 +131,7 @@ allocation::allocation(std::size_t bytes, placement p, const topology& topo) {
   {
     std::unique_lock lock(reg.mutex);
     reg.by_begin.emplace(reinterpret_cast<std::uintptr_t>(r->begin_), r.get());
+    registry_changes.fetch_add(1, std::memory_order_release);
   }
   guard.p = nullptr;
   r_ = r.release();
@@ -148,6 +153,7 @@ void allocation::release() noexcept {
     registry& reg = the_registry();
     std::unique_lock lock(reg.mutex);
     reg.by_begin.erase(reinterpret_cast<std::uintptr_t>(r_->begin_));
+    registry_changes.fetch_add(1, std::memory_order_release);
   }
   ::munmap(r_->begin_, r_->pages_ * r_->page_size_);
   delete r_;
@@ -186,3 +192,7 @@ void prefault_zero(void* p, std::size_t bytes) {
 }
 
 }  // namespace cws::numa
+
+namespace cws::detail {
+std::uint64_t region_generation() noexcept { return numa::registry_changes.load(std::memory_order_acquire); }
+}  // namespace cws::detail

@@ -45,6 +45,12 @@ void cached_page_homes::query(std::span<const std::uintptr_t> pages, std::span<i
   }
 }
 
+void cached_page_homes::requery(std::span<const std::uintptr_t> pages, std::span<int> homes) {
+  for (std::uintptr_t p : pages)
+    if (std::int16_t* s = slot(p, false)) *s = static_cast<std::int16_t>(unknown_home);
+  query(pages, homes);
+}
+
 numa::move_outcome cached_page_homes::move(std::span<const std::uintptr_t> pages, std::span<const unsigned> nodes) {
   // Forget them first: a move that fails halfway leaves them wherever the kernel says.
   for (std::uintptr_t p : pages)

@@ -37,6 +37,10 @@ class cached_page_homes final : public numa::page_homes {
     inner_->first_touch(pages, nodes, homes);
   }
   numa::move_outcome move(std::span<const std::uintptr_t> pages, std::span<const unsigned> nodes) override;
+  // query(), but the kernel is asked about every page (what it answers is
+  // cached): for a caller that reuses homes across runs without asking, to
+  // see pages moved behind cws's back.
+  void requery(std::span<const std::uintptr_t> pages, std::span<int> homes);
   std::size_t page_size() const noexcept override { return page_size_; }
 
   // Pages the last query() asked the kernel about (tests, figures).

@@ -1,6 +1,8 @@
 #include "cws/runtime.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <optional>
 #include <mutex>
 #include <vector>
 
@@ -197,11 +199,20 @@ const run_report& runtime::run_phase(cws::schedule& s, void (*fn)(void*), void* 
   info.iteration = s.iterations_;
   info.workers = workers();
   run_report& report = s.report_;
-  std::exception_ptr error = sched_->run(info, s.policy(), fn, arg, report, s.touches_);
+  using clock = std::chrono::steady_clock;
+  const std::optional<clock::time_point> called =
+      time_phases_ ? std::optional<clock::time_point>(clock::now()) : std::nullopt;
+  std::exception_ptr error = sched_->run(info, s.policy(), fn, arg, report, s.touches_, s.locality_memo_, called);
   report.relocalized_ = false;  // this run's touches have not been acted on yet
   ++s.iterations_;
   if (error) std::rethrow_exception(error);
+  const auto checked = called ? clock::now() : clock::time_point{};
   if (!s.touches_.empty() && s.policy().relocalize_after_phase()) s.policy().relocalized(relocalize(s));
+  if (called) {
+    const auto now = clock::now();
+    report.timeline->relocalize_s = std::chrono::duration<double>(now - checked).count();
+    report.timeline->total_s = std::chrono::duration<double>(now - *called).count();
+  }
   return report;
 }
 

@@ -143,8 +143,19 @@ void scheduler::await_helpers() {
   caller_parked_.store(false, std::memory_order_relaxed);
 }
 
+namespace {
+using clock = std::chrono::steady_clock;
+std::uint64_t ns_of(clock::time_point t) noexcept {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
+}
+double seconds_between(std::uint64_t from_ns, std::uint64_t to_ns) noexcept {
+  return to_ns > from_ns ? static_cast<double>(to_ns - from_ns) * 1e-9 : 0.0;
+}
+}  // namespace
+
 std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& policy, void (*fn)(void*), void* arg,
-                                  run_report& stats, touch_map& touches) {
+                                  run_report& stats, touch_map& touches, locality_memo& memo,
+                                  std::optional<clock::time_point> called) {
   if (tls_worker != nullptr)
     throw error("cws::runtime::run called from inside a phase; nested phases are not supported (use cws::spawn)");
   std::unique_lock lock(run_mutex_, std::try_to_lock);
@@ -165,7 +176,7 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   task* root = w0.pool().allocate();
   root->emplace([fn, arg] { fn(arg); });
 
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = clock::now();
   running_.store(workers() - 1, std::memory_order_relaxed);
   active_.store(true, std::memory_order_release);
   wake_helpers();
@@ -175,13 +186,25 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   std::exception_ptr error = w0.run_root(root);
   tls_worker = nullptr;
   tls_pool = nullptr;
+  const auto root_done = called ? clock::now() : t0;  // timed phases only (phase_timeline)
 
   // Every task has finished; send the helpers back to their window.
   active_.store(false, std::memory_order_seq_cst);
   for (auto& w : workers_) w->unpark();
   await_helpers();
-  const auto t1 = std::chrono::steady_clock::now();
+  const auto t1 = clock::now();
   caller_.leave();
+
+  // After the phase (phase_timeline): each step's end is a clock read, in
+  // timed phases only.
+  phase_timeline times;
+  auto lap_start = t1;
+  const auto lap = [&](double& part) {
+    if (!called) return;
+    const auto now = clock::now();
+    part = std::chrono::duration<double>(now - lap_start).count();
+    lap_start = now;
+  };
 
   stats.phase = info;  // assignments reuse the strings' and vectors' capacity
   stats.wall_s = std::chrono::duration<double>(t1 - t0).count();
@@ -193,10 +216,18 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
     workers_[i]->take_touches(touches.per_worker[i]);
     touched |= !touches.per_worker[i].empty();
   }
-  stats.locality.reset();
-  if (touched) stats.locality = data_.measure(touches);
   stats.balance = balance_of(stats);  // O(workers)
+  lap(times.collect_s);
+  if (touched) {
+    times.locality_pages = data_.measure(touches, memo, stats.locality);
+  } else {
+    stats.locality.reset();
+    memo.valid = false;
+  }
+  lap(times.locality_s);
+  stats.timeline.reset();  // filled below, once the policy is done
   for (observer* o : observers_) o->on_phase_end(stats);
+  lap(times.observers_s);
   // The policy's part starts from "nothing known" (strings keep capacity).
   stats.ran_as = stats.planned = ran_as::other;
   stats.reason.clear();
@@ -204,7 +235,37 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   stats.distance_to_previous.reset();
   stats.converged = false;
   policy.end_phase(stats);  // after the observers: a replaying policy reads the tree just recorded
+  lap(times.policy_s);
+  if (called) {
+    fill_phase_times(times, *called, t0, root_done, t1);
+    stats.timeline = times;
+  }
   return error;
+}
+
+// The fork/join part of the timeline, from the caller's reads and the
+// helpers' marks (which the helpers wrote before leaving their loop: the
+// running_ handshake in await_helpers makes them visible here).
+void scheduler::fill_phase_times(phase_timeline& t, clock::time_point called, clock::time_point woken,
+                                 clock::time_point root_done, clock::time_point helpers_out) const {
+  const std::uint64_t wake = ns_of(woken), root = ns_of(root_done);
+  std::uint64_t all_in = wake, first_steal = 0, last_end = 0;
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    const worker::phase_marks& m = workers_[i]->marks();
+    if (i > 0) all_in = std::max(all_in, m.entered_ns);
+    if (m.first_segment_ns != 0 && (first_steal == 0 || m.first_segment_ns < first_steal))
+      first_steal = m.first_segment_ns;
+    last_end = std::max(last_end, m.last_segment_end_ns);
+  }
+  // A helper reads its segment's end after completing it, so after the root
+  // may have returned: the leaves ended by then at the latest.
+  const std::uint64_t last_leaf = last_end != 0 ? std::min(last_end, root) : root;
+  t.setup_s = std::chrono::duration<double>(woken - called).count();
+  t.fork_s = seconds_between(wake, all_in);
+  if (first_steal != 0) t.first_steal_s = seconds_between(wake, first_steal);
+  t.leaves_s = seconds_between(wake, last_leaf);
+  t.join_s = seconds_between(last_leaf, root);
+  t.helpers_out_s = std::chrono::duration<double>(helpers_out - root_done).count();
 }
 
 relocalization_report scheduler::relocalize(const touch_map& touches, const std::string& schedule,

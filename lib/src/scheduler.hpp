@@ -22,8 +22,13 @@
 // caller_parked_ with the same seq_cst pairing (the last helper notifies only
 // when the caller parked). Helpers that were spinning leave within
 // microseconds, so the end of a phase makes no system call either.
+// Everything a helper wrote during the phase (its worker_stats, touch log and
+// phase marks) is read by run() only after running_ reached 0: the helper's
+// decrement (seq_cst) comes after those writes and the caller's load
+// acquires it.
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -32,10 +37,12 @@
 #include <vector>
 
 #include "cws/config.hpp"
+#include "cws/detail/locality_memo.hpp"
 #include "cws/locality.hpp"
 #include "cws/observer.hpp"
 #include "cws/place_tree.hpp"
 #include "cws/policy.hpp"
+#include "cws/phase_timeline.hpp"
 #include "cws/run_report.hpp"
 #include "cws/stats.hpp"
 #include "cws/topology.hpp"
@@ -58,8 +65,12 @@ class scheduler {
   // declared touches, balance; then the policy's part through end_phase) and
   // `touches` (what the workers declared they touched); returns the exception
   // the phase threw, if any. Both are overwritten in place.
+  // `memo` is the schedule's (data_placement::measure). With `called` (the
+  // moment rt.run was entered) the phase is timed: report.timeline gets every
+  // part up to the policy's end_phase (phase_timeline.hpp).
   std::exception_ptr run(const phase_info& info, scheduling_policy& policy, void (*fn)(void*), void* arg,
-                         run_report& report, touch_map& touches);
+                         run_report& report, touch_map& touches, locality_memo& memo,
+                         std::optional<std::chrono::steady_clock::time_point> called);
   // Moves the pages of `touches` to their desired nodes and tells the
   // observers. Throws cws::error when called during a phase.
   relocalization_report relocalize(const touch_map& touches, const std::string& schedule, std::uint64_t iteration);
@@ -103,6 +114,9 @@ class scheduler {
   bool await_phase(std::uint32_t& seen);  // false: shut down
   void await_helpers();
   void wake_helpers();
+  void fill_phase_times(phase_timeline& t, std::chrono::steady_clock::time_point called,
+                        std::chrono::steady_clock::time_point woken, std::chrono::steady_clock::time_point root_done,
+                        std::chrono::steady_clock::time_point helpers_out) const;
 
   runtime_config config_;
   cws::topology topology_;

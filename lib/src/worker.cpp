@@ -75,6 +75,7 @@ void worker::begin_phase(const phase_setup& setup) {
     for (unsigned i = 0; i <= nodes; ++i) placed_.push_back(std::make_unique<wsq<task*>>(64));
   }
   stats_ = {};
+  marks_ = {};
   next_segment_ = 0;
   routed_.clear();
 }
@@ -372,15 +373,19 @@ template <class Done, class Ready>
 void worker::seek_work(Done done, bool may_run, Ready ready, bool until_spent) {
   backoff b(idle_);
   std::uint64_t t0 = now_ns();
+  if (marks_.entered_ns == 0) marks_.entered_ns = t0;
   sched_.idle_enter();
   while (!done()) {
     if (task* t = may_run ? task_access::unwrap(setup_.policy->find_work(*this)) : nullptr) {
-      stats_.idle_s += seconds_since(t0);
+      const std::uint64_t found = now_ns();
+      stats_.idle_s += static_cast<double>(found - t0) * 1e-9;
+      if (marks_.first_segment_ns == 0) marks_.first_segment_ns = found;
       sched_.idle_leave();
       run_segment(t);
       sched_.idle_enter();
       b.reset();
       t0 = now_ns();
+      marks_.last_segment_end_ns = t0;
     } else {
       setup_.policy->idle_pass(*this);
       const bool sleep = b.pause();

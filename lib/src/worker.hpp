@@ -79,6 +79,17 @@ class worker final : public worker_view {
   bool has_mail() const noexcept { return !mailbox_.empty(); }
   void post(task* t) { mailbox_.post(t); }
   const worker_stats& stats() const noexcept { return stats_; }
+  // When this worker first entered its steal loop in the phase, began its
+  // first stolen segment and ended its last one (steady-clock ns; 0: never).
+  // Taken from the clock reads the steal loop makes anyway for idle_s, so they
+  // cost nothing; the scheduler reads them after the helpers left
+  // (phase_timeline).
+  struct phase_marks {
+    std::uint64_t entered_ns = 0;
+    std::uint64_t first_segment_ns = 0;
+    std::uint64_t last_segment_end_ns = 0;
+  };
+  const phase_marks& marks() const noexcept { return marks_; }
   // This phase's declared touches, sorted and merged, into `out` (empties the log).
   void take_touches(std::vector<byte_range>& out) { touches_.take(out); }
   // Frames open on this worker (tasks and finish scopes): the nesting depth a
@@ -159,6 +170,7 @@ class worker final : public worker_view {
   std::uint64_t rng_state_;
   phase_setup setup_;
   worker_stats stats_;
+  phase_marks marks_;
   touch_log touches_;
 };
 

@@ -1,9 +1,11 @@
 // Per-phase bookkeeping of the core allocates nothing in steady state: after a
 // warm-up, a phase under the core's random policy (statistics, observers, the
 // root task, the phase's name strings) makes no heap allocation. Counted by
-// replacing the global operator new in this test binary. (Declared touches
-// are opt-in and cost O(pages touched) per phase for the locality report:
-// that path allocates and is not counted here.)
+// replacing the global operator new in this test binary. So does a timed
+// phase whose tasks declare the same touches run after run: its locality
+// report is reused (O(ranges), no pass over the pages) until a page moves or
+// 256 runs reused it; the runs that make it again allocate, and are outside
+// the counted stretch.
 
 #include <gtest/gtest.h>
 
@@ -80,6 +82,46 @@ TEST(phase_allocations, steady_state_phases_allocate_nothing_in_the_core) {
   // pattern not seen in the warm-up turns up (seen: 0 or 1 in 2000 phases).
   // Per-phase allocations would give >= 2000.
   EXPECT_LE(made, 8u);
+}
+
+TEST(phase_allocations, repeated_touches_reuse_the_locality_report_without_allocating) {
+  if (!CWS_TEST_COUNTS_ALLOCATIONS) GTEST_SKIP() << "the sanitizer owns operator new in this build";
+  auto cfg = cws::test::config(2);
+  cfg.record = false;
+  cws::runtime rt(cfg);
+  rt.time_phases(true);  // the timeline says whether the report was made again (and must not allocate either)
+  auto& s = rt.schedule("touching");
+  std::vector<double> a(1 << 16, 1.0);  // 128 pages of 4 KiB
+  std::uint64_t got = 0;
+  // Leaves declare what they read, on whichever worker runs them: on one
+  // NUMA node the split does not matter to the report.
+  auto phase = [&] {
+    return rt.run(s, [&] {
+             cws::parallel_for_range(std::size_t{0}, a.size(), [&](std::size_t lo, std::size_t hi) {
+               cws::touch(a.data() + lo, (hi - lo) * sizeof(double));
+             }, 1024);
+             got = a.size();
+           })
+        .timeline->locality_pages;
+  };
+  for (int i = 0; i < 600; ++i) phase();  // pools, deques, touch logs and scratch reach their size
+  // Up to the next time the report is made again (a refresh, at most 257 runs away) ...
+  int runs = 0;
+  while (phase() == 0) ASSERT_LT(++runs, 300) << "the report is made again every 257 runs at the latest";
+  // ... then 256 runs reuse it.
+  const std::uint64_t before = allocations.load();
+  constexpr int phases = 250;
+  int made_again = 0;
+  for (int i = 0; i < phases; ++i) made_again += phase() != 0;
+  const std::uint64_t made = allocations.load() - before;
+  std::printf("[ figure ] heap allocations in %d phases declaring touches, report reused: %llu\n", phases,
+              static_cast<unsigned long long>(made));
+  EXPECT_EQ(got, a.size());
+  EXPECT_EQ(made_again, 0) << "no page moved and the same bytes were touched";
+  ASSERT_TRUE(s.last_report()->locality.has_value());
+  EXPECT_EQ(s.last_report()->locality->touched_bytes, a.size() * sizeof(double));
+  // As above: a deque or pool may still grow once to a new high-water mark.
+  EXPECT_LE(made, 4u);
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include <string_view>
 
 #include "cws/locality.hpp"
+#include "cws/phase_timeline.hpp"
 #include "cws/stats.hpp"
 
 namespace cws {
@@ -91,6 +92,9 @@ struct run_report : phase_stats {
 
   // --- filled by the core ---
   load_balance balance;
+  // Where the time of this rt.run went (phase_timeline.hpp); only while the
+  // runtime times its phases (runtime::time_phases), else empty.
+  std::optional<phase_timeline> timeline;
   // The relocalization made from this run's touches (relocalization() is null
   // until there is one).
   const relocalization_report* relocalization() const noexcept { return relocalized_ ? &relocalization_ : nullptr; }

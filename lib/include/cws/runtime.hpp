@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "cws/config.hpp"
+#include "cws/detail/locality_memo.hpp"
 #include "cws/extension.hpp"
 #include "cws/locality.hpp"
 #include "cws/observer.hpp"
@@ -88,6 +89,7 @@ class schedule {
   std::string follows_;
   run_report report_;
   touch_map touches_;
+  detail::locality_memo locality_memo_;  // what report_.locality was made from
   relocalization_report relocalization_;
   bool relocalized_ = false;
 };
@@ -143,6 +145,13 @@ class runtime {
   // The page-home backend: its name() says which one this runtime uses.
   numa::page_homes& page_homes() noexcept;
 
+  // Whether later runs are timed: each run_report then carries a
+  // phase_timeline (fork, first steal, leaves, join, after-phase work; see
+  // phase_timeline.hpp). Off by default: a timed run makes about ten more
+  // clock reads. Call between phases.
+  void time_phases(bool on) noexcept { time_phases_ = on; }
+  bool times_phases() const noexcept { return time_phases_; }
+
   // Observers see every later phase. They must outlive their registration.
   void add_observer(observer& o);
   void remove_observer(observer& o);
@@ -172,6 +181,7 @@ class runtime {
   std::unique_ptr<detail::scheduler> sched_;
   std::vector<std::unique_ptr<cws::schedule>> schedules_;  // boxed: references stay valid
   std::vector<std::pair<std::string, std::unique_ptr<runtime_extension>>> extensions_;
+  bool time_phases_ = false;
 };
 
 }  // namespace cws

@@ -1,0 +1,158 @@
+// What rt.run does after a phase, seen through the public API:
+//   * the phase timeline (runtime::time_phases, phase_timeline.hpp): present
+//     only while timing, its parts consistent with the report's wall_s;
+//   * the locality report of declared touches is made once and reused while
+//     the run touches the same bytes from the same nodes and no page moved
+//     (phase_timeline::locality_pages counts the pages it went over: 0 when
+//     reused), and made again when a page moved (relocalize, a program's own
+//     move), the touches changed, a cws::numa region came or went, or 256
+//     runs reused it.
+// Two workers on synthetic topologies (simulated page homes), touches placed
+// by designation (policy `user`), so every count below is exact.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "cws/cws.hpp"
+#include "support/runtime_fixture.hpp"
+
+namespace numa = cws::numa;
+
+namespace {
+
+const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+const std::string two_nodes = "pack:2 numa:1 core:1 pu:1";
+const std::string one_node = "pack:1 numa:1 core:2 pu:1";
+
+class Touching {
+ public:
+  static constexpr std::size_t pages = 8;
+
+  explicit Touching(const std::string& topology) : rt(cws::test::config(2, topology)) { rt.time_phases(true); }
+
+  // Worker 1 (designated) touches [0, split) pages of the data, worker 0 the rest.
+  const cws::run_report& run(cws::schedule& s, std::size_t split = pages / 2, std::size_t upto = pages) {
+    return rt.run(s, [&] {
+      cws::designate_after_next_spawn(1);
+      cws::spawn([&] { cws::touch(data.data(), split * page); });
+      cws::touch(data.data() + split * page, (upto - split) * page);
+      cws::sync();
+    });
+  }
+  static std::uint64_t examined(const cws::run_report& r) { return r.timeline.value().locality_pages; }
+
+  cws::runtime rt;
+  numa::array<char> data = numa::allocate<char>(pages * page, numa::first_touch);
+};
+
+TEST(PhaseTimeline, OnlyTimedRunsCarryOneAndItsPartsAddUpToTheWallTime) {
+  Touching t(two_nodes);
+  auto& s = t.rt.schedule("timeline", "user");
+  t.rt.time_phases(false);
+  EXPECT_FALSE(t.run(s).timeline.has_value());
+  t.rt.time_phases(true);
+  EXPECT_TRUE(t.rt.times_phases());
+  for (int i = 0; i < 20; ++i) {
+    const cws::run_report& r = t.run(s);
+    ASSERT_TRUE(r.timeline.has_value());
+    const cws::phase_timeline& tl = *r.timeline;
+    for (double part : {tl.setup_s, tl.fork_s, tl.leaves_s, tl.join_s, tl.helpers_out_s, tl.collect_s, tl.locality_s,
+                        tl.observers_s, tl.policy_s, tl.relocalize_s})
+      EXPECT_GE(part, 0.0);
+    // From the wake to the helpers' return, the parts are cut from the same
+    // clock reads as wall_s.
+    EXPECT_NEAR(tl.leaves_s + tl.join_s + tl.helpers_out_s, r.wall_s, 1e-9);
+    EXPECT_GE(tl.total_s, tl.setup_s + r.wall_s + tl.after_phase_s() - 1e-9);
+    // The designated task ran on worker 1 as a stolen segment.
+    ASSERT_EQ(r.segments(), 2u);
+    ASSERT_TRUE(tl.first_steal_s.has_value());
+    EXPECT_LE(*tl.first_steal_s, tl.leaves_s + tl.join_s);
+  }
+  // A phase without a steal has no first steal.
+  const cws::run_report& alone = t.rt.run(s, [] {});
+  ASSERT_TRUE(alone.timeline.has_value());
+  EXPECT_EQ(alone.segments(), 1u);
+  EXPECT_FALSE(alone.timeline->first_steal_s.has_value());
+  EXPECT_EQ(alone.timeline->locality_pages, 0u);  // nothing declared
+}
+
+TEST(LocalityReuse, TheSameTouchesReuseTheReportUntilAPageMoves) {
+  Touching t(two_nodes);
+  auto& s = t.rt.schedule("reuse", "user");
+  const cws::locality_report first = *t.run(s).locality;
+  EXPECT_EQ(Touching::examined(*s.last_report()), Touching::pages);
+  EXPECT_EQ(first.local_bytes, Touching::pages * page);  // first touch placed every page where it was touched
+  for (int i = 0; i < 10; ++i) {
+    const cws::run_report& r = t.run(s);
+    EXPECT_EQ(Touching::examined(r), 0u);
+    EXPECT_EQ(*r.locality, first);
+  }
+
+  // The halves change hands: a new report, nothing local; then reused.
+  auto& other = t.rt.schedule("other", "user");
+  const cws::run_report& moved_work = t.run(other, Touching::pages / 4);
+  EXPECT_EQ(Touching::examined(moved_work), Touching::pages);
+  EXPECT_EQ(moved_work.locality->local_bytes, 3 * Touching::pages / 4 * page);
+  EXPECT_EQ(Touching::examined(t.run(other, Touching::pages / 4)), 0u);
+
+  // Relocalizing moves pages: every schedule's report is made again, and says so.
+  ASSERT_EQ(t.rt.relocalize(other).pages_moved, Touching::pages / 4);
+  const cws::run_report& after = t.run(other, Touching::pages / 4);
+  EXPECT_EQ(Touching::examined(after), Touching::pages);
+  EXPECT_EQ(after.locality->share(), 1.0);
+  const cws::run_report& back = t.run(s);
+  EXPECT_EQ(Touching::examined(back), Touching::pages);
+  EXPECT_EQ(back.locality->local_bytes, 3 * Touching::pages / 4 * page);
+
+  // A move made by the program through the runtime's backend counts too.
+  const std::uintptr_t first_page = reinterpret_cast<std::uintptr_t>(t.data.data());
+  const unsigned to_node[] = {0};
+  ASSERT_EQ(t.rt.page_homes().move({&first_page, 1}, to_node).moved, 1u);
+  const cws::run_report& own_move = t.run(s);
+  EXPECT_EQ(Touching::examined(own_move), Touching::pages);
+  EXPECT_EQ(own_move.locality->local_bytes, (Touching::pages / 2 + 1) * page);  // page 0 left node 1
+}
+
+TEST(LocalityReuse, OtherTouchesOrANewRegionMakeItAgain) {
+  Touching t(two_nodes);
+  auto& s = t.rt.schedule("changes", "user");
+  t.run(s);
+  EXPECT_EQ(Touching::examined(t.run(s)), 0u);
+  // One page fewer: another report.
+  const cws::run_report& fewer = t.run(s, Touching::pages / 2, Touching::pages - 1);
+  EXPECT_EQ(Touching::examined(fewer), Touching::pages - 1);
+  EXPECT_EQ(fewer.locality->touched_bytes, (Touching::pages - 1) * page);
+  EXPECT_EQ(Touching::examined(t.run(s, Touching::pages / 2, Touching::pages - 1)), 0u);
+  // A region allocated (or freed) may change simulated homes: made again.
+  {
+    auto more = numa::allocate<char>(page, numa::on_node(1));
+    EXPECT_EQ(Touching::examined(t.run(s, Touching::pages / 2, Touching::pages - 1)), Touching::pages - 1);
+    EXPECT_EQ(Touching::examined(t.run(s, Touching::pages / 2, Touching::pages - 1)), 0u);
+  }
+  EXPECT_EQ(Touching::examined(t.run(s, Touching::pages / 2, Touching::pages - 1)), Touching::pages - 1);
+}
+
+TEST(LocalityReuse, OnOneNodeHowTheWorkIsSplitDoesNotMatter) {
+  Touching t(one_node);
+  auto& s = t.rt.schedule("split", "user");
+  const cws::locality_report first = *t.run(s, 2).locality;
+  for (std::size_t split = 0; split <= Touching::pages; ++split) {
+    const cws::run_report& r = t.run(s, split);
+    EXPECT_EQ(Touching::examined(r), 0u) << "split " << split;
+    EXPECT_EQ(*r.locality, first);
+  }
+}
+
+TEST(LocalityReuse, AReportIsMadeAgainAfter256Reuses) {
+  Touching t(two_nodes);
+  auto& s = t.rt.schedule("refresh", "user");
+  std::vector<unsigned> made;
+  for (unsigned run = 0; run < 600; ++run)
+    if (Touching::examined(t.run(s)) != 0) made.push_back(run);
+  EXPECT_EQ(made, (std::vector<unsigned>{0, 257, 514}));
+}
+
+}  // namespace
