@@ -458,11 +458,11 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
               "slower than the {} before (x{:.2f}) for {} runs: back to relws",
               detail::slowdown_watch::recent, watch.now_s() * 1e3, pct, watch.baseline_runs(),
               watch.now_s() / watch.baseline_s(), watch.slow_runs());
-  // Learning starts over from the converged template: the best tree and the
-  // planner of the earlier learning belong to the times before.
+  // relws refines the converged template; the best tree and the planner's
+  // verdict of the earlier learning stay (planning again allocates, and
+  // would plan from the same kind of run).
   s.mode = evolve_mode::relws;
   s.converged = false;
-  s.evolve_counters = {};
 }
 
 // The audit run evolve asked for, the bound's last: plan a balanced template
