@@ -62,12 +62,12 @@ class runtime_trace_io final : public trace_io {
 };
 
 // Whether a recorded run is what a converged replay looks like: all its
-// steals designated, none taken back, and some at all (a random run that
-// happened not to steal, on several workers, is no schedule to keep).
+// steals designated, none taken back, and not a schedule's first run (a
+// random run that happened not to steal is no schedule to keep).
 bool settled(const steal_tree::phase_record& r) {
   std::uint64_t steals = 0, designated = 0, taken_back = 0;
   for (const worker_stats& w : r.stats) steals += w.steals, designated += w.designated, taken_back += w.taken_back;
-  return steals == designated && taken_back == 0 && (designated > 0 || r.stats.size() == 1);
+  return steals == designated && taken_back == 0 && (designated > 0 || r.iteration > 0 || r.stats.size() == 1);
 }
 
 }  // namespace

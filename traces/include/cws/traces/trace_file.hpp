@@ -309,7 +309,7 @@ struct load_options {
   // run, with no relws run, for a program run that reuses the schedules of an
   // earlier one. Only a schedule whose latest run in the file settled starts
   // converged: every steal of that run was a designated one, none was taken
-  // back and there was at least one (or the runtime had one worker), which a
+  // back, and it was not the schedule's first run unless it stole, which a
   // converged replay shows and a random or still-learning run does not. The
   // others learn as usual.
   bool converged = false;
