@@ -35,6 +35,10 @@ void add_common_options(CLI::App& app, common_options& o) {
                  "Before anything runs, seed the schedules of the cws variants with the templates saved in this "
                  "trace file (its latest run of each schedule name), so replaying policies start from them instead "
                  "of a first random iteration; templates recorded with another worker count are re-planned");
+  app.add_flag("--trace-in-converged", o.trace_in_converged,
+               "With --trace-in: schedules whose latest run in the file settled (a converged replay) start converged, "
+               "so evolve replays them under stows from its first run instead of learning again")
+      ->needs("--trace-in");
 }
 
 void add_order_option(CLI::App& app, common_options& o, const std::string& footprint) {
@@ -80,10 +84,11 @@ bench_env::bench_env(const common_options& o, const std::function<void(cws::runt
   // directory, a missing folder, a symlink) is reported now, not after the run.
   if (!trace_out_.empty() && !cfg.record) cws::traces::check_output_path(trace_out_);
   if (!o.trace_in.empty()) {
-    rt_->load_traces(o.trace_in);  // cws::error naming the file and the problem
-    std::size_t seeded = 0;
-    for (const auto& [name, state] : cws::schedulers::store_of(*rt_).schedules()) seeded += state.templ != nullptr;
-    std::fprintf(stderr, "trace: templates of %zu schedule(s) loaded from %s\n", seeded, o.trace_in.c_str());
+    cws::traces::load_options load;
+    load.converged = o.trace_in_converged;
+    const auto got = cws::traces::load_traces(*rt_, o.trace_in, load);  // cws::error naming the file and the problem
+    std::fprintf(stderr, "trace: templates of %zu schedule(s) loaded from %s%s\n", got.seeded, o.trace_in.c_str(),
+                 o.trace_in_converged ? fmt::format(" ({} start converged)", got.converged).c_str() : "");
   }
   const int n = static_cast<int>(rt_->workers());
   // global_control lifts TBB's limit when the worker count exceeds the

@@ -42,9 +42,10 @@ struct common_options {
   bool json = false;
   std::string trace_out;  // --trace-out: stream the recorded steal trees here
   std::string trace_in;   // --trace-in: seed the schedules' templates from this trace file
+  bool trace_in_converged = false;  // --trace-in-converged: its settled schedules start converged
 };
 
-// --workers, --policy, --iters, --runs, --warmup, --json, --trace-out, --trace-in.
+// --workers, --policy, --iters, --runs, --warmup, --json, --trace-out, --trace-in, --trace-in-converged.
 void add_common_options(CLI::App& app, common_options& o);
 
 // --order sequential|interleaved (o.plan.order), for the apps that measure

@@ -2,12 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <cws/schedulers/policies.hpp>
-#include <cws/schedulers/schedule_store.hpp>
 #include <cws/traces/safe_file.hpp>
 #include <cws/traces/trace_file.hpp>
 #include <filesystem>
-#include <map>
 #include <set>
 
 namespace pcg {
@@ -52,14 +49,12 @@ schedule_file_status load_schedule_file(cws::runtime& rt, const std::string& pat
   }
   if (f.header.options.workers != rt.workers())
     return reject(fmt::format("recorded with {} workers, this run has {}", f.header.options.workers, rt.workers()));
-  // Per schedule of this key: its latest recorded iteration.
-  std::map<std::string, std::uint64_t> ours;
+  std::set<std::string> ours;  // schedules of this key
   std::set<std::string> other_keys;
   for (const auto& r : f.phases) {
     const std::string k = key_of(r.schedule);
     if (k == key) {
-      auto [it, fresh] = ours.emplace(r.schedule, r.iteration);
-      if (!fresh && r.iteration > it->second) it->second = r.iteration;
+      ours.insert(r.schedule);
     } else if (!k.empty()) {
       other_keys.insert(k);
     }
@@ -68,27 +63,16 @@ schedule_file_status load_schedule_file(cws::runtime& rt, const std::string& pat
     if (other_keys.empty()) return reject("holds no cws-pcg schedule");
     return reject(fmt::format("made for another problem ({}; this run: {})", *other_keys.begin(), key));
   }
-  rt.load_traces(path);  // seeds every schedule of the file by name (validated above, same worker count)
-  auto& store = cws::schedulers::store_of(rt);
-  for (const auto& [name, latest] : ours) {
-    ++st.seeded;
-    const cws::steal_tree::phase_record* last = nullptr;
-    for (const auto& r : f.phases)
-      if (r.schedule == name && r.iteration == latest) last = &r;
-    if (last == nullptr || last->policy != cws::policy::evolve || last->iteration == 0) continue;
-    // Evolve's own convergence test on the file's latest run: a replay (not
-    // the first, random run) with no unplanned steal and nothing taken back.
-    std::uint64_t extra = 0, taken_back = 0;
-    for (const cws::worker_stats& w : last->stats) extra += w.steals - w.designated, taken_back += w.taken_back;
-    if (extra != 0 || taken_back != 0) continue;
-    cws::schedulers::schedule_state& s = store.state(name);
-    s.mode = cws::schedulers::evolve_mode::stows;
-    s.converged = true;
-    ++st.evolve_stows;
-  }
+  // Seeds every schedule of the file by name (validated above, same worker
+  // count); the settled ones start converged, so evolve replays them from iteration 0.
+  cws::traces::load_options options;
+  options.converged = true;
+  const cws::traces::load_summary loaded = cws::traces::load_traces(rt, path, options);
+  st.seeded = ours.size();
+  st.evolve_stows = loaded.converged;
   st.loaded = true;
   st.message =
-      fmt::format("schedules: {} schedule(s) of {} loaded from {} ({} evolve schedule(s) start converged, under stows)",
+      fmt::format("schedules: {} schedule(s) of {} loaded from {} ({} start converged: evolve replays them under stows)",
                   st.seeded, key, path, st.evolve_stows);
   return st;
 }

@@ -15,11 +15,10 @@
 // cws::error (exit 2). A missing file is the first run: nothing to load.
 //
 // Evolve's stage is not in a trace file (a phase record says which policy
-// ran, not whether it had converged), so a loaded evolve schedule would
-// start with a relws run. The app applies evolve's own convergence test to
-// the file's latest run of the schedule: a replay (not its first, random run)
-// without unplanned steals or take-backs. Such a schedule is put straight
-// into its stows stage: the next run replays it from iteration 0.
+// ran, not whether it had converged): the file is loaded with
+// cws::traces::load_options::converged, so a schedule whose latest run there
+// settled (a replay with every steal designated, nothing taken back) starts
+// converged, and evolve replays it under stows from iteration 0.
 
 #include <cstddef>
 #include <string>
@@ -32,7 +31,7 @@ struct schedule_file_status {
   bool exists = false;
   bool loaded = false;
   std::size_t seeded = 0;        // schedules of this key the file held
-  std::size_t evolve_stows = 0;  // of those, evolve schedules started in their stows stage
+  std::size_t evolve_stows = 0;  // schedules of the file that start converged (evolve: under stows)
   std::string message;           // one line: what was loaded, or why not
 };
 

@@ -385,8 +385,7 @@ void replay_policy::converge(schedule_state& s, iteration_report& r) {
   s.mode = evolve_mode::stows;
   s.converged = true;
   s.converged_at = r.iteration;
-  s.evolve_counters.best_stows_s = 0;
-  s.evolve_counters.slow_stows_runs = 0;
+  s.evolve_counters.slowdown.reset();
   s.evolve_counters.relws_runs = 0;
   s.pages_settled = false;
   s.evolve_counters.settling_runs = 0;
@@ -396,8 +395,8 @@ void replay_policy::converge(schedule_state& s, iteration_report& r) {
 
 // evolve: relws until an iteration adds no steal, takes nothing back (the
 // tree stopped changing) and is balanced, or the bound is reached (then the
-// best tree, or a planned one), then stows; back to relws when stows gets
-// markedly slower than its best run.
+// best tree, or a planned one), then stows; back to relws when the stows
+// runs got slower for good.
 void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const run_report& stats,
                                  const runtime_config& cfg, std::shared_ptr<const steal_tree::tree> fresh) {
   detail::evolve_counters& c = s.evolve_counters;
@@ -448,21 +447,22 @@ void replay_policy::evolve_after(schedule_state& s, iteration_report& r, const r
     return;
   }
   if (name_ == policy::coarsen && !s.coarsen_search.done) return coarsen_after(s, r, cfg);
-  // A stows run: the template stays. One slow run is noise (a preempted
-  // worker, a page-fault storm); two in a row mean the schedule no longer fits.
-  const bool slow = cfg.replay.evolve_slowdown_pct > 0 && s.evolve_counters.best_stows_s > 0 &&
-                    r.wall_s > s.evolve_counters.best_stows_s * (1.0 + cfg.replay.evolve_slowdown_pct / 100.0);
-  if (!slow) {
-    s.evolve_counters.slow_stows_runs = 0;
-    if (s.evolve_counters.best_stows_s == 0 || r.wall_s < s.evolve_counters.best_stows_s)
-      s.evolve_counters.best_stows_s = r.wall_s;
-  } else if (++s.evolve_counters.slow_stows_runs >= 2) {
-    s.mode = evolve_mode::relws;
-    s.converged = false;
-    s.evolve_counters.slow_stows_runs = 0;
-    format_into(r.note, "two stows runs in a row over {}% slower than the best one: back to relws",
-                cfg.replay.evolve_slowdown_pct);
-  }
+  // A stows run: the template stays unless the runs got slower for good
+  // (slowdown_watch.hpp): a slow run, or a few, is noise (a descheduled
+  // worker, a page-fault storm); a divergence is handled in end_phase.
+  const unsigned pct = cfg.replay.evolve_slowdown_pct;
+  detail::slowdown_watch& watch = s.evolve_counters.slowdown;
+  if (!watch.add(r.wall_s, pct)) return;
+  format_into(r.note,
+              "slowdown: even the faster of the last {} stows runs (lower quartile {:.3f} ms) stayed over {}% "
+              "slower than the {} before (x{:.2f}) for {} runs: back to relws",
+              detail::slowdown_watch::recent, watch.now_s() * 1e3, pct, watch.baseline_runs(),
+              watch.now_s() / watch.baseline_s(), watch.slow_runs());
+  // relws refines the converged template; the best tree and the planner's
+  // verdict of the earlier learning stay (planning again allocates, and
+  // would plan from the same kind of run).
+  s.mode = evolve_mode::relws;
+  s.converged = false;
 }
 
 // The audit run evolve asked for, the bound's last: plan a balanced template

@@ -80,6 +80,20 @@ void schedule_store::seed(std::string_view name, steal_tree::tree t, std::string
   s.converged = false;
 }
 
+void schedule_store::mark_converged(std::string_view name) {
+  auto it = states_.find(name);
+  schedule_state* s = it == states_.end() ? nullptr : &it->second;
+  if (s == nullptr || !s->templ)
+    throw error(fmt::format("schedule '{}' has no template to start converged on (seed it first)", name));
+  // As evolve's own switch to stows (policies.cpp, converge()), from a clean slate.
+  s->mode = evolve_mode::stows;
+  s->converged = true;
+  s->converged_at = 0;
+  s->pages_settled = false;
+  s->evolve_counters = {};
+  s->coarsen_search = {};
+}
+
 steal_tree::coarsen_summary schedule_store::coarsen(std::string_view name, const steal_tree::coarsen_options& options) {
   std::shared_ptr<const steal_tree::tree> source;
   std::string from;

@@ -131,8 +131,8 @@ void print(const char* what, const figures& f) {
 
 // Phases without steals: every tree is one segment, so nothing grows after
 // the warm-up and the bookkeeping allocates nothing at all — evolve included,
-// although on a noisy machine it goes back and forth between relws and stows
-// (two slow stows runs in a row), writing notes and new templates.
+// although on a noisy machine it may go back from stows to relws (a lasting
+// slowdown: slowdown_watch.hpp), writing notes and new templates.
 TEST(history_allocations, empty_phases_allocate_nothing_beyond_the_core) {
   if (!cws::test::counting()) GTEST_SKIP() << "operator new is the sanitizer's here; counted in Release builds";
   const figures f = measure_all(empty_phase);

@@ -58,38 +58,51 @@ class runtime_trace_io final : public trace_io {
 
   void stream_to(runtime& rt, const std::string& path) override { traces::stream_to(rt, path); }
 
-  void load(runtime& rt, const std::string& path) override {
-    trace_file f = read(path);
-    // A file of another worker count is not refused: its templates are
-    // re-planned for this runtime (schedule_store::seed says how in template_from).
-    auto* ext = dynamic_cast<loaded_traces_extension*>(rt.extension(loaded_extension_name));
-    if (ext == nullptr)
-      throw error(fmt::format("{}: this runtime was created before cws::traces registered its extension", path));
-    seed_templates(rt, path, f);
-    ext->files.push_back(std::move(f));
-  }
-
- private:
-  // Every schedule in the file gets its latest run as template: a solver
-  // reuses a converged schedule across program runs.
-  static void seed_templates(runtime& rt, const std::string& path, const trace_file& f) {
-    std::map<std::string, const steal_tree::phase_record*> latest;
-    for (const steal_tree::phase_record& r : f.phases) {
-      const steal_tree::phase_record*& slot = latest[r.schedule];
-      if (slot == nullptr || r.iteration >= slot->iteration) slot = &r;
-    }
-    schedulers::schedule_store& store = schedulers::store_of(rt);
-    for (const auto& [name, r] : latest) {
-      try {
-        store.seed(name, r->steals, fmt::format("file {}, run #{}", path, r->iteration));
-      } catch (const error& e) {
-        throw error(fmt::format("{}: schedule '{}' run #{}: {}", path, name, r->iteration, e.what()));
-      }
-    }
-  }
+  void load(runtime& rt, const std::string& path) override { load_traces(rt, path); }
 };
 
+// Whether a recorded run is what a converged replay looks like: all its
+// steals designated, none taken back, and not a schedule's first run (a
+// random run that happened not to steal is no schedule to keep).
+bool settled(const steal_tree::phase_record& r) {
+  std::uint64_t steals = 0, designated = 0, taken_back = 0;
+  for (const worker_stats& w : r.stats) steals += w.steals, designated += w.designated, taken_back += w.taken_back;
+  return steals == designated && taken_back == 0 && (designated > 0 || r.iteration > 0 || r.stats.size() == 1);
+}
+
 }  // namespace
+
+// Every schedule in the file gets its latest run as template: a solver
+// reuses a converged schedule across program runs.
+load_summary load_traces(runtime& rt, const std::string& path, const load_options& options) {
+  trace_file f = read(path);
+  // A file of another worker count is not refused: its templates are
+  // re-planned for this runtime (schedule_store::seed says how in template_from).
+  auto* ext = dynamic_cast<loaded_traces_extension*>(rt.extension(loaded_extension_name));
+  if (ext == nullptr)
+    throw error(fmt::format("{}: this runtime was created before cws::traces registered its extension", path));
+  std::map<std::string, const steal_tree::phase_record*> latest;
+  for (const steal_tree::phase_record& r : f.phases) {
+    const steal_tree::phase_record*& slot = latest[r.schedule];
+    if (slot == nullptr || r.iteration >= slot->iteration) slot = &r;
+  }
+  schedulers::schedule_store& store = schedulers::store_of(rt);
+  load_summary summary;
+  for (const auto& [name, r] : latest) {
+    try {
+      store.seed(name, r->steals, fmt::format("file {}, run #{}", path, r->iteration));
+    } catch (const error& e) {
+      throw error(fmt::format("{}: schedule '{}' run #{}: {}", path, name, r->iteration, e.what()));
+    }
+    ++summary.seeded;
+    if (options.converged && settled(*r)) {
+      store.mark_converged(name);
+      ++summary.converged;
+    }
+  }
+  ext->files.push_back(std::move(f));
+  return summary;
+}
 
 trace_header capture_header(const runtime& rt) {
   trace_header h;

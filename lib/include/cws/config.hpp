@@ -36,9 +36,10 @@
 //   CWS_PAGE_MOVER  how the kernel backend moves pages: auto (default) | move_pages | mbind
 // Replay (the policies of cws::schedulers; runtime_config::replay):
 //   CWS_EVOLVE_BOUND     RELWS iterations evolve runs at most before STOWS (default 5)
-//   CWS_EVOLVE_SLOWDOWN  percent by which two STOWS iterations in a row may be
-//                        slower than the best one before evolve returns to RELWS (default 25;
-//                        0 = never return, e.g. where run times are noise)
+//   CWS_EVOLVE_SLOWDOWN  percent by which the lower quartile of a converged evolve's last 8
+//                        STOWS runs may stay above that of its runs before, 8 runs in a row,
+//                        before it returns to RELWS (default 25; 0 = never return;
+//                        cws/schedulers/slowdown_watch.hpp)
 //   CWS_STALL_MS         how long every worker may wait with nothing runnable
 //                        before a replay is declared diverged (default 50)
 //   CWS_EVOLVE_RELOCALIZE 1 = evolve relocalizes the pages of a phase that

@@ -20,9 +20,13 @@
 //           better balanced, more local, faster one), and when none was
 //           balanced (oversubscribed or busy machines) it records one audit
 //           run and lets the planner (steal_tree::plan) build a balanced
-//           template, which relws then refines. Back to relws when two stows
-//           iterations in a row are CWS_EVOLVE_SLOWDOWN percent slower than the
-//           best one (a single slow run is taken as noise).
+//           template, which relws then refines. A converged template
+//           (learned, or loaded with load_options::converged) goes back to
+//           relws only on evidence that it is wrong: a divergence, or a
+//           slowdown that persists (the lower quartile of its last 8 stows
+//           runs over CWS_EVOLVE_SLOWDOWN percent above that of its runs
+//           before, 8 runs in a row: slowdown_watch.hpp); slow runs, even 6
+//           of 8 (a descheduled worker), are noise.
 //   coarsen evolve, then, once converged, one stows run per pruning depth of
 //           the template (steal_tree::coarsen's max_level; CWS_COARSEN_TRIES
 //           depths), keeping the fastest: SC14's dynamic coarsening. With

@@ -38,6 +38,7 @@
 #include "cws/run_report.hpp"
 #include "cws/runtime.hpp"
 #include "cws/schedulers/bounded_history.hpp"
+#include "cws/schedulers/slowdown_watch.hpp"
 #include "cws/schedulers/tree_pool.hpp"
 #include "cws/steal_tree/analysis.hpp"
 #include "cws/steal_tree/coarsen.hpp"
@@ -89,8 +90,7 @@ namespace detail {
 // policy only; programs read the decisions from the run reports.
 struct evolve_counters {
   unsigned relws_runs = 0;       // relws iterations since the last switch
-  double best_stows_s = 0;       // fastest stows run since the switch
-  unsigned slow_stows_runs = 0;  // consecutive stows runs slower than the threshold
+  slowdown_watch slowdown;       // the stows runs' times since the switch (CWS_EVOLVE_SLOWDOWN)
   unsigned settling_runs = 0;    // stows runs after the switch that still moved pages (bounded by evolve_bound)
   // The best tree the relws runs produced since evolve (re)started: balanced
   // first, then the better balanced / more local / faster (what evolve takes
@@ -163,6 +163,14 @@ class schedule_store final : public cws::runtime_extension {
   // does not fit the program is accepted here and handled when it runs: the
   // replay diverges (see policies.hpp), it never hangs nor crashes.
   void seed(std::string_view name, steal_tree::tree t, std::string from);
+
+  // Puts the schedule's template (seeded, e.g. from a trace file of an
+  // earlier program run) in evolve's converged stage: evolve and coarsen
+  // replay it from their next run under stows (stuws when it is a planned,
+  // stamp-less template), with no relws run first, and leave it only on a
+  // divergence or a persistent slowdown (slowdown_watch.hpp). Policies that
+  // do not evolve ignore it. Throws cws::error when `name` has no template.
+  void mark_converged(std::string_view name);
 
   // Dynamic coarsening: replaces the template of `name` (its own, else its
   // latest recorded run) by the tree steal_tree::coarsen() prunes from it;

@@ -300,6 +300,30 @@ trace_file capture(const cws::runtime& rt);
 // placement, options and place tree of `rt`.
 trace_header capture_header(const cws::runtime& rt);
 
+// How load_traces seeds the schedules of a file: each schedule it holds gets
+// its latest run there as template (rt.load_traces(path) is load_traces(rt,
+// path) with the defaults).
+struct load_options {
+  // The schedules start converged (schedule_store::mark_converged): evolve
+  // replays them under stows (stuws for a planned template) from their first
+  // run, with no relws run, for a program run that reuses the schedules of an
+  // earlier one. Only a schedule whose latest run in the file settled starts
+  // converged: every steal of that run was a designated one, none was taken
+  // back, and it was not the schedule's first run unless it stole, which a
+  // converged replay shows and a random or still-learning run does not. The
+  // others learn as usual.
+  bool converged = false;
+};
+
+struct load_summary {
+  std::size_t seeded = 0;     // schedules the file seeded
+  std::size_t converged = 0;  // of those, started converged
+};
+
+// Reads `path` and seeds the schedules of `rt` (see load_options). Throws
+// cws::error naming the file and the problem.
+load_summary load_traces(cws::runtime& rt, const std::string& path, const load_options& options = {});
+
 // The trace files rt.load_traces() accepted, oldest first (empty if none).
 // Kept for the schedulers to seed templates from.
 const std::vector<trace_file>& loaded_traces(const cws::runtime& rt);

@@ -1,0 +1,233 @@
+// A converged evolve schedule stays converged: slow runs and short bursts of
+// them (a descheduled worker) are noise; it learns again only on evidence
+// that the template is wrong: a divergence (the program's shape changed) or
+// a slowdown that persists. And a schedule loaded from a trace file can start
+// converged (load_options::converged): stows from its first run.
+//
+// The watch itself is tested on given run times (exact, no clock): patterns
+// of a descheduled worker (every third run, bursts) and a lasting slowdown.
+// The runtime tests assert decisions (ran_as, converged, notes), never a time.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <thread>
+
+#include "cws/schedulers/slowdown_watch.hpp"
+#include "cws/traces/trace_file.hpp"
+#include "schedulers/replay_support.hpp"
+#include "support/scratch_files.hpp"
+
+namespace {
+
+using cws::schedulers::detail::slowdown_watch;
+using cws::test::config;
+
+// ------------------------------------------------------------ the watch
+
+constexpr unsigned pct = 25;  // CWS_EVOLVE_SLOWDOWN's default
+
+// Feeds `runs` times from time_of(i); returns the index of the run after
+// which the watch asked to learn again, or -1.
+template <class TimeOf>
+int first_relearn(slowdown_watch& w, int runs, TimeOf time_of, unsigned percent = pct) {
+  for (int i = 0; i < runs; ++i)
+    if (w.add(time_of(i), percent)) return i;
+  return -1;
+}
+
+TEST(slowdown_watch, every_third_run_ten_times_slower_is_noise) {
+  slowdown_watch w;
+  EXPECT_EQ(first_relearn(w, 1000, [](int i) { return i % 3 == 0 ? 10e-3 : 1e-3; }), -1);
+}
+
+TEST(slowdown_watch, bursts_of_up_to_six_slow_runs_in_eight_are_noise) {
+  for (int burst : {1, 2, 3, 4, 5, 6}) {
+    slowdown_watch w;
+    // A burst of `burst` runs 20 times slower in every 8, forever.
+    EXPECT_EQ(first_relearn(w, 1000, [burst](int i) { return i % 8 < burst ? 20e-3 : 1e-3; }), -1) << burst;
+  }
+}
+
+TEST(slowdown_watch, jitter_below_the_threshold_is_noise) {
+  slowdown_watch w;
+  // +-20 % around 1 ms, a deterministic pattern.
+  EXPECT_EQ(first_relearn(w, 1000, [](int i) { return 1e-3 * (1.0 + 0.2 * ((i * 7919) % 11 - 5) / 5.0); }), -1);
+}
+
+TEST(slowdown_watch, a_persistent_slowdown_is_reported_once_it_lasted) {
+  slowdown_watch w;
+  constexpr int before = 40;
+  const int at = first_relearn(w, 200, [](int i) { return i < before ? 1e-3 : 1.5e-3; });
+  // The lower quartile of 8 (2nd fastest) turns slow at the 7th slow run; 8 slow verdicts in a row later.
+  EXPECT_EQ(at, before + 6 + slowdown_watch::persistence - 1);
+  EXPECT_NEAR(w.now_s() / w.baseline_s(), 1.5, 1e-9);
+  EXPECT_EQ(w.slow_runs(), slowdown_watch::persistence);
+}
+
+TEST(slowdown_watch, no_verdict_before_a_baseline_and_none_when_off) {
+  slowdown_watch w;
+  // Slow from the start: nothing to compare with, so nothing is slow.
+  EXPECT_EQ(first_relearn(w, 100, [](int i) { return i < 3 ? 1e-3 : 5e-3; }), -1);
+  slowdown_watch off;
+  EXPECT_EQ(first_relearn(off, 200, [](int i) { return i < 40 ? 1e-3 : 5e-3; }, 0), -1);
+}
+
+TEST(slowdown_watch, a_slowdown_that_ends_before_it_lasted_is_forgotten) {
+  slowdown_watch w;
+  // 12 slow runs (7 slow verdicts, one short of persistence), then normal again.
+  EXPECT_EQ(first_relearn(w, 400, [](int i) { return i >= 40 && i < 52 ? 3e-3 : 1e-3; }), -1);
+  // Mostly slow from the start (one fast run in 8): that is what the machine gives, nothing changed.
+  slowdown_watch x;
+  EXPECT_EQ(first_relearn(x, 1000, [](int i) { return i % 8 == 0 ? 1e-3 : 3e-3; }), -1);
+}
+
+// ------------------------------------------------------------ on the runtime
+
+constexpr int leaves = 8;
+constexpr auto leaf_time = std::chrono::milliseconds(2);
+
+// One phase: `leaves` leaves of leaf_time each (sleeping: on any machine the
+// other worker wakes and steals some).
+void phase() {
+  cws::parallel_for(0, leaves, [](std::size_t) { std::this_thread::sleep_for(leaf_time); }, 1);
+}
+
+const cws::schedulers::schedule_state& state_of(cws::runtime& rt, const std::string& name) {
+  return cws::schedulers::store_of(rt).at(name);
+}
+
+// Runs phases under evolve until the schedule converged (it does within its bound).
+cws::schedule& converged_schedule(cws::runtime& rt, const std::string& name) {
+  cws::schedule& s = rt.schedule(name, cws::policy::evolve);
+  for (int run = 0; run < 40 && !(run > 0 && state_of(rt, name).converged); ++run)
+    rt.run(s, [] { phase(); });
+  EXPECT_TRUE(state_of(rt, name).converged) << "evolve did not converge within 40 runs";
+  return s;
+}
+
+bool strict(cws::ran_as a) { return a == cws::ran_as::stows || a == cws::ran_as::stuws; }
+
+// Delays injected into real phases (a sleeping leaf) are not tested here:
+// beside parallel builds the floor of real run times moved by over 11 times
+// for 15 runs in a row, so no threshold both stayed quiet and caught a
+// 35-times slowdown every time; the watch's decisions on such patterns are
+// tested exactly above, on given times.
+
+// A random run of the phase that stole (its tree designates a steal the
+// spawn-less program below never makes).
+cws::steal_tree::tree tree_with_a_steal() {
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    cws::runtime rt(config(2));
+    auto& s = rt.schedule("loop", cws::policy::random);
+    rt.run(s, [] { phase(); });
+    const auto* rec = cws::steal_tree::recorder_of(rt)->latest("loop");
+    if (rec->steals.segments.size() > 1) return rec->steals;
+  }
+  ADD_FAILURE() << "no run of 8 sleeping leaves on 2 workers stole in 50 attempts";
+  return {};
+}
+
+// The program's shape changes (no spawn at all where the template designated
+// steals): the replay diverges and evolve learns again, its note says so.
+TEST(evolve_converged, a_changed_program_diverges_and_learns_again) {
+  cws::runtime rt(config(2));
+  auto& store = cws::schedulers::store_of(rt);
+  store.seed("phase", tree_with_a_steal(), "a recorded run");
+  store.mark_converged("phase");
+  auto& s = rt.schedule("phase", cws::policy::evolve);
+  for (int i = 0; i < 3; ++i) {
+    const cws::run_report& r = rt.run(s, [] { phase(); });
+    ASSERT_EQ(r.ran_as, cws::ran_as::stows) << r.label();
+  }
+  std::uint64_t result = 0;
+  testing::internal::CaptureStderr();
+  const cws::run_report& changed = rt.run(s, [&] { result = cws::test::serial_fib(18); });
+  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(result, cws::test::serial_fib(18));
+  EXPECT_EQ(changed.ran_as, cws::ran_as::random_diverged) << changed.label();
+  EXPECT_FALSE(store.at("phase").converged);
+  const std::string note = store.at("phase").history.back().note;
+  EXPECT_NE(note.find("diverged"), std::string::npos) << note;
+  const cws::run_report& next = rt.run(s, [&] { result = cws::test::serial_fib(18); });
+  EXPECT_TRUE(next.ran_as == cws::ran_as::relws || next.ran_as == cws::ran_as::random_no_template) << next.label();
+}
+
+// ------------------------------------------------------------ loaded converged
+
+// A trace file whose schedule "step" converged under evolve (its latest run a
+// strict replay: stows, or stuws when evolve converged on a planned template).
+cws::ran_as record_converged_file(const std::string& path) {
+  cws::runtime rt(config(2));
+  cws::schedule& s = converged_schedule(rt, "step");
+  const cws::run_report& last = rt.run(s, [] { phase(); });
+  rt.save_traces(path);
+  return last.ran_as;
+}
+
+TEST(load_converged, a_loaded_converged_schedule_replays_strictly_from_its_first_run) {
+  cws::test::scratch_dir dir;
+  const std::string path = dir.file("step.cwst");
+  const cws::ran_as learned = record_converged_file(path);
+  ASSERT_TRUE(strict(learned)) << cws::ran_as_label(learned, learned, "");
+
+  cws::runtime rt(config(2));
+  cws::traces::load_options options;
+  options.converged = true;
+  const cws::traces::load_summary got = cws::traces::load_traces(rt, path, options);
+  EXPECT_EQ(got.seeded, 1u);
+  EXPECT_EQ(got.converged, 1u);
+  cws::schedule& s = rt.schedule("step", cws::policy::evolve);
+  // 12 runs: fewer than the slowdown watch needs for a verdict, so this is
+  // the seeding alone (the watch has its own tests above). The file holds
+  // the recorded tree of the latest run, time stamps included, so its
+  // nesting is known and evolve replays it under stows (only a planned,
+  // stamp-less template runs under stuws).
+  for (int i = 0; i < 12; ++i) {
+    const cws::run_report& r = rt.run(s, [] { phase(); });
+    ASSERT_EQ(r.ran_as, cws::ran_as::stows) << "run " << i << ": " << r.label();
+    ASSERT_TRUE(r.converged);
+    ASSERT_NE(r.template_from.find("file"), std::string::npos) << r.template_from;
+  }
+  for (const auto& r : state_of(rt, "step").history) EXPECT_NE(r.ran_as, cws::ran_as::relws);
+}
+
+TEST(load_converged, without_the_option_a_loaded_schedule_learns_first) {
+  cws::test::scratch_dir dir;
+  const std::string path = dir.file("step.cwst");
+  record_converged_file(path);
+  cws::runtime rt(config(2));
+  const cws::traces::load_summary got = cws::traces::load_traces(rt, path);
+  EXPECT_EQ(got.seeded, 1u);
+  EXPECT_EQ(got.converged, 0u);
+  cws::schedule& s = rt.schedule("step", cws::policy::evolve);
+  const cws::run_report& r = rt.run(s, [] { phase(); });
+  EXPECT_EQ(r.ran_as, cws::ran_as::relws) << r.label();
+}
+
+// A file whose latest run is a random, template-less one (all its steals
+// unplanned) holds nothing converged: that schedule learns.
+TEST(load_converged, a_random_run_does_not_start_converged) {
+  cws::test::scratch_dir dir;
+  const std::string path = dir.file("fib.cwst");
+  bool stole = false;
+  for (int attempt = 0; attempt < 50 && !stole; ++attempt) {
+    cws::runtime rt(config(2));
+    auto& s = rt.schedule("phase", cws::policy::random);
+    rt.run(s, [] { phase(); });
+    stole = cws::steal_tree::recorder_of(rt)->latest("phase")->steals.segments.size() > 1;
+    if (stole) rt.save_traces(path);
+  }
+  ASSERT_TRUE(stole) << "no run of 8 sleeping leaves on 2 workers stole in 50 attempts";
+  cws::runtime rt(config(2));
+  cws::traces::load_options options;
+  options.converged = true;
+  const cws::traces::load_summary got = cws::traces::load_traces(rt, path, options);
+  EXPECT_EQ(got.seeded, 1u);
+  EXPECT_EQ(got.converged, 0u);
+  EXPECT_FALSE(state_of(rt, "phase").converged);
+}
+
+}  // namespace
