@@ -188,7 +188,7 @@ TEST(load_converged, a_loaded_converged_schedule_replays_strictly_from_its_first
   for (int i = 0; i < 12; ++i) {
     const cws::run_report& r = rt.run(s, [] { phase(); });
     ASSERT_EQ(r.ran_as, cws::ran_as::stows) << "run " << i << ": " << r.label();
-    ASSERT_TRUE(r.converged);
+    ASSERT_TRUE(r.converged) << "run " << i << ": " << state_of(rt, "step").history.back().note;
     ASSERT_NE(r.template_from.find("file"), std::string::npos) << r.template_from;
   }
   for (const auto& r : state_of(rt, "step").history) EXPECT_NE(r.ran_as, cws::ran_as::relws);
