@@ -80,7 +80,7 @@ TEST_F(CliSafety, OutputsThatAreNotRegularFilesAreRefused) {
 TEST_F(CliSafety, FifoAndHugeForeignInputsAreRefusedAtOnce) {
   const std::string fifo = dir.file("in.cwst");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  for (const std::string& cmd : {"info ", "validate ", "show "}) {
+  for (const std::string cmd : {"info ", "validate ", "show "}) {
     const result r = run_timed(cmd + quote(fifo));
     EXPECT_EQ(r.code, 2) << cmd << r.err;
     EXPECT_EQ(r.err, "cws-trace: " + fifo + ": not a regular file (a FIFO)\n") << cmd;
@@ -105,7 +105,7 @@ TEST_F(CliSafety, NonUtf8NamesGiveValidJson) {
   f.header.host = "host\xc3";
   const std::string path = dir.file("names.cwst");
   tr::write(path, f);
-  for (const std::string& cmd : {"info", "show", "validate", "locality", "diff"}) {
+  for (const std::string cmd : {"info", "show", "validate", "locality", "diff"}) {
     SCOPED_TRACE(cmd);
     const std::string args = cmd + " " + quote(path) + (cmd == "diff" ? " " + quote(path) : "");
     const json j = run_json(args, 0);
@@ -116,7 +116,7 @@ TEST_F(CliSafety, NonUtf8NamesGiveValidJson) {
   const std::string chrome = dir.file("t.json");
   const result r = run_timed("timeline " + quote(path) + " --chrome " + quote(chrome));
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NO_THROW((void)json::parse(cws::test::slurp(chrome)));
+  EXPECT_TRUE(json::accept(cws::test::slurp(chrome))) << "the Chrome trace is not valid JSON";
 }
 
 }  // namespace
