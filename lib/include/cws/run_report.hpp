@@ -87,7 +87,10 @@ struct run_report : phase_stats {
   // previous run of this schedule (steal_tree::schedule_distance); empty for
   // a first run, or a policy that keeps no trees (random).
   std::optional<double> distance_to_previous;
-  // The schedule stopped changing as of this run (evolve: in its stows stage).
+  // evolve only: after this run the schedule is converged, so its next run
+  // replays strictly (stows, or stuws for a planned template). Set on the run
+  // that converged (often a relws or audit run) and on every strict run after
+  // it; cleared by a divergence or a lasting slowdown (docs/replay.md).
   bool converged = false;
 
   // --- filled by the core ---
