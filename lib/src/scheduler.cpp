@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cws/detail/clock.hpp"
 #include "cws/detail/entry.hpp"
 #include "cws/error.hpp"
 #include "pinning.hpp"
@@ -145,9 +146,6 @@ void scheduler::await_helpers() {
 
 namespace {
 using clock = std::chrono::steady_clock;
-std::uint64_t ns_of(clock::time_point t) noexcept {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
-}
 double seconds_between(std::uint64_t from_ns, std::uint64_t to_ns) noexcept {
   return to_ns > from_ns ? static_cast<double>(to_ns - from_ns) * 1e-9 : 0.0;
 }

@@ -8,10 +8,12 @@
 
 namespace cws::detail {
 
-inline std::uint64_t now_ns() noexcept {
+// A steady_clock reading in the same nanoseconds as now_ns().
+inline std::uint64_t ns_of(std::chrono::steady_clock::time_point t) noexcept {
   return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
+      std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
 }
+
+inline std::uint64_t now_ns() noexcept { return ns_of(std::chrono::steady_clock::now()); }
 
 }  // namespace cws::detail

@@ -55,7 +55,6 @@ class slowdown_watch {
     for (unsigned i = 0; i < count_; ++i) scratch[i] = times_[(next_ + kept - 1 - i) % kept];
     now_ = lower_quartile(scratch.data(), recent);
     baseline_ = lower_quartile(scratch.data() + recent, count_ - recent);
-    baseline_runs_ = count_ - recent;
     const bool slow = baseline_ > 0 && now_ > baseline_ * (1.0 + pct / 100.0);
     slow_runs_ = slow ? slow_runs_ + 1 : 0;
     return slow_runs_ >= persistence;
@@ -66,7 +65,7 @@ class slowdown_watch {
   // The figures of the latest verdict (for the run's note).
   double now_s() const noexcept { return now_; }
   double baseline_s() const noexcept { return baseline_; }
-  unsigned baseline_runs() const noexcept { return baseline_runs_; }
+  unsigned baseline_runs() const noexcept { return count_ >= recent + min_baseline ? count_ - recent : 0; }
   unsigned slow_runs() const noexcept { return slow_runs_; }  // consecutive slow verdicts so far
   unsigned runs() const noexcept { return count_; }           // times kept
 
@@ -82,7 +81,6 @@ class slowdown_watch {
   unsigned next_ = 0;   // where the next time goes
   unsigned count_ = 0;  // times kept (<= kept)
   unsigned slow_runs_ = 0;
-  unsigned baseline_runs_ = 0;
   double now_ = 0;
   double baseline_ = 0;
 };
