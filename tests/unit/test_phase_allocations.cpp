@@ -104,7 +104,7 @@ TEST(phase_allocations, repeated_touches_reuse_the_locality_report_without_alloc
            })
         .timeline->locality_pages;
   };
-  for (int i = 0; i < 600; ++i) phase();  // pools, deques, touch logs and scratch reach their size
+  for (int i = 0; i < 2000; ++i) phase();  // pools, deques, touch logs and scratch reach their size
   // Up to the next time the report is made again (a refresh, at most 257 runs away) ...
   int runs = 0;
   while (phase() == 0) ASSERT_LT(++runs, 300) << "the report is made again every 257 runs at the latest";
@@ -120,8 +120,11 @@ TEST(phase_allocations, repeated_touches_reuse_the_locality_report_without_alloc
   EXPECT_EQ(made_again, 0) << "no page moved and the same bytes were touched";
   ASSERT_TRUE(s.last_report()->locality.has_value());
   EXPECT_EQ(s.last_report()->locality->touched_bytes, a.size() * sizeof(double));
-  // As above: a deque or pool may still grow once to a new high-water mark.
-  EXPECT_LE(made, 4u);
+  // As above: a deque, pool or touch log may still grow to a new high-water
+  // mark when random stealing splits the leaves in a way the warm-up did not
+  // show (seen: 6 beside two busy processes). Per-phase allocations would
+  // give >= 250.
+  EXPECT_LE(made, 16u);
 }
 
 }  // namespace
