@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "common/bench_env.hpp"
+#include "common/bounded_option.hpp"
 #include "common/report.hpp"
 
 namespace {
@@ -64,16 +65,11 @@ int main(int argc, char** argv) {
   cws_apps::common_options opt;
   unsigned n = 30, pairs = 21, phases = 1000;
   std::size_t mib = 64;
-  app.add_option("-n,--n", n, "Argument of fib")->check(CLI::Range(2u, 45u))->capture_default_str();
-  app.add_option("--mb", mib, "Size of each memcopy array in MiB")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 16))
-      ->capture_default_str();
-  app.add_option("--pairs", pairs, "Phase pairs (off/on) per kernel")
-      ->check(CLI::Range(1u, 100000u))
-      ->capture_default_str();
-  app.add_option("--phases", phases, "Copy phases recorded for the size figure")
-      ->check(CLI::Range(1u, 1000000u))
-      ->capture_default_str();
+  cws_apps::add_bounded_option(app, "-n,--n", n, "Argument of fib", 2u, 45u);
+  cws_apps::add_bounded_option(app, "--mb", mib, "Size of each memcopy array in MiB", std::size_t{1},
+                               std::size_t{1} << 16);
+  cws_apps::add_bounded_option(app, "--pairs", pairs, "Phase pairs (off/on) per kernel", 1u, 100000u);
+  cws_apps::add_bounded_option(app, "--phases", phases, "Copy phases recorded for the size figure", 1u, 1000000u);
   cws_apps::add_common_options(app, opt);
   // The pairs are the runs here: no warm-up or repetition flags to ignore.
   for (const char* name : {"--runs", "--warmup", "--iters"}) app.remove_option(app.get_option(name));
