@@ -36,6 +36,11 @@ inline loop_flavour cws_flavour_of(std::string_view policy) {
 // The mean local share of a locality summary, null when no run declared touches.
 inline json share_or_null(const locality_summary& s) { return s.reported ? json(s.mean_share) : json(nullptr); }
 
+// The run plan among an app's params: runs, warmup, order.
+inline json plan_params(const run_plan& plan) {
+  return {{"runs", plan.runs}, {"warmup", plan.warmup}, {"order", to_string(plan.order)}};
+}
+
 // report::add_ratio's arguments: entry[name] = entry[key] / <baseline>'s.
 struct ratio_spec {
   std::string name, key, baseline;

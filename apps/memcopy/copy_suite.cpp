@@ -6,11 +6,14 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/table_columns.hpp"
+
 namespace memcopy {
 
 using cws_apps::json;
 using cws_apps::loop_flavour;
 namespace numa = cws::numa;
+namespace col = cws_apps::columns;
 
 copy_suite::copy_suite(cws_apps::bench_env& env, options& o, const std::vector<std::string>& policies)
     : env_(env),
@@ -21,8 +24,8 @@ copy_suite::copy_suite(cws_apps::bench_env& env, options& o, const std::vector<s
       tally_(env.rt()) {
   if (o.grain == 0) o.grain = std::max<std::size_t>(1, n_ / (2 * std::size_t{env.workers()}));
   for (const std::string& p : policies_) {
-    const bool follow = o.follow_given ? o.follow_init && cws_apps::replays(p)
-                                       : cws_apps::replays(p) && p != cws::policy::evolve;
+    const bool follow =
+        o.follow_given ? o.follow_init && cws_apps::replays(p) : cws_apps::replays(p) && p != cws::policy::evolve;
     if (p == cws::policy::random) {
       add_cws("cws-random-firsttouch", numa::first_touch, pages_kind::fresh, p, p, false);
       add_cws("cws-random-prefault", numa::first_touch, pages_kind::prefault, p, p, false);
@@ -43,8 +46,8 @@ copy_suite::copy_suite(cws_apps::bench_env& env, options& o, const std::vector<s
                                {"omp-static", loop_flavour::omp_static}})
     variants_.push_back({.name = name, .loop = flavour, .placement = numa::first_touch, .pages = pages_kind::prefault});
   for (variant& v : variants_)
-    v.loops = std::make_unique<cws_apps::block_loops>(env, v.loop, n_, o.grain,
-                                                      std::vector{v.schedules[0], v.schedules[1]});
+    v.loops =
+        std::make_unique<cws_apps::block_loops>(env, v.loop, n_, o.grain, std::vector{v.schedules[0], v.schedules[1]});
 }
 
 void copy_suite::add_cws(std::string name, numa::placement where, pages_kind pages, const std::string& policy,
@@ -64,17 +67,11 @@ void copy_suite::add_cws(std::string name, numa::placement where, pages_kind pag
 }
 
 json copy_suite::params() const {
-  const cws_apps::common_options& c = opt_.common;
-  return {{"mb_per_array", opt_.mib},
-          {"elements", n_},
-          {"grain", opt_.grain},
-          {"policies", policies_},
-          {"evolve_init", opt_.evolve_init},
-          {"page_homes", env_.rt().page_homes().name()},
-          {"iters", c.iters},
-          {"runs", c.plan.runs},
-          {"warmup", c.plan.warmup},
-          {"order", cws_apps::to_string(c.plan.order)}};
+  json p = {{"mb_per_array", opt_.mib}, {"elements", n_}, {"grain", opt_.grain}, {"policies", policies_}};
+  p.update({{"evolve_init", opt_.evolve_init}, {"page_homes", env_.rt().page_homes().name()}});
+  p["iters"] = opt_.common.iters;
+  p.update(cws_apps::plan_params(opt_.common.plan));
+  return p;
 }
 
 arrays copy_suite::allocate(const variant& v) const {
@@ -172,7 +169,8 @@ void copy_suite::report_cws(const variant& v, json& e, const cws_apps::cws_phase
   const std::uint64_t measured_copy = v.first_copy + std::uint64_t{plan.warmup} * per_run;
   const std::uint64_t copy_end = v.first_copy + std::uint64_t{plan.warmup + plan.runs} * per_run;
   const auto copy_sum = tally_.summarize(copy.name(), measured_copy, copy_end);
-  const auto init_sum = tally_.summarize(init.name(), v.first_init + plan.warmup, v.first_init + plan.warmup + plan.runs);
+  const auto init_sum =
+      tally_.summarize(init.name(), v.first_init + plan.warmup, v.first_init + plan.warmup + plan.runs);
   cws_apps::put_locality(e, copy_sum, "copy_local_share");
   e["init_local_share"] = cws_apps::share_or_null(init_sum);
   e["init_pages_moved"] = init_sum.pages_moved;
@@ -228,19 +226,12 @@ int copy_suite::conclude(cws_apps::variant_runner& runner) const {
       fmt::format("cws-memcopy: 2 x {} MiB of doubles, grain {}, {} runs (+{} warm-up), {} copy(ies) per run, "
                   "policies {}",
                   opt_.mib, opt_.grain, c.plan.runs, c.plan.warmup, c.iters, fmt::join(policies_, ",")),
-      {{"variant", "variant"},
-       {"init ms", "init_median_s", 1e3, 2},
-       {"copy ms", "copy_median_s", 1e3, 2},
-       {"copy min ms", "copy_min_s", 1e3, 2},
-       {"copy GB/s", "gbps", 1, 2},
-       {"vs omp-static", "ratio_vs_omp_static", 1, 2},
-       {"local %", "copy_local_share", 100, 1},
-       {"last %", "copy_local_share_last", 100, 1},
-       {"moved", "pages_moved"},
-       {"reloc ms", "relocalization_s", 1e3, 2},
-       {"pages", "pages"},
-       {"copy ran as", "copy_ran_as"},
-       {"ok", "verified"}},
+      {col::as_is("variant", "variant"), col::milliseconds("init ms", "init_median_s", 2),
+       col::milliseconds("copy ms", "copy_median_s", 2), col::milliseconds("copy min ms", "copy_min_s", 2),
+       col::fixed("copy GB/s", "gbps"), col::fixed("vs omp-static", "ratio_vs_omp_static"),
+       col::percent("local %", "copy_local_share"), col::percent("last %", "copy_local_share_last"),
+       col::as_is("moved", "pages_moved"), col::milliseconds("reloc ms", "relocalization_s", 2),
+       col::as_is("pages", "pages"), col::as_is("copy ran as", "copy_ran_as"), col::as_is("ok", "verified")},
       {"medians over runs; copy GB/s counts bytes read + written (2 x array size); every time is the wall clock "
        "around the call (rt.run, tbb::parallel_for, the OpenMP region), fork, join and rt.run's after-phase work "
        "included (JSON phase_wall_s / outside_wall_s split a cws copy);",

@@ -34,8 +34,8 @@ enum phase_id { init_phase = 0, copy_phase = 1 };
 
 struct options {
   cws_apps::common_options common;
-  std::size_t mib = 256;    // per array
-  std::size_t grain = 0;    // 0: elements / (2 x workers)
+  std::size_t mib = 256;  // per array
+  std::size_t grain = 0;  // 0: elements / (2 x workers)
   std::string evolve_init = "random";
   bool follow_init = false;
   bool follow_given = false;  // --follow-init or --no-follow-init on the command line
@@ -74,8 +74,6 @@ class copy_suite {
   // Settles the default grain and creates every variant, its schedules and
   // its loops, so an unknown policy fails before anything runs.
   copy_suite(cws_apps::bench_env& env, options& o, const std::vector<std::string>& policies);
-  copy_suite(const copy_suite&) = delete;
-  copy_suite& operator=(const copy_suite&) = delete;
 
   std::vector<variant>& variants() noexcept { return variants_; }
   std::size_t elements() const noexcept { return n_; }
@@ -111,9 +109,9 @@ class copy_suite {
   cws_apps::bench_env& env_;
   const options& opt_;
   std::vector<std::string> policies_;
-  std::size_t n_ = 0;  // elements per array
-  double bytes_ = 0;   // per array
-  cws_apps::locality_tally tally_;
+  std::size_t n_ = 0;               // elements per array
+  double bytes_ = 0;                // per array
+  cws_apps::locality_tally tally_;  // an observer of the runtime: the suite cannot be copied
   std::vector<variant> variants_;
 };
 

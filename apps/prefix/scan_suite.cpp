@@ -8,18 +8,19 @@
 #include <utility>
 
 #include "common/loop_suite.hpp"
+#include "common/table_columns.hpp"
 #include "prefix/scan_kernels.hpp"
 
 namespace prefix {
 
 using cws_apps::json;
 using cws_apps::loop_flavour;
+namespace col = cws_apps::columns;
 
 scan_suite::scan_suite(cws_apps::bench_env& env, options& o, const std::vector<std::string>& policies)
     : env_(env), opt_(o), policies_(policies), tally_(env.rt()) {
   constexpr std::size_t page_elems = 4096 / sizeof(std::int64_t);
-  if (o.block == 0)
-    o.block = std::max<std::size_t>(1, ((o.n + 511) / 512 + page_elems - 1) / page_elems) * page_elems;
+  if (o.block == 0) o.block = std::max<std::size_t>(1, ((o.n + 511) / 512 + page_elems - 1) / page_elems) * page_elems;
   blocks_ = (o.n + o.block - 1) / o.block;
   bytes_ = static_cast<double>(o.n * sizeof(std::int64_t));
 
@@ -42,7 +43,8 @@ scan_suite::scan_suite(cws_apps::bench_env& env, options& o, const std::vector<s
     }
     variants_.push_back(std::move(v));
   }
-  for (const auto& [name, flavour] : cws_apps::standard_baselines()) variants_.push_back({.name = name, .loop = flavour});
+  for (const auto& [name, flavour] : cws_apps::standard_baselines())
+    variants_.push_back({.name = name, .loop = flavour});
   for (variant& v : variants_) {
     v.init_loop = std::make_unique<cws_apps::block_loops>(env, v.loop, blocks_, 1, std::vector{v.schedules[init_pass]});
     v.scan_loops = std::make_unique<cws_apps::block_loops>(
@@ -52,21 +54,12 @@ scan_suite::scan_suite(cws_apps::bench_env& env, options& o, const std::vector<s
 }
 
 json scan_suite::params() const {
-  const cws_apps::common_options& c = opt_.common;
-  return {{"size", opt_.n},
-          {"block", opt_.block},
-          {"blocks", blocks_},
-          {"mismatch_grain", opt_.mismatch_grain},
-          {"runs", c.plan.runs},
-          {"warmup", c.plan.warmup},
-          {"order", cws_apps::to_string(c.plan.order)},
-          {"policies", policies_},
-          {"follow_init", opt_.follow_init},
-          {"evolve_init", opt_.evolve_init},
-          {"scan", "inclusive"},
-          {"element", "int64"},
-          {"bytes_per_prefix", 3 * bytes_},
-          {"page_homes", env_.rt().page_homes().name()}};
+  json p = {{"size", opt_.n}, {"block", opt_.block}, {"blocks", blocks_}, {"mismatch_grain", opt_.mismatch_grain}};
+  p.update(cws_apps::plan_params(opt_.common.plan));
+  p.update({{"policies", policies_}, {"follow_init", opt_.follow_init}, {"evolve_init", opt_.evolve_init}});
+  p.update({{"scan", "inclusive"}, {"element", "int64"}, {"bytes_per_prefix", 3 * bytes_}});
+  p["page_homes"] = env_.rt().page_homes().name();
+  return p;
 }
 
 // Runs pass p of variant v once over all blocks; returns the seconds that
@@ -202,24 +195,15 @@ int scan_suite::conclude(cws_apps::variant_runner& runner) const {
       fmt::format("cws-prefix: inclusive scan of {} int64 ({:.0f} MiB) in place, blocks of {} ({} blocks), "
                   "{} runs (+{} warm-up){}",
                   opt_.n, bytes_ / (1 << 20), opt_.block, blocks_, plan.runs, plan.warmup,
-                  opt_.mismatch_grain > 1 ? fmt::format(", reduce/scan leaves of {} blocks", opt_.mismatch_grain)
-                                          : ""),
-      {{"variant", "variant"},
-       {"prefix ms", "median_s", 1e3, 3},
-       {"min ms", "min_s", 1e3, 3},
-       {"init ms", "init_median_s", 1e3, 3},
-       {"reduce ms", "reduce_median_s", 1e3, 3},
-       {"scan ms", "scan_median_s", 1e3, 3},
-       {"GB/s", "gbps", 1, 2},
-       {"vs omp", "ratio_vs_omp_static", 1, 2},
-       {"scan ran as", "scan_ran_as"},
-       {"div", "diverged_passes"},
-       {"reduce on toucher %", "reduce_on_toucher", 100, 1},
-       {"scan on toucher %", "scan_on_toucher", 100, 1},
-       {"local %", "local_share", 100, 1},
-       {"last %", "local_share_last", 100, 1},
-       {"moved", "pages_moved"},
-       {"ok", "verified"}},
+                  opt_.mismatch_grain > 1 ? fmt::format(", reduce/scan leaves of {} blocks", opt_.mismatch_grain) : ""),
+      {col::as_is("variant", "variant"), col::milliseconds("prefix ms", "median_s"),
+       col::milliseconds("min ms", "min_s"), col::milliseconds("init ms", "init_median_s"),
+       col::milliseconds("reduce ms", "reduce_median_s"), col::milliseconds("scan ms", "scan_median_s"),
+       col::fixed("GB/s", "gbps"), col::fixed("vs omp", "ratio_vs_omp_static"),
+       col::as_is("scan ran as", "scan_ran_as"), col::as_is("div", "diverged_passes"),
+       col::percent("reduce on toucher %", "reduce_on_toucher"), col::percent("scan on toucher %", "scan_on_toucher"),
+       col::percent("local %", "local_share"), col::percent("last %", "local_share_last"),
+       col::as_is("moved", "pages_moved"), col::as_is("ok", "verified")},
       {"prefix ms: median over runs of the wall clock around the prefix sum (reduce pass, serial scan of the "
        "block sums, scan pass; rt.run, tbb::parallel_for, the OpenMP region); init: the init pass;",
        "GB/s counts the array read by the reduce and read + written by the scan; 'vs omp' is a time ratio (lower "

@@ -60,8 +60,6 @@ class scan_suite {
   // Settles the default block and creates every variant, its schedules and
   // its loops, so an unknown policy fails before anything runs.
   scan_suite(cws_apps::bench_env& env, options& o, const std::vector<std::string>& policies);
-  scan_suite(const scan_suite&) = delete;
-  scan_suite& operator=(const scan_suite&) = delete;
 
   std::vector<variant>& variants() noexcept { return variants_; }
   // The run's params: size, blocks, flags, bytes per prefix sum, page homes.
@@ -89,8 +87,8 @@ class scan_suite {
   const options& opt_;
   std::vector<std::string> policies_;
   std::size_t blocks_ = 0;
-  double bytes_ = 0;  // of the array
-  cws_apps::locality_tally tally_;
+  double bytes_ = 0;                // of the array
+  cws_apps::locality_tally tally_;  // an observer of the runtime: the suite cannot be copied
   std::vector<variant> variants_;
 };
 
