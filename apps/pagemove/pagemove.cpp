@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "common/bench_env.hpp"
+#include "common/bounded_option.hpp"
 #include "common/timing.hpp"
 
 namespace {
@@ -131,12 +132,8 @@ int main(int argc, char** argv) {
   unsigned runs = 5;
   bool as_json = false;
   std::vector<std::size_t> run_lengths = {1, 4, 16, 64, 256, all_pages};
-  app.add_option("--mb", mib, "Array size in MiB")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 16))
-      ->capture_default_str();
-  app.add_option("--runs", runs, "Measured runs (each moves there and back)")
-      ->check(CLI::Range(1u, 1000u))
-      ->capture_default_str();
+  cws_apps::add_bounded_option(app, "--mb", mib, "Array size in MiB", std::size_t{1}, std::size_t{1} << 16);
+  cws_apps::add_bounded_option(app, "--runs", runs, "Measured runs (each moves there and back)", 1u, 1000u);
   app.add_option("--run-pages", run_lengths, "Run lengths L to measure (0: the whole array as one run)")
       ->delimiter(',')
       ->capture_default_str();

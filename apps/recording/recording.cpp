@@ -18,7 +18,9 @@
 #include <utility>
 
 #include "common/bench_env.hpp"
+#include "common/bounded_option.hpp"
 #include "common/report.hpp"
+#include "common/table_columns.hpp"
 
 namespace {
 
@@ -64,21 +66,17 @@ int main(int argc, char** argv) {
   cws_apps::common_options opt;
   unsigned n = 30, pairs = 21, phases = 1000;
   std::size_t mib = 64;
-  app.add_option("-n,--n", n, "Argument of fib")->check(CLI::Range(2u, 45u))->capture_default_str();
-  app.add_option("--mb", mib, "Size of each memcopy array in MiB")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 16))
-      ->capture_default_str();
-  app.add_option("--pairs", pairs, "Phase pairs (off/on) per kernel")
-      ->check(CLI::Range(1u, 100000u))
-      ->capture_default_str();
-  app.add_option("--phases", phases, "Copy phases recorded for the size figure")
-      ->check(CLI::Range(1u, 1000000u))
-      ->capture_default_str();
+  cws_apps::add_bounded_option(app, "-n,--n", n, "Argument of fib", 2u, 45u);
+  cws_apps::add_bounded_option(app, "--mb", mib, "Size of each memcopy array in MiB", std::size_t{1},
+                               std::size_t{1} << 16);
+  cws_apps::add_bounded_option(app, "--pairs", pairs, "Phase pairs (off/on) per kernel", 1u, 100000u);
+  cws_apps::add_bounded_option(app, "--phases", phases, "Copy phases recorded for the size figure", 1u, 1000000u);
   cws_apps::add_common_options(app, opt);
   // The pairs are the runs here: no warm-up or repetition flags to ignore.
   for (const char* name : {"--runs", "--warmup", "--iters"}) app.remove_option(app.get_option(name));
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
+    namespace col = cws_apps::columns;
     cws_apps::bench_env env(opt, [](cws::runtime_config& c) { c.record = false; });
     cws::runtime& rt = env.rt();
     auto& fib_phase = rt.schedule("fib", opt.policy);
@@ -131,13 +129,10 @@ int main(int argc, char** argv) {
               fmt::format("cws-recording: fib({}) and memcopy copy ({} MiB), {} off/on pairs each; {} copy phases "
                           "for the size",
                           n, mib, pairs, phases),
-              {{"variant", "variant"},
-               {"off ms", "off_median_s", 1e3, 3},
-               {"on ms", "on_median_s", 1e3, 3},
-               {"on/off", "ratio_on_off", 1, 4},
-               {"trace bytes", "bytes", 1, 0},
-               {"B/steal", "bytes_per_steal", 1, 1},
-               {"KB/worker", "kb_per_worker", 1, 1}},
+              {col::as_is("variant", "variant"), col::milliseconds("off ms", "off_median_s"),
+               col::milliseconds("on ms", "on_median_s"), col::fixed("on/off", "ratio_on_off", 4),
+               col::fixed("trace bytes", "bytes", 0), col::fixed("B/steal", "bytes_per_steal", 1),
+               col::fixed("KB/worker", "kb_per_worker", 1)},
               {"on/off is the median of per-pair ratios (same runtime, recorder attached on alternate phases)",
                "trace bytes: the text-archive trace file of the copy phases"});
     std::uint64_t expect = 0, prev = 1;  // iterative fib(n)
