@@ -18,7 +18,7 @@
 
 #include "cws/detail/entry.hpp"
 #include "cws/error.hpp"
-#include "pinning.hpp"
+#include "cws/platform/pinning.hpp"
 
 namespace cws::detail {
 namespace {

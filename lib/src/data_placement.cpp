@@ -7,8 +7,8 @@
 #include <span>
 
 #include "cws/error.hpp"
-#include "page_homes_cache.hpp"
-#include "region_generation.hpp"
+#include "cws/platform/page_homes_cache.hpp"
+#include "cws/platform/region_generation.hpp"
 
 namespace cws::detail {
 

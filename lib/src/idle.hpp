@@ -56,7 +56,6 @@ class parker {
     token_.release();
     return true;
   }
-  bool armed() const noexcept { return sleeping_.load(std::memory_order_relaxed); }
 
  private:
   std::atomic<bool> sleeping_{false};

@@ -11,7 +11,7 @@
 #include "cws/error.hpp"
 #include "quoted.hpp"
 #include "scheduler.hpp"
-#include "stack_guard.hpp"
+#include "cws/platform/stack_guard.hpp"
 
 // Defined by cws::cws (traces/src/components.cpp): wires the recorder, the
 // replay policies and trace files in. Weak: a program linking only cws::core

@@ -10,7 +10,7 @@
 #include "cws/detail/clock.hpp"
 #include "cws/detail/entry.hpp"
 #include "cws/error.hpp"
-#include "pinning.hpp"
+#include "cws/platform/pinning.hpp"
 
 namespace cws::detail {
 

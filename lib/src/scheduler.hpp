@@ -48,8 +48,8 @@
 #include "cws/topology.hpp"
 #include "caller_binding.hpp"
 #include "data_placement.hpp"
-#include "os_thread.hpp"
-#include "stack_guard.hpp"
+#include "cws/platform/os_thread.hpp"
+#include "cws/platform/stack_guard.hpp"
 #include "worker.hpp"
 
 namespace cws::detail {

@@ -20,5 +20,6 @@ std::uint64_t phase_stats::segments() const noexcept { return sum(per_worker, &w
 double phase_stats::idle_s() const noexcept { return sum(per_worker, &worker_stats::idle_s); }
 std::uint64_t phase_stats::designated() const noexcept { return sum(per_worker, &worker_stats::designated); }
 std::uint64_t phase_stats::taken_back() const noexcept { return sum(per_worker, &worker_stats::taken_back); }
+std::uint64_t phase_stats::elided() const noexcept { return sum(per_worker, &worker_stats::elided); }
 
 }  // namespace cws

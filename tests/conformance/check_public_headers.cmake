@@ -15,7 +15,7 @@ endif()
 string(REPLACE "|" ";" files "${FILES}")
 
 set(private_names)
-foreach(dir lib/src schedulers/src steal-tree/src traces/src apps/common tools/cws-trace)
+foreach(dir lib/src platform/src schedulers/src steal-tree/src traces/src apps/common tools/cws-trace)
   file(GLOB hs ${ROOT}/${dir}/*.hpp ${ROOT}/${dir}/*.h)
   foreach(h IN LISTS hs)
     get_filename_component(n ${h} NAME)

@@ -111,6 +111,7 @@ TEST_P(elision, spawns_off_the_paths_run_as_calls_and_the_steals_stay) {
     EXPECT_EQ(r.tasks, cws::test::fib_spawns(20) + 1);
     // ... but only the spawns on the way to a steal were tasks.
     EXPECT_LE(r.tasks - r.elided, path_bound(templ)) << "elided " << r.elided << " of " << r.tasks;
+    EXPECT_EQ(report.elided(), r.elided) << "the run's report totals the elided calls its history record counts";
     EXPECT_EQ(report.balance, cws::balance_of(report));
     // The designated tasks ran where the template put them: same tree.
     const st::tree& run = latest(rt, "fib").steals;

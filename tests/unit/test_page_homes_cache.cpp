@@ -8,7 +8,7 @@
 #include <map>
 #include <vector>
 
-#include "page_homes_cache.hpp"
+#include "cws/platform/page_homes_cache.hpp"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include "cws/error.hpp"
 #include "cws/runtime.hpp"
 #include "cws/topology.hpp"
-#include "pinning.hpp"
+#include "cws/platform/pinning.hpp"
 #include "topology_xml.hpp"
 #include "support/error_of.hpp"
 

@@ -31,7 +31,7 @@ file(RELATIVE_PATH CWS_PC_TO_PREFIX "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/
 string(REGEX REPLACE "/$" "" CWS_PC_TO_PREFIX "${CWS_PC_TO_PREFIX}")
 set(CWS_PC_LIBS "")
 set(link_options "")
-foreach(target cws_cws cws_traces cws_schedulers cws_steal_tree cws_core)
+foreach(target cws_cws cws_traces cws_schedulers cws_steal_tree cws_core cws_platform)
   get_target_property(name ${target} OUTPUT_NAME)
   string(APPEND CWS_PC_LIBS " -l${name}")
   get_target_property(options ${target} INTERFACE_LINK_OPTIONS)

@@ -68,12 +68,9 @@
 #include <vector>
 
 #include "cws/page_homes.hpp"
+#include "cws/topology.hpp"  // max_workers
 
 namespace cws {
-
-// The most workers a runtime runs (CWS_WORKERS, runtime_config::workers, and
-// the default of one per core); a synthetic topology with more PUs is refused.
-inline constexpr unsigned max_workers = 4096;
 
 // What an idle worker does while a phase runs. Between phases workers always sleep.
 enum class idle_mode {

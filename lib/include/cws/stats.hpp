@@ -56,6 +56,7 @@ struct phase_stats {
   double idle_s() const noexcept;
   std::uint64_t designated() const noexcept;
   std::uint64_t taken_back() const noexcept;
+  std::uint64_t elided() const noexcept;  // spawns run as plain calls (serial elision), summed over workers
   std::uint64_t extra_steals() const noexcept { return steals() - designated(); }
 };
 

@@ -21,12 +21,11 @@
 #include <mutex>
 #include <shared_mutex>
 
-#include "cws/config.hpp"
 #include "cws/error.hpp"
-#include "cws/runtime.hpp"
 #include "cws/topology.hpp"
+#include "cws/platform/region_generation.hpp"
+#include "cws/platform/runtime_hooks.hpp"
 #include "numa_kernel.hpp"
-#include "region_generation.hpp"
 
 namespace cws::numa {
 
@@ -138,13 +137,13 @@ allocation::allocation(std::size_t bytes, placement p, const topology& topo) {
 }
 
 allocation::allocation(std::size_t bytes, placement p) {
-  if (runtime* rt = runtime::current()) {
-    *this = allocation(bytes, p, rt->topology());
+  const platform::runtime_hooks& h = platform::hooks();
+  if (const topology* running = h.running_topology ? h.running_topology() : nullptr) {
+    *this = allocation(bytes, p, *running);
     return;
   }
   // No runtime yet: the topology it would use, so node numbers agree later.
-  runtime_config cfg = runtime_config::from_env();
-  *this = allocation(bytes, p, cfg.topology ? topology::synthetic(*cfg.topology) : topology::discover());
+  *this = allocation(bytes, p, h.configured_topology ? h.configured_topology() : topology::discover());
 }
 
 void allocation::release() noexcept {

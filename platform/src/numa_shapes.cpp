@@ -9,8 +9,7 @@
 #include <cstdint>
 
 #include "cws/error.hpp"
-#include "cws/runtime.hpp"
-#include "cws/spawn.hpp"
+#include "cws/platform/runtime_hooks.hpp"
 #include "cws/topology.hpp"
 
 namespace cws::numa {
@@ -31,10 +30,11 @@ unsigned node_of_this_cpu(const topology& topo) noexcept {
 
 unsigned caller_node(const topology& topo) {
   unsigned node = 0;
-  if (cws::detail::tls_worker != nullptr) {
+  const platform::runtime_hooks& h = platform::hooks();
+  if (const int worker = h.worker_node ? h.worker_node() : -1; worker >= 0) {
     // In a phase. The worker's node comes from its runtime's placement, not
     // from the CPU: on a synthetic topology the CPU says nothing about it.
-    node = cws::detail::worker_numa_node(*cws::detail::tls_worker);
+    node = static_cast<unsigned>(worker);
   } else if (!topo.is_synthetic()) {
     node = node_of_this_cpu(topo);
   }

@@ -17,9 +17,8 @@
 #include <map>
 #include <memory>
 
-#include "cws/config.hpp"
 #include "cws/error.hpp"
-#include "pinning.hpp"
+#include "cws/platform/pinning.hpp"
 #include "topology_xml.hpp"
 
 namespace cws {

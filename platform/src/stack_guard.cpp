@@ -1,4 +1,4 @@
-#include "stack_guard.hpp"
+#include "cws/platform/stack_guard.hpp"
 
 #include <pthread.h>
 #include <signal.h>

@@ -16,6 +16,10 @@
 
 namespace cws {
 
+// The most workers a runtime runs (CWS_WORKERS, runtime_config::workers, and
+// the default of one per core); a synthetic topology with more PUs is refused.
+inline constexpr unsigned max_workers = 4096;
+
 struct core_info {
   unsigned index;      // position in topology::cores() (worker-placement order)
   unsigned numa_node;  // logical NUMA node index

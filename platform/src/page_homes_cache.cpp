@@ -1,4 +1,4 @@
-#include "page_homes_cache.hpp"
+#include "cws/platform/page_homes_cache.hpp"
 
 #include <bit>
 

@@ -1,4 +1,4 @@
-#include "os_thread.hpp"
+#include "cws/platform/os_thread.hpp"
 
 #include <cstring>
 

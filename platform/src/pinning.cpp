@@ -1,4 +1,4 @@
-#include "pinning.hpp"
+#include "cws/platform/pinning.hpp"
 
 #include <fmt/format.h>
 #include <hwloc.h>
