@@ -1,7 +1,6 @@
 #include "sor/grid.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 
 #include "common/cell_values.hpp"
@@ -72,24 +71,10 @@ void serial_run(const grid& g, unsigned sweeps) {
   }
 }
 
-std::size_t first_difference(const float* a, const float* b, std::size_t n, std::size_t& count) {
-  std::size_t first = n;
-  count = 0;
-  for (std::size_t k = 0; k < n; ++k)
-    if (std::bit_cast<std::uint32_t>(a[k]) != std::bit_cast<std::uint32_t>(b[k]) && count++ == 0) first = k;
-  return first;
-}
-
 std::size_t non_finite(const float* a, std::size_t n) {
   std::size_t count = 0;
   for (std::size_t k = 0; k < n; ++k) count += !std::isfinite(a[k]);
   return count;
-}
-
-double checksum(const float* a, std::size_t n) {
-  double s = 0;
-  for (std::size_t k = 0; k < n; ++k) s += a[k];
-  return s;
 }
 
 }  // namespace sor
