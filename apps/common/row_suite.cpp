@@ -33,19 +33,23 @@ double checksum(const float* a, std::size_t n) {
 
 }  // namespace
 
+void add_count_option(CLI::App& app, const std::string& name, std::size_t& value, const std::string& help,
+                      std::size_t min, std::size_t max) {
+  app.add_option(name, value, help)->check(CLI::Range(min, max))->capture_default_str();
+}
+
 void add_row_options(CLI::App& app, row_options& o, const row_help& help) {
-  app.add_option("--tile", o.tile, help.tile)
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
-      ->capture_default_str();
+  add_count_option(app, "--tile", o.tile, help.tile, 1, std::size_t{1} << 20);
   app.add_option("--recursion", o.recursion,
                  fmt::format("regular: {0}'s binary splitter; irregular: {0}-ir's 2-/4-way one", help.title))
       ->check(CLI::IsMember({"regular", "irregular"}))
       ->capture_default_str();
   app.add_option("--variants", o.variants, "Comma-separated variants to run (default: all): " + variant_names())
       ->delimiter(',');
+  o.common.iters = help.iters;
   cws_apps::add_common_options(app, o.common);
   cws_apps::add_order_option(app, o.common, help.footprint);
-  app.get_option("--iters")->description(help.iters);
+  app.get_option("--iters")->description(help.iters_help);
   o.policy_flag = app.get_option("--policy");
   app.get_option("--policy")->description("Only the cws variants whose kernel policy this is (and the baselines)");
 }
@@ -131,22 +135,24 @@ int row_suite::run(const row_hooks& hooks, const std::vector<float>& expected, c
 
   env_.save_trace();
   const std::string measured = "the measured " + spec_.words.phase_word + " phases";
-  out.print(opt_.common.json,
-            fmt::format("cws-{} ({}): {}, {} {}s per run ({}), leaves of {} rows, {}, {} runs (+{} warm-up)", spec_.app,
-                        bench_, output.size, iters, spec_.step.name, output.per_step, opt_.tile, output.detail,
-                        plan.runs, plan.warmup),
-            table_columns(spec_.step.time_title),
-            {fmt::format("{0}: median over runs of the mean time of one {1}, the wall clock around {2} (rt.run, "
-                         "tbb::parallel_for, the OpenMP region); init (untimed in {0}) re-initialises the {3} before "
-                         "every run; 'vs' columns are time ratios (lower is better);",
-                         spec_.step.time_title, spec_.step.name, spec_.words.timed, spec_.words.data),
-             fmt::format("leaf / node / root: hinted spawns find_place sent to the spawner's leaf, another node, the "
-                         "root, summed over {}; het %: the share of them HET ran inline;",
-                         measured),
-             fmt::format("local %: mean over {} of the share of declared bytes ({}) on a page homed on the toucher's "
-                         "node (page homes: {}); last %: the last phase; moved: pages evolve relocalized",
-                         measured, spec_.words.declared, env_.rt().page_homes().name()),
-             spec_.words.ok_note});
+  out.print(
+      opt_.common.json,
+      fmt::format("cws-{} ({}): {} ({:.0f} MiB{}), {} {}s per run ({}), leaves of {} rows, {}, {} runs (+{} warm-up)",
+                  spec_.app, bench_, output.size, static_cast<double>(spec_.data.cells * sizeof(float)) / (1 << 20),
+                  spec_.data.arrays > 1 ? " each" : "", iters, spec_.step.name, output.per_step, opt_.tile,
+                  output.detail, plan.runs, plan.warmup),
+      table_columns(spec_.step.time_title),
+      {fmt::format("{0}: median over runs of the mean time of one {1}, the wall clock around {2} (rt.run, "
+                   "tbb::parallel_for, the OpenMP region); init (untimed in {0}) re-initialises the {3} before "
+                   "every run; 'vs' columns are time ratios (lower is better);",
+                   spec_.step.time_title, spec_.step.name, spec_.words.timed, spec_.words.data),
+       fmt::format("leaf / node / root: hinted spawns find_place sent to the spawner's leaf, another node, the "
+                   "root, summed over {}; het %: the share of them HET ran inline;",
+                   measured),
+       fmt::format("local %: mean over {} of the share of declared bytes ({}) on a page homed on the toucher's "
+                   "node (page homes: {}); last %: the last phase; moved: pages evolve relocalized",
+                   measured, spec_.words.declared, env_.rt().page_homes().name()),
+       spec_.words.ok_note});
   for (const std::string& w : wrong) cws_apps::report_error("cws-" + spec_.app, w.c_str(), 1);
   return wrong.empty() ? 0 : 1;
 }

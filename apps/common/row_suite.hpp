@@ -41,17 +41,22 @@ struct row_options {
   const CLI::Option* policy_flag = nullptr;  // set by add_row_options: was --policy given?
 };
 
-// What an app's help says of its benchmark; `title` names it in the help of
+// What an app's flags say of its benchmark; `title` names it in the help of
 // --recursion ("SOR": SOR's binary splitter, SOR-ir's 2-/4-way one).
 struct row_help {
   std::string title;
-  std::string tile;       // --tile
-  std::string footprint;  // --order: the memory each order needs
-  std::string iters;      // --iters
+  std::string tile;        // --tile
+  unsigned iters = 1;      // --iters' default ...
+  std::string iters_help;  // ... and help
+  std::string footprint;   // --order: the memory each order needs
 };
 
 // Adds --tile, --recursion, --variants, the common options and --order.
 void add_row_options(CLI::App& app, row_options& o, const row_help& help);
+
+// Adds option `name` (e.g. "--size"), a count in [min, max] whose default the help shows.
+void add_count_option(CLI::App& app, const std::string& name, std::size_t& value, const std::string& help,
+                      std::size_t min, std::size_t max);
 
 // The timed unit of a row benchmark: one step is every kernel phase once.
 struct row_step {
@@ -115,8 +120,9 @@ struct row_hooks {
 struct row_output {
   cws_apps::json sizes;  // params after "bench": the problem's size
   cws_apps::json own;    // params after "recursion": the app's constants and flags
-  // The caption: "cws-<app> (<bench>): <size>, <iters> <step>s per run
-  // (<per_step>), leaves of <tile> rows, <detail>, <runs> runs (+<warmup> warm-up)".
+  // The caption: "cws-<app> (<bench>): <size> (<MiB> MiB[ each]), <iters>
+  // <step>s per run (<per_step>), leaves of <tile> rows, <detail>, <runs>
+  // runs (+<warmup> warm-up)", with the MiB of one array.
   std::string size, per_step, detail;
 };
 

@@ -63,12 +63,15 @@ void relax_all_rows(const grid& g, std::size_t lo, std::size_t hi) {
   }
 }
 
-void serial_run(const grid& g, unsigned sweeps) {
-  init_rows(g, 0, g.n);
+std::vector<float> serial_run(std::size_t n, unsigned sweeps) {
+  std::vector<float> cells(n * n);
+  const grid g{cells.data(), n};
+  init_rows(g, 0, n);
   for (unsigned s = 0; s < sweeps; ++s) {
-    relax_rows(g, 1, g.n - 1, colour::red);
-    relax_rows(g, 1, g.n - 1, colour::black);
+    relax_rows(g, 1, n - 1, colour::red);
+    relax_rows(g, 1, n - 1, colour::black);
   }
+  return cells;
 }
 
 std::size_t non_finite(const float* a, std::size_t n) {

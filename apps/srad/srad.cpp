@@ -32,16 +32,14 @@ srad::image image_of(row_variant& v, std::size_t rows, std::size_t cols) {
 template <class Kernel>
 double run_loop(row_variant& v, std::size_t phase, const srad::image& m, Kernel kernel) {
   const bool declare = v.runs_cws();
-  const auto hint = [&j = v.arrays[1], n = m.cols](std::size_t lo, std::size_t hi) {
-    return cws::hint(j, lo * n, hi * n);
-  };
-  return v.loops->run(phase, 0, m.rows, hint, [m, declare, phase, kernel](std::size_t lo, std::size_t hi) {
-    const std::size_t bytes = (hi - lo) * m.cols * sizeof(float);
-    if (declare)
-      for (const float* x : {m.c, m.dN, m.dS, m.dW, m.dE}) cws::touch(x + lo * m.cols, bytes);
-    if (declare && phase == init_phase) cws::touch(m.I + lo * m.cols, bytes);
-    kernel(m, lo, hi);
-  });
+  return v.loops->run(phase, 0, m.rows, pufferfish::rows_hint(v.arrays[1], m.cols),
+                      [m, declare, phase, kernel](std::size_t lo, std::size_t hi) {
+                        const std::size_t bytes = (hi - lo) * m.cols * sizeof(float);
+                        if (declare)
+                          for (const float* x : {m.c, m.dN, m.dS, m.dW, m.dE}) cws::touch(x + lo * m.cols, bytes);
+                        if (declare && phase == init_phase) cws::touch(m.I + lo * m.cols, bytes);
+                        kernel(m, lo, hi);
+                      });
 }
 
 }  // namespace
@@ -49,21 +47,15 @@ double run_loop(row_variant& v, std::size_t phase, const srad::image& m, Kernel 
 int main(int argc, char** argv) {
   CLI::App app{"PufferFish SRAD / SRAD-ir: cws hinted, random, evolve vs TBB vs OpenMP static", "cws-srad"};
   pufferfish::row_options opt;
-  opt.common.iters = 10;
   std::size_t rows = 1024, cols = 1024;
-  app.add_option("--rows", rows, "Rows of the image (PufferFish: 16384)")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 17))
-      ->capture_default_str();
-  app.add_option("--cols", cols, "Columns of the image (PufferFish: 16384)")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 17))
-      ->capture_default_str();
-  pufferfish::add_row_options(app, opt,
-                              {"SRAD", "Rows per leaf (PufferFish's)",
-                               "interleaved: 7 arrays of rows x cols floats per variant (10 variants: 280 MiB at "
-                               "1024, 70 GiB at 16384); sequential: 7 arrays at a time; both keep the serial "
-                               "program's J",
-                               "Iterations per run (the artifact hard-wires 10, the paper says 50); a sample is "
-                               "their mean"});
+  pufferfish::add_count_option(app, "--rows", rows, "Rows of the image (PufferFish: 16384)", 1, 1 << 17);
+  pufferfish::add_count_option(app, "--cols", cols, "Columns of the image (PufferFish: 16384)", 1, 1 << 17);
+  pufferfish::add_row_options(
+      app, opt,
+      {"SRAD", "Rows per leaf (PufferFish's)", 10,
+       "Iterations per run (the artifact hard-wires 10, the paper says 50); a sample is their mean",
+       "interleaved: 7 arrays of rows x cols floats per variant (10 variants: 280 MiB at 1024, 70 GiB at 16384); "
+       "sequential: 7 arrays at a time; both keep the serial program's J"});
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
     const std::size_t pixels = rows * cols;
@@ -86,9 +78,9 @@ int main(int argc, char** argv) {
       const srad::image m = image_of(v, rows, cols);
       float q = 0;
       const double statistics = cws_apps::seconds_of([&] { q = srad::q0sqr(m); });
-      const double coefficient =
-          run_loop(v, coefficient_phase, m,
-                   [q](const srad::image& x, std::size_t lo, std::size_t hi) { srad::coefficient_rows(x, lo, hi, q); });
+      const double coefficient = run_loop(v, coefficient_phase, m, [q](const srad::image& x, auto lo, auto hi) {
+        srad::coefficient_rows(x, lo, hi, q);
+      });
       return statistics + coefficient + run_loop(v, update_phase, m, srad::update_rows);
     };
     return suite.run(
@@ -99,8 +91,7 @@ int main(int argc, char** argv) {
                  {"q0sqr_first", first_q0sqr},
                  {"element", "float"},
                  {"arrays", 7}},
-         .size = fmt::format("7 arrays of {} x {} floats ({:.0f} MiB each)", rows, cols,
-                             static_cast<double>(pixels * sizeof(float)) / (1 << 20)),
+         .size = fmt::format("7 arrays of {} x {} floats", rows, cols),
          .per_step = "2 phases each",
          .detail = fmt::format("q0sqr {:.4g} at the start", first_q0sqr)});
   });
