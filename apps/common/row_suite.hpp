@@ -11,9 +11,13 @@
 //     phase after the first replays the first one's template;
 //   * the flags that go with them (--tile, --recursion, --variants, --order,
 //     the common ones);
+//   * every variant's arrays of floats, placed as the variant says, first
+//     touched by an untimed init run;
 //   * the timing (measure_variants), the ratios, the figures of the cws
 //     variants (hinted_figures.hpp, the phase breakdowns), the params every
-//     row benchmark prints, the table, its footnotes and the JSON document.
+//     row benchmark prints, the table, its footnotes and the JSON document;
+//   * the verification: every variant's result equals the serial program's
+//     bit for bit (the app may check more), and its checksum.
 
 #include <CLI/CLI.hpp>
 #include <cstddef>
@@ -133,8 +137,6 @@ class row_suite {
   row_suite(cws_apps::bench_env& env, const row_options& o, row_spec spec);
   row_suite(const row_suite&) = delete;
   row_suite& operator=(const row_suite&) = delete;
-
-  std::vector<row_variant>& variants() noexcept { return variants_; }
 
   // Measures every variant (hooks), compares its result with `expected`, the
   // serial program's (bit for bit; not when empty), adds the ratios,

@@ -32,14 +32,14 @@ srad::image image_of(row_variant& v, std::size_t rows, std::size_t cols) {
 template <class Kernel>
 double run_loop(row_variant& v, std::size_t phase, const srad::image& m, Kernel kernel) {
   const bool declare = v.runs_cws();
-  return v.loops->run(phase, 0, m.rows, pufferfish::rows_hint(v.arrays[1], m.cols),
-                      [m, declare, phase, kernel](std::size_t lo, std::size_t hi) {
-                        const std::size_t bytes = (hi - lo) * m.cols * sizeof(float);
-                        if (declare)
-                          for (const float* x : {m.c, m.dN, m.dS, m.dW, m.dE}) cws::touch(x + lo * m.cols, bytes);
-                        if (declare && phase == init_phase) cws::touch(m.I + lo * m.cols, bytes);
-                        kernel(m, lo, hi);
-                      });
+  const auto hint = pufferfish::rows_hint(v.arrays[1], m.cols);
+  return v.loops->run(phase, 0, m.rows, hint, [m, declare, phase, kernel](std::size_t lo, std::size_t hi) {
+    const std::size_t bytes = (hi - lo) * m.cols * sizeof(float);
+    if (declare)
+      for (const float* x : {m.c, m.dN, m.dS, m.dW, m.dE}) cws::touch(x + lo * m.cols, bytes);
+    if (declare && phase == init_phase) cws::touch(m.I + lo * m.cols, bytes);
+    kernel(m, lo, hi);
+  });
 }
 
 }  // namespace
