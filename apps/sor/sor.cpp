@@ -1,11 +1,13 @@
-// cws-sor: PufferFish's SOR and SOR-ir, race-free: on an n x n grid of floats
-// every sweep is two loops over the interior rows (red rows, then black rows;
-// sor/grid.hpp), and every variant's grid must equal the serial program's bit
-// for bit. `--faithful` runs the artifact's racy in-place update instead (one
-// phase per sweep), for timing only: its grids must stay finite. The
-// variants, timing, figures and table are common/row_suite.hpp's.
+// cws-sor: PufferFish's SOR and SOR-ir, race-free: every sweep of the n x n
+// grid of floats is two loops over the interior rows, red rows then black ones
+// (sor/grid.hpp); every grid must equal the serial program's bit for bit.
+// `--faithful` runs the artifact's racy in-place update (one phase per sweep),
+// for timing only: its grids must stay finite. Runner: common/row_suite.hpp.
 
 #include <fmt/format.h>
+
+#include <string>
+#include <vector>
 
 #include "common/row_suite.hpp"
 #include "sor/grid.hpp"
@@ -16,10 +18,9 @@ using pufferfish::row_variant;
 
 enum phase_id : std::size_t { init_phase = 0, red_phase = 1, black_phase = 2 };  // faithful: red_phase is the sweep
 
-// One sweep: the red phase, then the black one (--faithful: one phase, every
-// row) over the n x n grid of `v`. A child's hint is the rows it writes, or
-// the artifact's (`artifact_hint`), which spans nodes when the child's range
-// ends on a block boundary.
+// One sweep of `v`'s grid: red, then black (--faithful: one phase of every
+// row). A child's hint is the rows it writes, or the artifact's, which spans
+// nodes when the child's range ends on a block boundary.
 double run_sweep(row_variant& v, std::size_t n, bool artifact_hint, bool faithful) {
   cws::numa::array<float>& a = v.arrays[0];
   double seconds = 0;
@@ -61,14 +62,13 @@ int main(int argc, char** argv) {
        "sequential: one grid at a time; both keep the serial program's grid"});
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
-    const std::size_t cells = n * n;
     cws_apps::bench_env env(opt.common);
     pufferfish::row_suite suite(
         env, opt,
         {.app = "sor",
          .phases =
              faithful ? std::vector<std::string>{"init", "sweep"} : std::vector<std::string>{"init", "red", "black"},
-         .data = {1, cells, n, 0, "cell(s)"},
+         .data = {1, n * n, n, 0, "cell(s)"},
          .step = {"sweep", "ms/sweep", "mcups", static_cast<double>((n - 2) * (n - 2))},
          .words = {"the calls of its phases", "grid", "kernel", "the leaves' hints: the rows they write",
                    faithful ? "ok: the grid is finite (the faithful update races, its result is not reproducible)"
@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
     };
     const auto verify = [&](row_variant& v, cws_apps::json& e, std::vector<std::string>& wrong) {
       e["check"] = faithful ? "finite" : "exact";
-      if (const std::size_t bad = faithful ? sor::non_finite(v.arrays[0].data(), cells) : 0)
+      if (const std::size_t bad = faithful ? sor::non_finite(v.arrays[0].data(), n * n) : 0)
         wrong.push_back(fmt::format("{}: {} cell(s) not finite after the faithful sweeps", v.name, bad));
     };
     const auto sweep = [&](row_variant& v) { return run_sweep(v, n, hint == "faithful", faithful); };

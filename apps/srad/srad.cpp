@@ -3,13 +3,14 @@
 // is the serial region-of-interest statistics, then two loops over the rows
 // (srad/image.hpp) whose children hint the rows of J they cover, as in the
 // artifact. Every variant's J must equal the serial program's bit for bit.
-// The variants, timing, figures and table are common/row_suite.hpp's.
+// The variants, timing, verification and table: common/row_suite.hpp.
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include "common/row_suite.hpp"
 #include "srad/image.hpp"
