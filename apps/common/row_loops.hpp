@@ -74,6 +74,13 @@ bool learns_trees(const variant_kind& v) noexcept;
 // "regular" / "irregular".
 const char* to_string(cws_apps::recursion r) noexcept;
 
+// The hint of a child over rows [lo, hi) of `a`, an array of rows of `cols`
+// elements: all of those rows.
+template <class T>
+auto rows_hint(const cws::numa::array<T>& a, std::size_t cols) {
+  return [&a, cols](std::size_t lo, std::size_t hi) { return cws::hint(a, lo * cols, hi * cols); };
+}
+
 class row_loops {
  public:
   // `schedules`: one per phase for the cws runner (nullptr otherwise; only

@@ -1,7 +1,6 @@
 #include "sor/grid.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 
 #include "common/cell_values.hpp"
@@ -64,32 +63,21 @@ void relax_all_rows(const grid& g, std::size_t lo, std::size_t hi) {
   }
 }
 
-void serial_run(const grid& g, unsigned sweeps) {
-  init_rows(g, 0, g.n);
+std::vector<float> serial_run(std::size_t n, unsigned sweeps) {
+  std::vector<float> cells(n * n);
+  const grid g{cells.data(), n};
+  init_rows(g, 0, n);
   for (unsigned s = 0; s < sweeps; ++s) {
-    relax_rows(g, 1, g.n - 1, colour::red);
-    relax_rows(g, 1, g.n - 1, colour::black);
+    relax_rows(g, 1, n - 1, colour::red);
+    relax_rows(g, 1, n - 1, colour::black);
   }
-}
-
-std::size_t first_difference(const float* a, const float* b, std::size_t n, std::size_t& count) {
-  std::size_t first = n;
-  count = 0;
-  for (std::size_t k = 0; k < n; ++k)
-    if (std::bit_cast<std::uint32_t>(a[k]) != std::bit_cast<std::uint32_t>(b[k]) && count++ == 0) first = k;
-  return first;
+  return cells;
 }
 
 std::size_t non_finite(const float* a, std::size_t n) {
   std::size_t count = 0;
   for (std::size_t k = 0; k < n; ++k) count += !std::isfinite(a[k]);
   return count;
-}
-
-double checksum(const float* a, std::size_t n) {
-  double s = 0;
-  for (std::size_t k = 0; k < n; ++k) s += a[k];
-  return s;
 }
 
 }  // namespace sor

@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace sor {
 
@@ -51,18 +52,11 @@ struct row_span {
 };
 row_span rows_of(colour c, std::size_t lo, std::size_t hi, std::size_t n) noexcept;
 
-// The serial program: init, then `sweeps` red-black sweeps. Its own loops,
-// the same row kernels.
-void serial_run(const grid& g, unsigned sweeps);
-
-// First index where a and b differ in any bit (n when equal); `count` gets
-// the number of differing cells.
-std::size_t first_difference(const float* a, const float* b, std::size_t n, std::size_t& count);
+// The serial program's n x n grid after init and `sweeps` red-black sweeps:
+// its own loops, the same row kernels.
+std::vector<float> serial_run(std::size_t n, unsigned sweeps);
 
 // Cells that are not finite.
 std::size_t non_finite(const float* a, std::size_t n);
-
-// Sum of all cells in index order, in double.
-double checksum(const float* a, std::size_t n);
 
 }  // namespace sor
