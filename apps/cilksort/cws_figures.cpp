@@ -1,7 +1,12 @@
 #include "cilksort/cws_figures.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdint>
+#include <utility>
+
+#include "common/hinted_counts.hpp"
 
 namespace cilksort {
 
@@ -16,10 +21,10 @@ double per_sort(std::uint64_t total, std::uint64_t sorts) {
   return sorts ? static_cast<double>(total) / static_cast<double>(sorts) : 0.0;
 }
 
-}  // namespace
-
-std::vector<cws_apps::iteration_line> sort_lines(const cws::runtime& rt, const cws_apps::locality_tally& tally,
-                                             const variant& v, const cws_apps::run_plan& plan, unsigned per_run) {
+// The sort schedule's runs of variant v (warm-up first, `per_run` sorts per run).
+std::vector<cws_apps::iteration_line> sort_schedule_lines(const cws::runtime& rt, const cws_apps::locality_tally& tally,
+                                                          const variant& v, const cws_apps::run_plan& plan,
+                                                          unsigned per_run) {
   const cws_apps::run_map map{v.first_sort_iteration, per_run, plan.warmup, plan.warmup + plan.runs};
   std::vector<cws_apps::iteration_line> lines = cws_apps::lines_of(rt, v.sort_schedule->name(), map);
   cws_apps::add_locality(lines, tally, v.sort_schedule->name());
@@ -33,8 +38,11 @@ std::vector<cws_apps::iteration_line> sort_lines(const cws::runtime& rt, const c
   return lines;
 }
 
-void put_cws_figures(cws_apps::json& e, const variant& v, const cws_apps::locality_tally& tally,
-                     const std::vector<cws_apps::iteration_line>& lines) {
+}  // namespace
+
+sort_lines put_cws_figures(cws_apps::json& e, const variant& v, const cws::runtime& rt,
+                           const cws_apps::locality_tally& tally, const cws_apps::run_plan& plan, unsigned per_run) {
+  std::vector<cws_apps::iteration_line> lines = sort_schedule_lines(rt, tally, v, plan, per_run);
   const std::string policy(v.spec.policy);
   e["policy"] = policy;
   e["placement"] = cws::numa::to_string(v.spec.placement);
@@ -43,17 +51,9 @@ void put_cws_figures(cws_apps::json& e, const variant& v, const cws_apps::locali
 
   const sort_counters& c = v.counters;
   e["sorts"] = c.sorts;
-  e["tasks"] = per_sort(c.tasks, c.sorts);
-  e["steals"] = per_sort(c.steals, c.sorts);
-  e["hinted_leaf"] = per_sort(c.hinted_leaf, c.sorts);
-  e["hinted_node"] = per_sort(c.hinted_node, c.sorts);
-  e["hinted_root"] = per_sort(c.hinted_root, c.sorts);
-  e["het_inlined"] = per_sort(c.het_inlined, c.sorts);
-  e["place_steals"] = per_sort(c.place_steals, c.sorts);
-  e["reclaimed"] = per_sort(c.reclaimed, c.sorts);
-  const std::uint64_t hinted = c.hinted_leaf + c.hinted_node + c.hinted_root;
-  e["het_share"] = hinted ? cws_apps::json(static_cast<double>(c.het_inlined) / static_cast<double>(hinted))
-                          : cws_apps::json(nullptr);
+  e["tasks"] = per_sort(c.work.tasks, c.sorts);
+  e["steals"] = per_sort(c.work.steals, c.sorts);
+  cws_apps::put_hinted_counts(e, c.work, [&](std::uint64_t total) { return per_sort(total, c.sorts); });
 
   // The measured sorts are the schedule's last ones; init's measured writes too.
   const std::uint64_t end = v.sort_schedule->iterations();
@@ -75,12 +75,18 @@ void put_cws_figures(cws_apps::json& e, const variant& v, const cws_apps::locali
     e["converged_at"] = first == lines.end() ? cws_apps::json(nullptr) : cws_apps::json(first - lines.begin());
   }
   e["iterations"] = cws_apps::lines_json(lines);
+  return {fmt::format("{}: schedule \"{}\" (policy {}, arrays {}), one line per sort, warm-up first", v.name,
+                      v.sort_schedule->name(), v.spec.policy, cws::numa::to_string(v.spec.placement)),
+          std::move(lines)};
 }
 
-void print_sort_lines(const std::string& title, const std::vector<cws_apps::iteration_line>& lines) {
-  std::vector<cws_apps::iteration_line> numbered = lines;
-  for (std::size_t i = 0; i < numbered.size(); ++i) numbered[i].run = 0, numbered[i].index = static_cast<unsigned>(i);
-  cws_apps::print_run(title, numbered, 0);
+void print_sort_lines(const std::vector<sort_lines>& blocks) {
+  for (const sort_lines& b : blocks) {
+    std::vector<cws_apps::iteration_line> numbered = b.lines;
+    for (std::size_t i = 0; i < numbered.size(); ++i) numbered[i].run = 0, numbered[i].index = static_cast<unsigned>(i);
+    cws_apps::print_run(b.title, numbered, 0);
+    fmt::print("\n");
+  }
 }
 
 }  // namespace cilksort

@@ -17,9 +17,11 @@
 
 namespace cilksort {
 
-// The sort schedule's runs of variant v (warm-up first, `per_run` sorts per run).
-std::vector<cws_apps::iteration_line> sort_lines(const cws::runtime& rt, const cws_apps::locality_tally& tally,
-                                             const variant& v, const cws_apps::run_plan& plan, unsigned per_run);
+// The sort schedule's run-by-run view of one cws variant, for the text output.
+struct sort_lines {
+  std::string title;
+  std::vector<cws_apps::iteration_line> lines;  // one per sort, warm-up first
+};
 
 // Sets on `e`: policy, placement, schedules {sort, init}, init_policy; per
 // measured sort the means tasks, steals, hinted_leaf, hinted_node,
@@ -27,13 +29,16 @@ std::vector<cws_apps::iteration_line> sort_lines(const cws::runtime& rt, const c
 // het_inlined / (hinted_leaf + hinted_node + hinted_root) (null without
 // hinted spawns); the locality columns of the measured sorts
 // (cws_apps::put_locality) and init_local_share; phase_wall_s /
-// outside_wall_s; the summary of `lines` (cws_apps::put_summary; replayed_share
-// null for the policies that replay nothing), diverged_runs (warm-up
-// included), converged / converged_at (replaying policies), and iterations.
-void put_cws_figures(cws_apps::json& e, const variant& v, const cws_apps::locality_tally& tally,
-                     const std::vector<cws_apps::iteration_line>& lines);
+// outside_wall_s; the summary of the sort schedule's lines
+// (cws_apps::put_summary; replayed_share null for the policies that replay
+// nothing), diverged_runs (warm-up included), converged / converged_at
+// (replaying policies), and iterations. `per_run`: sorts per run. Returns
+// the lines.
+sort_lines put_cws_figures(cws_apps::json& e, const variant& v, const cws::runtime& rt,
+                           const cws_apps::locality_tally& tally, const cws_apps::run_plan& plan, unsigned per_run);
 
-// A title line, then one line per sort (its run number in the `it` column).
-void print_sort_lines(const std::string& title, const std::vector<cws_apps::iteration_line>& lines);
+// Per block: its title line, one line per sort (its run number in the `it`
+// column), an empty line.
+void print_sort_lines(const std::vector<sort_lines>& blocks);
 
 }  // namespace cilksort

@@ -9,35 +9,61 @@
 #include <algorithm>
 
 #include "cilksort/fork_join.hpp"
+#include "common/hinted_counts.hpp"
 #include "common/hinted_recursion.hpp"
+#include "common/hinted_variants.hpp"
+#include "common/variant_suite.hpp"
 
 namespace cilksort {
 
 const std::vector<variant_spec>& all_variants() {
-  using cws::numa::block_cyclic, cws::numa::first_touch, cws::numa::interleaved;
-  static const std::vector<variant_spec> specs = {
-      {"std-sort", flavour::std_sort},
-      {"serial", flavour::serial},
-      {"cws-hinted", flavour::cws, cws::policy::hinted, block_cyclic},
-      {"cws-hinted-hpt", flavour::cws, cws::policy::hinted_hpt, block_cyclic},
-      {"cws-random-ft", flavour::cws, cws::policy::random, first_touch},
-      {"cws-random-il", flavour::cws, cws::policy::random, interleaved},
-      {"cws-evolve", flavour::cws, cws::policy::evolve, first_touch},
-      {"cws-evolve-hinted", flavour::cws, cws::policy::evolve_hinted, block_cyclic},
-      {"tbb-task-group", flavour::tbb_task_group},
-      {"tbb-parallel-sort", flavour::tbb_parallel_sort},
-      {"omp-tasks", flavour::omp_tasks},
-  };
+  static const std::vector<variant_spec> specs = [] {
+    std::vector<variant_spec> s = {{"std-sort", flavour::std_sort}, {"serial", flavour::serial}};
+    for (const cws_apps::hinted_variant& h : cws_apps::hinted_cws_variants())
+      s.push_back({h.name, flavour::cws, h.policy, h.placement});
+    s.insert(s.end(), {{"tbb-task-group", flavour::tbb_task_group},
+                       {"tbb-parallel-sort", flavour::tbb_parallel_sort},
+                       {"omp-tasks", flavour::omp_tasks}});
+    return s;
+  }();
   return specs;
+}
+
+std::vector<std::string> variant_names() {
+  std::vector<std::string> names;
+  for (const variant_spec& s : all_variants()) names.emplace_back(s.name);
+  return names;
+}
+
+std::vector<variant> make_variants(cws::runtime& rt, const std::vector<std::string>& chosen) {
+  std::vector<variant> variants;
+  for (const variant_spec& s : all_variants()) {
+    if (!cws_apps::is_chosen(chosen, s.name)) continue;
+    variant v{.spec = s, .name = std::string(s.name)};
+    if (v.is_cws()) {
+      const std::string suffix = v.name.substr(4);
+      v.sort_schedule = &rt.schedule("cilksort/" + suffix, s.policy);
+      // The input writer of the block placements runs hinted (each block on
+      // its home node, as PufferFish's initializer); the others at random
+      // (a first-touch array's pages go where random stealing puts them).
+      v.init_schedule =
+          &rt.schedule("cilksort-init/" + suffix,
+                       s.placement == cws::numa::block_cyclic ? cws::policy::hinted : cws::policy::random);
+    }
+    variants.push_back(std::move(v));
+  }
+  return variants;
+}
+
+void problem::cut_input(unsigned workers) noexcept {
+  constexpr std::size_t page_values = 4096 / sizeof(value);
+  const std::size_t per_block = (n + 16 * std::size_t{workers} - 1) / (16 * std::size_t{workers});
+  block = std::max<std::size_t>(1, (per_block + page_values - 1) / page_values) * page_values;
 }
 
 void sort_counters::add(const cws::phase_stats& s) {
   ++sorts;
-  for (const cws::worker_stats& w : s.per_worker) {
-    tasks += w.tasks, steals += w.steals;
-    hinted_leaf += w.hinted_leaf, hinted_node += w.hinted_node, hinted_root += w.hinted_root;
-    het_inlined += w.het_inlined, place_steals += w.place_steals, reclaimed += w.reclaimed;
-  }
+  cws_apps::add_counts(work, s);
 }
 
 const digest& expected_digests::of(const generator& g) {
@@ -56,6 +82,11 @@ void prepare(variant& v, cws_apps::bench_env& env, const problem& p) {
   }
   if (v.is_cws()) v.first_sort_iteration = v.sort_schedule->iterations();
   write_input(v, env, p, p.input_of(0, 0), true);
+}
+
+void release(variant& v) noexcept {
+  v.a.reset();
+  v.t.reset();
 }
 
 double write_input(variant& v, cws_apps::bench_env& env, const problem& p, const generator& g, bool touch_scratch) {
@@ -106,7 +137,7 @@ double write_input(variant& v, cws_apps::bench_env& env, const problem& p, const
 double sort_once(variant& v, cws_apps::bench_env& env, const problem& p, bool measured) {
   value* const a = v.a->data();
   const std::size_t n = p.n;
-  const sort_setup setup{a, v.t ? v.t->data() : nullptr, &*v.a, p.quick_size, p.merge_size, p.hints};
+  const sort_setup setup{a, v.t ? v.t->data() : nullptr, &*v.a, p.quick_size, p.merge_size, p.hints()};
   switch (v.spec.how) {
     case flavour::std_sort:
       return cws_apps::seconds_of([&] { std::sort(a, a + n); });

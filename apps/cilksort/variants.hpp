@@ -43,29 +43,33 @@ struct variant_spec {
   cws::numa::placement placement = cws::numa::first_touch;
 };
 
-// Every variant, in output order.
+// Every variant, in output order, and their names (--variants).
 const std::vector<variant_spec>& all_variants();
+std::vector<std::string> variant_names();
 
-// What the hinted policies' counters (cws::worker_stats) and the steals add
-// up to over the measured sorts of a cws variant.
+// The counters (cws::worker_stats) of the measured sorts of a cws variant,
+// summed over workers and sorts.
 struct sort_counters {
-  std::uint64_t sorts = 0, tasks = 0, steals = 0;
-  std::uint64_t hinted_leaf = 0, hinted_node = 0, hinted_root = 0, het_inlined = 0, place_steals = 0, reclaimed = 0;
+  std::uint64_t sorts = 0;
+  cws::worker_stats work{};
   void add(const cws::phase_stats& s);
 };
 
 // The problem every variant solves.
 struct problem {
-  std::size_t n = 0;
+  std::size_t n = std::size_t{1} << 22;
   generator input;  // run r (0-based, warm-up first), repetition k: seed input.seed + r * iters + k when vary
   bool vary_input = false;
   unsigned iters = 1;
   std::size_t block = 512;  // elements per block of the input writer
   std::size_t quick_size = 1024, merge_size = 1024;
-  merge_hints hints = merge_hints::pieces;
-  bool corrupt_output = false;  // test-only: damage every sorted output before the check
+  std::string hints_name = "pieces";  // --merge-hints: pieces or envelope
+  bool corrupt_output = false;        // test-only: damage every sorted output before the check
 
   std::size_t blocks() const noexcept { return (n + block - 1) / block; }
+  merge_hints hints() const noexcept { return hints_name == "envelope" ? merge_hints::envelope : merge_hints::pieces; }
+  // Cuts the input writer's work into 16 blocks per worker, in whole pages.
+  void cut_input(unsigned workers) noexcept;
   generator input_of(unsigned run, unsigned rep) const noexcept {
     return vary_input ? generator{input.seed + std::uint64_t{run} * iters + rep, input.range} : input;
   }
@@ -92,11 +96,20 @@ struct variant {
   }
 };
 
+// The chosen variants, in output order; the cws ones with their sort and
+// init schedules, created here so that an unknown policy throws before
+// anything runs.
+std::vector<variant> make_variants(cws::runtime& rt, const std::vector<std::string>& chosen);
+
 // Allocates the variant's arrays (pre-faulted when their placement binds
 // pages; first touched by the first input write otherwise) and writes the
 // first input, untimed. For cws variants also notes where their schedules
 // stand.
 void prepare(cilksort::variant& v, cws_apps::bench_env& env, const problem& p);
+
+// Releases the variant's arrays (before the next variant's, in the
+// sequential order).
+void release(cilksort::variant& v) noexcept;
 
 // Writes input g into the variant's array with its own runtime, over the
 // problem's blocks (and zeroes the scratch array, its first touch, when

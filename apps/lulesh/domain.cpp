@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace lulesh {
 
@@ -70,32 +71,12 @@ domain::domain(std::size_t edge, cws::numa::placement where, initial_conditions 
       start_(start),
       where_(where) {
   if (edge == 0) throw std::invalid_argument("the mesh needs at least one element per edge");
-  const auto nodes = [&](std::size_t per = 1) { return cws::numa::allocate<real>(num_node_ * per, where); };
-  const auto node_ints = [&](std::size_t per = 1) { return cws::numa::allocate<index_t>(num_node_ * per, where); };
-  const auto elems = [&](std::size_t per = 1) { return cws::numa::allocate<real>(num_elem_ * per, where); };
-  const auto elem_ints = [&](std::size_t per = 1) { return cws::numa::allocate<index_t>(num_elem_ * per, where); };
-  for (field* f : {&x, &y, &z, &xd, &yd, &zd, &xdd, &ydd, &zdd, &fx, &fy, &fz, &nodal_mass}) *f = nodes();
-  node_bc = node_ints();
-  node_corner_count = node_ints();
-  node_corners = node_ints(8);
-  nodelist = elem_ints(8);
-  for (index_field* f : {&lxim, &lxip, &letam, &letap, &lzetam, &lzetap, &elem_bc}) *f = elem_ints();
-  for (field* f : {&e,         &p,           &q,
-                   &ql,        &qq,          &v,
-                   &volo,      &vnew,        &delv,
-                   &vdov,      &arealg,      &ss,
-                   &elem_mass, &dxx,         &dyy,
-                   &dzz,       &delv_xi,     &delv_eta,
-                   &delv_zeta, &delx_xi,     &delx_eta,
-                   &delx_zeta, &sigxx,       &sigyy,
-                   &sigzz,     &determ,      &vnewc,
-                   &e_old,     &delvc,       &p_old,
-                   &q_old,     &compression, &comp_half_step,
-                   &qq_old,    &ql_old,      &work,
-                   &p_new,     &e_new,       &q_new,
-                   &bvc,       &pbvc,        &p_half})
-    *f = elems();
-  for (field* f : {&fx_elem, &fy_elem, &fz_elem, &dvdx, &dvdy, &dvdz, &x8n, &y8n, &z8n}) *f = elems(8);
+  // Every array, in its placement: per node or per element, `per` values each.
+  const auto allocate = [where](auto& a, std::size_t items, std::size_t per) {
+    a = cws::numa::allocate<typename std::remove_reference_t<decltype(a)>::value_type>(items * per, where);
+  };
+  for_each_node_array([&](auto& a, std::size_t per) { allocate(a, num_node_, per); });
+  for_each_element_array([&](auto& a, std::size_t per) { allocate(a, num_elem_, per); });
   const auto count = [this](const auto& a, std::size_t) {
     bytes_ += a.size() * sizeof(a[0]);
     ++arrays_;

@@ -162,7 +162,8 @@ class domain {
   field p_new, e_new, q_new, bvc, pbvc, p_half;   //
 
  private:
-  // The arrays of each kind, for the setup loops' touch declarations.
+  // The arrays of each kind, f(array, values per item): for their allocation,
+  // their size and the setup loops' touch declarations.
   template <class F>
   void for_each_node_array(F&& f);
   template <class F>

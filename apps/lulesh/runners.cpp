@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/hinted_counts.hpp"
+
 namespace lulesh {
 
 cws_runner::cws_runner(cws::runtime& rt, std::vector<cws::schedule*> schedules, cws_apps::recursion shape,
@@ -39,20 +41,7 @@ void cws_runner::run(loop_id id, std::size_t n, const hint_target& hint, range_f
   cws_totals& t = totals_;
   ++t.phases;
   t.phase_wall_s += r.wall_s;
-  for (const cws::worker_stats& w : r.per_worker) {
-    t.work.tasks += w.tasks;
-    t.work.segments += w.segments;
-    t.work.steals += w.steals;
-    t.work.failed_steals += w.failed_steals;
-    t.work.elided += w.elided;
-    t.work.hinted_leaf += w.hinted_leaf;
-    t.work.hinted_node += w.hinted_node;
-    t.work.hinted_root += w.hinted_root;
-    t.work.het_inlined += w.het_inlined;
-    t.work.place_steals += w.place_steals;
-    t.work.reclaimed += w.reclaimed;
-    t.work.idle_s += w.idle_s;
-  }
+  cws_apps::add_counts(t.work, r);
   if (r.locality) {
     ++t.locality_phases;
     t.touched_bytes += r.locality->touched_bytes;
