@@ -55,12 +55,4 @@ double sum(const double* a, std::size_t n) {
   return s;
 }
 
-std::size_t first_difference(const double* a, const double* b, std::size_t n, std::size_t& count) {
-  std::size_t first = n;
-  count = 0;
-  for (std::size_t k = 0; k < n; ++k)
-    if (std::bit_cast<std::uint64_t>(a[k]) != std::bit_cast<std::uint64_t>(b[k]) && count++ == 0) first = k;
-  return first;
-}
-
 }  // namespace fdtd

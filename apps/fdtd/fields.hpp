@@ -51,8 +51,4 @@ void h_rows(const fields& f, std::size_t lo, std::size_t hi);
 // Sum of the n values, in index order (the checksums the README lists).
 double sum(const double* a, std::size_t n);
 
-// First index where a and b differ in any bit, or n when they are bitwise
-// equal; `count` gets the number of differing elements.
-std::size_t first_difference(const double* a, const double* b, std::size_t n, std::size_t& count);
-
 }  // namespace fdtd

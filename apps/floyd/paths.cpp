@@ -59,12 +59,4 @@ std::int64_t sum(const int* path, std::size_t n) {
 
 int max(const int* path, std::size_t n) { return n == 0 ? 0 : *std::max_element(path, path + n * n); }
 
-std::size_t first_difference(const int* a, const int* b, std::size_t n, std::size_t& count) {
-  std::size_t first = n * n;
-  count = 0;
-  for (std::size_t k = 0; k < n * n; ++k)
-    if (a[k] != b[k] && count++ == 0) first = k;
-  return first;
-}
-
 }  // namespace floyd

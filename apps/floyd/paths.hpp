@@ -49,8 +49,4 @@ void relax_tiles(int* path, const tiling& t, std::size_t k, std::size_t first, s
 std::int64_t sum(const int* path, std::size_t n);
 int max(const int* path, std::size_t n);
 
-// First index where a and b differ, or n*n when equal; `count` gets the
-// number of differing entries.
-std::size_t first_difference(const int* a, const int* b, std::size_t n, std::size_t& count);
-
 }  // namespace floyd

@@ -34,15 +34,4 @@ void step_rows(const double* cur, double* next, std::size_t n, std::size_t lo, s
   }
 }
 
-std::size_t first_difference(const double* a, const double* b, std::size_t n, std::size_t& count) {
-  std::size_t first = n * n;
-  count = 0;
-  for (std::size_t k = 0; k < n * n; ++k) {
-    if (a[k] != b[k]) {
-      if (count++ == 0) first = k;
-    }
-  }
-  return first;
-}
-
 }  // namespace heat

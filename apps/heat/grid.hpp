@@ -28,8 +28,4 @@ void init_rows(double* a, double* b, std::size_t n, std::size_t lo, std::size_t 
 // of `cur`, writes rows [lo, hi) of `next` (boundary rows and columns are skipped).
 void step_rows(const double* cur, double* next, std::size_t n, std::size_t lo, std::size_t hi);
 
-// First cell where a and b differ, or n*n when they are equal; `count` gets the
-// number of differing cells.
-std::size_t first_difference(const double* a, const double* b, std::size_t n, std::size_t& count);
-
 }  // namespace heat

@@ -31,14 +31,4 @@ std::vector<double> reference_run(std::size_t rows, std::size_t cols, unsigned s
   return a;
 }
 
-std::size_t first_difference(const double* a, const double* b, std::size_t n, std::size_t& count) {
-  std::size_t first = n;
-  count = 0;
-  for (std::size_t k = 0; k < n; ++k)
-    if (a[k] != b[k]) {
-      if (count++ == 0) first = k;
-    }
-  return first;
-}
-
 }  // namespace jacobi

@@ -31,7 +31,4 @@ void sweep_rows(const double* cur, double* next, std::size_t cols, std::size_t r
 // The serial program: init, then `sweeps` sweeps over the whole grid; the final grid.
 std::vector<double> reference_run(std::size_t rows, std::size_t cols, unsigned sweeps);
 
-// First index where a and b differ (n values), n when equal; `count` gets the number of differences.
-std::size_t first_difference(const double* a, const double* b, std::size_t n, std::size_t& count);
-
 }  // namespace jacobi

@@ -1,88 +1,26 @@
 // cws-jacobi: Jacobi sweeps of the 5-point Poisson stencil on a rows x cols
-// grid of doubles (jacobi/grid.hpp), the grid not necessarily square. An init
-// phase writes both buffers (their first touch), then every sweep is one
-// phase: a recursive bisection over blocks of rows (cws::parallel_for_range,
-// grain = block rows) from one buffer into the other. The same phase recurs
-// every sweep, which the replaying policies exploit.
-//
-// Everything but the kernel, what a leaf touches, the options and the check
-// is the common runner's (common/loop_suite.hpp): the variants (serial, cws
-// under each policy of --policies, cws-random-interleave,
-// cws-stows-follow-init, tbb-auto, tbb-affinity, tbb-static, omp-static),
-// their timing, the cws figures, the iteration lines and the table. Every
-// variant's final grid must equal the serial program's (reference_run) bit
-// for bit.
+// grid of doubles (jacobi/grid.hpp), the grid not necessarily square: an
+// init phase writes both buffers, then every sweep is one phase over blocks
+// of rows. Written on the shared pieces only: the stencil's phases and
+// touches (common/stencil_grid.hpp), the variants, their timing and the
+// table (common/loop_suite.hpp). This file holds the options and the check:
+// every variant's final grid equals the serial program's (reference_run).
 
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <cstddef>
-#include <optional>
-#include <string>
-#include <utility>
-#include <vector>
-
-#include "common/loop_suite.hpp"
-#include "common/two_buffers.hpp"
+#include "common/bounded_option.hpp"
+#include "common/stencil_grid.hpp"
 #include "jacobi/grid.hpp"
-
-namespace {
-
-enum phase_id { init_phase = 0, sweep_phase = 1 };
-
-using buffers = cws_apps::two_buffers;  // first touched by the variant's own init loop, untimed
-
-struct shape {
-  std::size_t rows, cols;
-};
-
-// Rows [lo, hi) of `p` (clamped to the grid), declared as touched (touch.hpp).
-void touch_rows(const double* p, const shape& s, std::size_t lo, std::size_t hi) {
-  hi = std::min(hi, s.rows);
-  if (lo < hi) cws::touch(p + lo * s.cols, (hi - lo) * s.cols * sizeof(double));
-}
-
-// One init run (both buffers) or one sweep (cur -> next, then swapped); the
-// cws leaves declare their touches first: init writes its rows of both
-// buffers; a sweep reads rows lo-1 .. hi of cur and writes rows [lo, hi) of next.
-double run_init(cws_apps::loop_variant& v, buffers& g, const shape& s) {
-  double *const a = g.a.data(), *const b = g.b.data();
-  const bool declare = v.runs_cws();
-  g.restart();
-  return v.loops->run(init_phase, [=](std::size_t lo, std::size_t hi) {
-    if (declare) touch_rows(a, s, lo, hi), touch_rows(b, s, lo, hi);
-    jacobi::init_rows(a, b, s.cols, lo, hi);
-  });
-}
-double run_sweep(cws_apps::loop_variant& v, buffers& g, const shape& s) {
-  const double* const cur = g.cur;
-  double* const next = g.next;
-  const bool declare = v.runs_cws();
-  const double seconds = v.loops->run(sweep_phase, [=](std::size_t lo, std::size_t hi) {
-    if (declare) touch_rows(cur, s, lo == 0 ? 0 : lo - 1, hi + 1), touch_rows(next, s, lo, hi);
-    jacobi::sweep_rows(cur, next, s.cols, s.rows, lo, hi);
-  });
-  g.swap();
-  return seconds;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"5-point Jacobi on a rows x cols grid: cws under each policy vs TBB vs OpenMP static", "cws-jacobi"};
   cws_apps::suite_options opt;
   opt.common.iters = 20;
-  shape s{1024, 3072};
+  cws_apps::row_grid s{1024, 3072};
   std::size_t block = 0;
-  app.add_option("--rows", s.rows, "Grid rows")
-      ->check(CLI::Range(std::size_t{3}, std::size_t{1} << 20))
-      ->capture_default_str();
-  app.add_option("--cols", s.cols, "Grid columns")
-      ->check(CLI::Range(std::size_t{3}, std::size_t{1} << 20))
-      ->capture_default_str();
-  app.add_option("--block", block, "Rows per leaf block (0: rows / (16 x workers))")
-      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20))
-      ->capture_default_str();
+  const std::size_t most = std::size_t{1} << 20;
+  cws_apps::add_bounded_option(app, "--rows", s.rows, "Grid rows", std::size_t{3}, most);
+  cws_apps::add_bounded_option(app, "--cols", s.cols, "Grid columns", std::size_t{3}, most);
+  cws_apps::add_bounded_option(app, "--block", block, "Rows per leaf block (0: rows / (16 x workers))",
+                               std::size_t{0}, most);
   cws_apps::add_suite_options(app, opt, "Under replaying policies, the sweeps replay the init phase's template",
                               "interleaved: 2 grids per variant; sequential: 2 at a time; both keep the serial "
                               "program's grid for the verification",
@@ -103,25 +41,31 @@ int main(int argc, char** argv) {
     cws_apps::report out(
         "jacobi", env,
         suite.params({{"rows", s.rows}, {"cols", s.cols}, {"block_rows", block}, {"bytes_per_step", 2 * grid_bytes}}));
-    std::vector<std::optional<buffers>> g(suite.variants().size());
+    std::vector<std::optional<cws_apps::two_buffers>> g(suite.variants().size());
+    const auto init = [&](cws_apps::loop_variant& v) {
+      return cws_apps::run_stencil_init(v, 0, *g[v.index], s, [&](double* a, double* b, auto lo, auto hi) {
+        jacobi::init_rows(a, b, s.cols, lo, hi);
+      });
+    };
+    const auto sweep = [&](cws_apps::loop_variant& v) {
+      return cws_apps::run_stencil_step(v, 1, *g[v.index], s, [&](const double* c, double* x, auto lo, auto hi) {
+        jacobi::sweep_rows(c, x, s.cols, s.rows, lo, hi);
+      });
+    };
     const cws_apps::suite_hooks hooks{
-        .prepare = [&](cws_apps::loop_variant& v) { run_init(v, g[v.index].emplace(expected.size(), v.placement), s); },
+        .prepare = [&](cws_apps::loop_variant& v) { g[v.index].emplace(s.cells(), v.placement), init(v); },
         .one_run =
             [&](cws_apps::loop_variant& v, cws_apps::phase_timer& t) {
-              t.time_reported("init", 1, [&] { return run_init(v, *g[v.index], s); });
-              t.time_reported("step", opt.common.iters, [&] { return run_sweep(v, *g[v.index], s); });
+              t.time_reported("init", 1, [&] { return init(v); });
+              t.time_reported("step", opt.common.iters, [&] { return sweep(v); });
             },
         .finish =
             [&](cws_apps::loop_variant& v, const cws_apps::phase_timer& t, cws_apps::json& e,
                 std::vector<std::string>& wrong) {
               e["gbps"] = 2 * grid_bytes / t["step"].median() / 1e9;
-              std::size_t count = 0;
-              const std::size_t first =
-                  jacobi::first_difference(g[v.index]->cur, expected.data(), expected.size(), count);
-              if (count != 0)
-                wrong.push_back(fmt::format("{}: {} cell(s) differ from the serial program, first at row {} column {}",
-                                            v.name, count, first / s.cols, first % s.cols));
-              e["verified"] = count == 0;
+              const std::string w = cws_apps::compare_grids(v.name, g[v.index]->cur, expected.data(), s);
+              if (!w.empty()) wrong.push_back(w);
+              e["verified"] = w.empty();
               g[v.index].reset();
             }};
     return suite.run(out, hooks,
