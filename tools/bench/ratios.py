@@ -126,9 +126,10 @@ def format_names(names):
 
 def markdown(records, rounds):
     """The table as summary.md lines (a lead paragraph, the table, a blank line)."""
-    over = f"the median (min–max) over the {rounds} rounds of the suite" if rounds > 1 else "one round of the suite"
+    over = (f"then the median (min–max) of each ratio over the {rounds} rounds of the suite" if rounds > 1
+            else "from one round of the suite")
     lines = [f"**cws against TBB, and replaying schedules against random stealing** — per app run, the ratio of "
-             f"the variants' median times (all variants interleaved in that one process), then {over}; lower "
+             f"the variants' median times (all variants interleaved in that one process), {over}; lower "
              f"is better for cws. Best replaying: stows, stuws, relws, evolve, follow, user; random: "
              f"{', '.join(f'`{v}`' for v in RANDOM_REFERENCES)}, whichever the app has.", "",
              "| app | runs ok | best cws / best TBB | best replaying / cws random | best variants (cws; TBB; "
