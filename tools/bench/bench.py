@@ -13,7 +13,6 @@ the report check failed; 2 a usage error; 77 (ci only) matplotlib missing.
 """
 
 import argparse
-import os
 import shutil
 import sys
 import tempfile
