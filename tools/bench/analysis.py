@@ -12,6 +12,9 @@ report the minimum and the median over their measured runs, not the maximum.
 
 import math
 
+import ratios
+import suites
+
 BASELINES = ("omp-static", "tbb-auto", "tbb-task-group", "serial")
 LOCAL_SHARE_KEYS = ("local_share", "copy_local_share")
 SUMMARY_BEGIN = "<!-- bench-summary:begin -->"
@@ -182,6 +185,9 @@ def summary_markdown(meta, records, figures=()):
               "- times: medians over each app's measured runs, normalised to the same run's `omp-static` "
               "(apps without it: `tbb-auto`, `tbb-task-group`, then `serial`); lower is better; runs on N > 1 "
               "nodes use a synthetic topology (simulated page homes) with N workers on this machine's cores", ""]
+    rounds = meta.get("repeat") or 1
+    if rounds > 1 or meta.get("suite") in suites.COMPARISONS:
+        lines += ratios.markdown(records, rounds)
     lines += ["| run | app | nodes | baseline | baseline ms | best cws | vs baseline | best TBB | vs baseline "
               "| verified | wall s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     all_groups = {}

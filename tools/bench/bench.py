@@ -4,6 +4,7 @@ documents, renders a report (PNG charts and summary.md). See README.md.
 
     /usr/bin/python3 tools/bench/bench.py all --suite quick --build build/release --out bench-out
     /usr/bin/python3 tools/bench/bench.py run --suite full --build build/release --out bench-full
+    /usr/bin/python3 tools/bench/bench.py run --suite vs-tbb --repeat 3 --build build/release --out bench-vs-tbb
     /usr/bin/python3 tools/bench/bench.py report bench-full
     /usr/bin/python3 tools/bench/bench.py splice bench-full README.md
 
@@ -12,7 +13,6 @@ the report check failed; 2 a usage error; 77 (ci only) matplotlib missing.
 """
 
 import argparse
-import os
 import shutil
 import sys
 import tempfile
@@ -37,7 +37,7 @@ def have_matplotlib():
 
 
 def cmd_list(args):
-    for name in sorted(suites.SUITES):
+    for name in suites.names():
         print(f"suite {name}:")
         for i in suites.suite(name):
             b = runner.binary_path(args.build, i.app) if args.build else None
@@ -52,6 +52,7 @@ def cmd_run(args):
     if args.only:
         wanted = set(args.only.split(","))
         invocations = [i for i in invocations if i.app in wanted]
+    invocations = suites.repeated(invocations, args.repeat)
     if not Path(args.build).is_dir():
         print(f"bench: error: build directory {args.build} does not exist", file=sys.stderr)
         return 2
@@ -160,12 +161,15 @@ def main(argv=None):
     sub = p.add_subparsers(dest="cmd", required=True)
 
     def runs(sp, out=True):
-        sp.add_argument("--suite", default="quick", choices=sorted(suites.SUITES))
+        sp.add_argument("--suite", default="quick", choices=suites.names())
         sp.add_argument("--build", required=True, help="build directory with apps/cws-*")
         if out:
             sp.add_argument("--out", required=True, help="output directory (runs/ and meta.json are rewritten)")
         sp.add_argument("--only", help="comma-separated apps of the suite to run")
         sp.add_argument("--timeout", type=float, default=600, help="seconds per invocation")
+        sp.add_argument("--repeat", type=int, default=1,
+                        help="run the suite N times, in rounds (every invocation once, then again); the summary "
+                             "then shows each ratio's median and spread over the rounds")
 
     sp = sub.add_parser("list", help="the suites and which of their binaries are built")
     sp.add_argument("--build")

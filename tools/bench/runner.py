@@ -2,9 +2,9 @@
 
 Output directory layout (``bench.py run --out DIR``):
 
-    DIR/meta.json        suite, commit, machine, start/end, one line per invocation
-    DIR/runs/<id>.json   {"id", "app", "binary", "args", "env", "nodes", "returncode",
-                          "wall_s", "stderr", "doc": <the app's JSON document>}
+    DIR/meta.json        suite, commit, machine, repeat (rounds), start/end, one line per invocation
+    DIR/runs/<id>.json   {"id", "app", "workload", "round", "binary", "args", "env", "nodes",
+                          "returncode", "wall_s", "stderr", "doc": <the app's JSON document>}
 
 A binary that is not built is recorded as skipped; an app that exits
 non-zero, times out or prints something that is not one JSON document is
@@ -132,7 +132,7 @@ def child_env(extra):
 def run_invocation(invocation, build, timeout):
     """Runs one invocation; returns the record stored in runs/<id>.json (status: ok, skipped or error)."""
     record = {"id": invocation.id, "app": invocation.app, "nodes": invocation.nodes, "tag": invocation.tag,
-              "env": invocation.env()}
+              "workload": invocation.workload, "round": invocation.round, "env": invocation.env()}
     binary = binary_path(build, invocation.app)
     if binary is None:
         record.update(status="skipped", reason=f"cws-{invocation.app} is not built in {build}")
@@ -168,6 +168,7 @@ def run_suite(name, invocations, build, out, timeout=600, log=print):
     for old in runs_dir.glob("*.json"):
         old.unlink()
     meta = {"suite": name, "build": str(Path(build).resolve()), **commit_info(), "machine": machine_info(),
+            "repeat": max([1] + [i.round for i in invocations]),
             "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds"), "runs": []}
     t0 = time.monotonic()
     for index, invocation in enumerate(invocations):

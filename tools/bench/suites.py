@@ -17,13 +17,18 @@ An invocation is one run of one app binary with --json added by the harness:
 - ``tag``: tells two invocations of the same app apart in file names and in
   the summary.
 
+- ``round``: set by ``repeated`` (bench.py run --repeat N > 1): which of the
+  N rounds of the suite this invocation belongs to; it is part of the id.
+
 quick: seconds per invocation, for CI and the ctest. full: the apps'
 documented default sizes (0.2-2 s per run) with more runs, and the locality
 runs at larger sizes. hinted: PufferFish's seven benchmarks at their default
 sizes, and the locality of sor, srad and lulesh on synthetic 4 nodes.
+vs-tbb (a comparison suite: its summary leads with the ratio table of
+ratios.py): the thirteen workloads of the "beat TBB" issue on 2 workers.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -33,15 +38,22 @@ class Invocation:
     prefer: tuple = ()  # ((flag, (values...)), ...): used when --help lists the flag
     nodes: int = 1
     tag: str = ""
+    round: int = 0  # 1..N in a suite repeated N > 1 times, else 0
 
     @property
-    def id(self):
+    def workload(self):
+        """What the invocation measures, the same in every round: app, tag, nodes."""
         parts = [self.app]
         if self.tag:
             parts.append(self.tag)
         if self.nodes > 1:
             parts.append(f"{self.nodes}nodes")
         return "-".join(parts)
+
+    @property
+    def id(self):
+        """The workload, and the round when the suite is repeated (ids stay unique over the rounds)."""
+        return f"{self.workload}-round{self.round}" if self.round else self.workload
 
     def env(self):
         """The environment variables this invocation sets."""
@@ -172,16 +184,57 @@ def _hinted():
     return f
 
 
+def _vs_tbb():
+    """The "beat TBB" comparison on 2 workers: every workload of the issue's table at the sizes it used;
+    fdtd, floyd, prefix and cilksort, which it does not size, at sizes of the same order of time."""
+    runs = ("--runs", "5", "--warmup", "1", "--workers", "2")
+    return [
+        inv("heat", "--size", "512", *runs, "-q", tag="512"),
+        inv("heat", "--size", "1024", *runs, "-q", tag="1024"),
+        inv("memcopy", "--mb", "64", *runs),
+        inv("fdtd", "--nx", "512", "--ny", "512", *runs, "-q"),
+        inv("floyd", "--size", "512", *runs, "-q"),
+        inv("prefix", "--size", str(1 << 22), *runs),
+        inv("cg", "--class", "W", *runs),
+        inv("mg", "--class", "W", *runs),
+        inv("pcg", "--size", "64", *runs, "-q"),
+        inv("sor", "--size", "1024", *runs),
+        inv("srad", "--rows", "1024", "--cols", "1024", *runs),
+        inv("cilksort", *runs, "-q"),
+        inv("lulesh", "-s", "16", "--cycles", "20", *runs),  # to the stop time: over 600 s under load
+    ]
+
+
+# Suites that run every app (hinted: PufferFish's four), for the figures and the per-run summary.
 SUITES = {"quick": _quick, "full": _full, "hinted": _hinted}
+# Comparison suites: subsets of the apps whose summary leads with the ratio table (ratios.py), repeated or not.
+COMPARISONS = {"vs-tbb": _vs_tbb}
+
+
+def names():
+    """Every suite name, for the command line."""
+    return sorted({**SUITES, **COMPARISONS})
 
 
 def suite(name):
     """The invocations of suite `name`; KeyError names the known suites."""
-    if name not in SUITES:
-        raise KeyError(f"unknown suite '{name}' (known: {', '.join(sorted(SUITES))})")
-    invocations = SUITES[name]()
+    known = {**SUITES, **COMPARISONS}
+    if name not in known:
+        raise KeyError(f"unknown suite '{name}' (known: {', '.join(names())})")
+    invocations = known[name]()
     ids = [i.id for i in invocations]
     dup = {x for x in ids if ids.count(x) > 1}
     if dup:
         raise ValueError(f"suite '{name}' has duplicate invocation ids: {sorted(dup)}")
     return invocations
+
+
+def repeated(invocations, times):
+    """`invocations` run `times` times in rounds (all of them once, then all again, ...), so that a slow
+    spell of the machine lands on one round of every workload instead of on every round of one.
+    times == 1: the invocations unchanged (ids without a round)."""
+    if times < 1:
+        raise ValueError(f"--repeat must be at least 1, not {times}")
+    if times == 1:
+        return list(invocations)
+    return [replace(i, round=r) for r in range(1, times + 1) for i in invocations]

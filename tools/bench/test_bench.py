@@ -1,9 +1,11 @@
 """Unit tests of the harness's pure parts: suites, figures pulled from app
-documents, the summary, the README splice, the report check.
+documents, the summary, the vs-TBB ratio table, the README splice, the report
+check, and the runner (rounds of --repeat included) on fake binaries.
 
     /usr/bin/python3 -m unittest discover -s tools/bench -p 'test_*.py'
 """
 
+import contextlib
 import json
 import os
 import stat
@@ -15,6 +17,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import analysis  # noqa: E402
+import bench as bench_cli  # noqa: E402  (not `bench`: a test loops over benchmarks named so)
+import ratios  # noqa: E402
 import runner  # noqa: E402
 import suites  # noqa: E402
 
@@ -265,6 +269,109 @@ class SafeWrites(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, "meta.json: not a regular file"):
                 runner.run_suite("t", [suites.inv("missing")], build, out, log=lambda s: None)
             self.assertEqual(victim.read_text(), "keep")
+
+
+def fake_app(directory, name, log):
+    """An executable cws-<name> in `directory` that appends its arguments to `log` and prints a document."""
+    path = Path(directory) / f"cws-{name}"
+    path.write_text(f'#!/bin/sh\n[ "$1" = --help ] && exit 0\necho "{name} $*" >> "{log}"\n'
+                    'echo \'{"app": "x", "topology": {}, "params": {}, "results": []}\'\n')
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+
+
+class VsTbbSuite(unittest.TestCase):
+    def test_the_thirteen_workloads_on_two_workers(self):
+        invocations = suites.suite("vs-tbb")
+        self.assertEqual([i.id for i in invocations],
+                         ["heat-512", "heat-1024", "memcopy", "fdtd", "floyd", "prefix", "cg", "mg", "pcg", "sor",
+                          "srad", "cilksort", "lulesh"])
+        for i in invocations:
+            args = i.full_args()
+            self.assertEqual(args[args.index("--workers") + 1], "2", i.id)
+        self.assertIn("vs-tbb", suites.names())
+
+    def test_repeat_runs_the_suite_in_rounds(self):
+        with tempfile.TemporaryDirectory() as build:
+            apps = Path(build) / "apps"
+            apps.mkdir()
+            log = Path(build) / "calls.log"
+            for name in ("heat", "memcopy"):
+                fake_app(apps, name, log)
+            out = Path(build) / "out"
+            with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
+                code = bench_cli.main(["run", "--suite", "vs-tbb", "--only", "heat,memcopy", "--repeat", "2",
+                                       "--build", build, "--out", str(out)])
+            self.assertEqual(code, 0)
+            calls = [line.split()[:3] for line in log.read_text().splitlines()]
+            self.assertEqual(calls, [["heat", "--size", "512"], ["heat", "--size", "1024"], ["memcopy", "--mb", "64"],
+                                     ["heat", "--size", "512"], ["heat", "--size", "1024"], ["memcopy", "--mb", "64"]])
+            meta, recs = runner.load(out)
+            self.assertEqual(meta["repeat"], 2)
+            self.assertEqual([r["id"] for r in recs],
+                             ["heat-512-round1", "heat-1024-round1", "memcopy-round1",
+                              "heat-512-round2", "heat-1024-round2", "memcopy-round2"])
+            self.assertEqual([(r["workload"], r["round"]) for r in recs[2:4]], [("memcopy", 1), ("heat-512", 2)])
+        self.assertEqual(suites.repeated(suites.suite("vs-tbb"), 1), suites.suite("vs-tbb"))
+        with self.assertRaises(ValueError):
+            suites.repeated([], 0)
+
+
+class Ratios(unittest.TestCase):
+    def test_one_run_best_cws_over_best_tbb_and_best_replaying_over_random(self):
+        rec = record("heat", "heat", [
+            result("serial", 0.125), result("cws-random", 2.0), result("cws-random-interleave", 0.75),
+            result("cws-stows", 1.5), result("cws-stows-follow-init", 1.25), result("cws-user", 3.0),
+            result("cws-evolve", 0.5, verified=False),  # wrong: never the best
+            result("tbb-auto", 0.5), result("tbb-static", 0.375), result("omp-static", 0.25)])
+        self.assertEqual(ratios.run_ratios(rec), {
+            "cws_vs_tbb": 2.0, "best_cws": "cws-random-interleave", "best_tbb": "tbb-static",
+            "replay_vs_random": 0.625, "best_replaying": "cws-stows-follow-init", "random": "cws-random"})
+
+    def test_hinted_and_memcopy_names_of_the_random_reference(self):
+        lulesh = record("lulesh", "lulesh", [
+            result("cws-hinted", 0.25), result("cws-random-ft", 1.0), result("cws-random-il", 0.5),
+            result("cws-evolve", 0.75), result("cws-evolve-hinted", 0.875), result("tbb", 0.5)])
+        r = ratios.run_ratios(lulesh)
+        self.assertEqual((r["cws_vs_tbb"], r["best_cws"], r["best_tbb"]), (0.5, "cws-hinted", "tbb"))
+        self.assertEqual((r["replay_vs_random"], r["best_replaying"], r["random"]),
+                         (0.75, "cws-evolve", "cws-random-ft"))
+        memcopy = record("memcopy", "memcopy", [
+            result("cws-random-interleave", 0.5), result("cws-random-firsttouch", 2.0), result("cws-stows", 1.5)])
+        r = ratios.run_ratios(memcopy)
+        self.assertEqual((r["cws_vs_tbb"], r["replay_vs_random"], r["random"]), (None, 0.75, "cws-random-firsttouch"))
+        self.assertFalse(ratios.is_replaying("cws-hinted-hpt"))
+        self.assertTrue(ratios.is_replaying("cws-stuws-per-kernel"))
+
+    def test_median_and_spread_over_rounds_and_the_rendered_table(self):
+        def heat(rnd, stows, tbb):
+            rec = record(f"heat-512-round{rnd}", "heat", [result("cws-random", 2.0), result("cws-stows", stows),
+                                                          result("tbb-auto", tbb)])
+            rec.update(workload="heat-512", round=rnd)
+            return rec
+        recs = [heat(1, 1.0, 2.0), record("fib-round1", "fib", [result("cws-random", 1.0)]),
+                heat(2, 1.5, 1.0), heat(3, 0.5, 2.0),
+                {"id": "fib-round2", "workload": "fib", "app": "fib", "nodes": 1, "status": "error", "reason": "x"}]
+        recs[1]["workload"] = "fib"
+        [h, fib] = ratios.table(recs)
+        self.assertEqual(h["cws_vs_tbb"], {"median": 0.5, "min": 0.25, "max": 1.5, "count": 3})
+        self.assertEqual(h["replay_vs_random"], {"median": 0.5, "min": 0.25, "max": 0.75, "count": 3})
+        self.assertEqual((fib["runs"], fib["ok"], fib["cws_vs_tbb"]), (2, 1, None))
+        self.assertEqual(ratios.spread([0.5, None, 1.0]), {"median": 0.75, "min": 0.5, "max": 1.0, "count": 2})
+        lines = ratios.markdown(recs, 3)
+        self.assertIn("| heat-512 | 3/3 | 0.50 (0.25–1.50) | 0.50 (0.25–0.75) | cws-stows ×3; tbb-auto ×3; "
+                      "cws-stows ×3 |", lines)
+        self.assertIn("| fib | 1/2 | — | — | cws-random; —; — |", lines)
+        self.assertEqual(ratios.format_names(["b", "a", "b"]), "b ×2, a")
+        self.assertEqual(ratios.format_spread({"median": 0.5, "min": 0.5, "max": 0.5, "count": 1}), "0.50")
+
+    def test_summary_has_the_table_for_repeats_and_comparison_suites_only(self):
+        recs = [record("heat", "heat", [result("cws-stows", 1.0), result("tbb-auto", 2.0)])]
+        meta = {"suite": "quick", "commit": "0123456789abcdef", "wall_s": 1.0, "machine": {}}
+        self.assertNotIn("best cws / best TBB", analysis.summary_markdown(meta, recs))
+        for extra in ({"repeat": 3}, {"suite": "vs-tbb"}):
+            text = analysis.summary_markdown(dict(meta, **extra), recs)
+            self.assertIn("| heat | 1/1 | 0.50 | — | cws-stows; tbb-auto; cws-stows |", text)
+            self.assertIn("| heat | heat | 1 |", text)  # the per-run rows stay
 
 
 if __name__ == "__main__":
