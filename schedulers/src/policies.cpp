@@ -48,9 +48,13 @@ constexpr replay_mode fixed_mode_of(replay_kind kind) noexcept {
       return replay_mode::stuws;
     case replay_kind::user:
       return replay_mode::user;
-    default:
-      return replay_mode::relws;
+    case replay_kind::relws:
+    case replay_kind::evolve:  // the evolving kinds ask evolve_controller::mode_for instead
+    case replay_kind::coarsen:
+    case replay_kind::evolve_hinted:
+      break;
   }
+  return replay_mode::relws;
 }
 
 class replay_policy final : public scheduling_policy {
