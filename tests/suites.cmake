@@ -37,6 +37,7 @@ set(CWS_INTERNAL_SUITES
     test_mg_oracles         # apps/mg: zran3, per-iteration norms
     test_pcg_parts          # apps/pcg: matrix, preconditioners, schedule file
     test_hinted_protocol    # the hinted policies' steal order and HET, scripted (schedulers/src)
+    test_policy_kinds       # evolve_controller.hpp (schedulers/src)
     test_lulesh_parts)      # apps/lulesh: mesh, kernels
 
 # The black-box suite of tests/conformance (new files go here; public headers only).

@@ -20,11 +20,9 @@
 
 namespace cws_apps {
 
-// The policies that replay a template (schedule::follow is meaningful to them).
-inline bool replays(std::string_view policy) {
-  return policy == cws::policy::stows || policy == cws::policy::stuws || policy == cws::policy::relws ||
-         policy == cws::policy::evolve;
-}
+// Whether `policy` replays a template (schedule::follow is meaningful to it),
+// as its component registered it. Throws cws::error for an unknown policy.
+inline bool replays(std::string_view policy) { return cws::policy_registry::traits(policy).replays; }
 
 // `names` without repeats, in the order of their first occurrence (--policies random,stows,random).
 inline std::vector<std::string> without_repeats(const std::vector<std::string>& names) {

@@ -10,6 +10,7 @@
 #include "cws/runtime.hpp"
 #include "cws/schedulers/policies.hpp"
 #include "hinted_engine.hpp"
+#include "policy_kinds.hpp"
 
 namespace cws::schedulers::detail {
 
@@ -40,10 +41,12 @@ class hinted_policy final : public scheduling_policy {
 }  // namespace
 
 void register_hinted_policies() {
-  policy_registry::add(std::string(policy::hinted),
-                       [] { return std::make_unique<hinted_policy>(policy::hinted, hinted_mode::pufferfish); });
-  policy_registry::add(std::string(policy::hinted_hpt),
-                       [] { return std::make_unique<hinted_policy>(policy::hinted_hpt, hinted_mode::hpt); });
+  policy_registry::add(
+      std::string(policy::hinted),
+      [] { return std::make_unique<hinted_policy>(policy::hinted, hinted_mode::pufferfish); }, hinted_traits);
+  policy_registry::add(
+      std::string(policy::hinted_hpt), [] { return std::make_unique<hinted_policy>(policy::hinted_hpt, hinted_mode::hpt); },
+      hinted_traits);
 }
 
 }  // namespace cws::schedulers::detail

@@ -9,6 +9,7 @@
 #include "cws/steal_tree/analysis.hpp"
 #include "cws/steal_tree/recorder.hpp"
 #include "cws/steal_tree/tree_storage.hpp"
+#include "evolve_controller.hpp"
 #include "template_plan.hpp"
 
 namespace cws::schedulers {
@@ -75,9 +76,7 @@ void schedule_store::seed(std::string_view name, steal_tree::tree t, std::string
   schedule_state& s = state(name);
   s.templ = std::make_shared<const steal_tree::tree>(std::move(t));
   s.template_from = std::move(from);
-  s.mode = evolve_mode::relws;
-  s.evolve_counters.relws_runs = 0;
-  s.converged = false;
+  detail::evolve_controller::relearn(s);  // evolve learns from the new template
 }
 
 void schedule_store::mark_converged(std::string_view name) {
@@ -85,13 +84,9 @@ void schedule_store::mark_converged(std::string_view name) {
   schedule_state* s = it == states_.end() ? nullptr : &it->second;
   if (s == nullptr || !s->templ)
     throw error(fmt::format("schedule '{}' has no template to start converged on (seed it first)", name));
-  // As evolve's own switch to stows (policies.cpp, converge()), from a clean slate.
-  s->mode = evolve_mode::stows;
-  s->converged = true;
-  s->converged_at = 0;
-  s->pages_settled = false;
-  s->evolve_counters = {};
-  s->coarsen_search = {};
+  // As evolve's own switch to stows, from a clean slate.
+  detail::evolve_controller::restart(*s);
+  detail::evolve_controller::converge(*s, 0);
 }
 
 steal_tree::coarsen_summary schedule_store::coarsen(std::string_view name, const steal_tree::coarsen_options& options) {

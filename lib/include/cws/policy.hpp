@@ -244,13 +244,29 @@ class scheduling_policy {
   virtual void idle_pass(worker_view& /*view*/) {}
 };
 
+// What a registered policy is, known from its name without making one. The
+// component that registers a policy says it once, beside the factory, so that
+// programs and other components ask the registry (e.g. whether
+// schedule::follow means anything to a policy) instead of keeping their own
+// lists of names.
+struct policy_traits {
+  bool replays = false;       // replays a template: its schedule's own, or another's through schedule::follow
+  bool evolves = false;       // learns its template over runs and reports convergence (run_report::converged)
+  bool routes_hints = false;  // may place hinted spawns (routes_hints() in some or all of its phases)
+  bool elides = false;        // may run spawns as plain calls (serial elision, CWS_ELIDE)
+  friend constexpr bool operator==(const policy_traits&, const policy_traits&) = default;
+};
+
 // Policies by name. The core registers "random"; other components add theirs.
 class policy_registry {
  public:
   using factory = std::function<std::unique_ptr<scheduling_policy>()>;
-  static void add(std::string name, factory make);
-  // Throws cws::error "unknown policy 'x' (valid: random, ...)".
+  static void add(std::string name, factory make, policy_traits traits = {});
+  // Throws cws::error "unknown policy 'x' (valid: random, ...)"; in a program
+  // that links cws::core only, the message says which target brings the others.
   static std::unique_ptr<scheduling_policy> create(std::string_view name);
+  // The traits `name` was registered with; throws as create() does.
+  static policy_traits traits(std::string_view name);
   static std::vector<std::string> names();
 };
 

@@ -38,6 +38,7 @@
 #include "cws/run_report.hpp"
 #include "cws/runtime.hpp"
 #include "cws/schedulers/bounded_history.hpp"
+#include "cws/schedulers/coarsen_search.hpp"
 #include "cws/schedulers/slowdown_watch.hpp"
 #include "cws/schedulers/tree_pool.hpp"
 #include "cws/steal_tree/analysis.hpp"
@@ -86,8 +87,9 @@ enum class evolve_mode { relws, stows };
 
 namespace detail {
 // What evolve counts to make its decisions. Kept in the schedule's state so
-// that it lives as long as the schedule, but read and written by the evolve
-// policy only; programs read the decisions from the run reports.
+// that it lives as long as the schedule, but read and written by evolve's
+// state machine only (schedulers/src/evolve_controller.hpp, which resets it
+// all in one place); programs read the decisions from the run reports.
 struct evolve_counters {
   unsigned relws_runs = 0;       // relws iterations since the last switch
   slowdown_watch slowdown;       // the stows runs' times since the switch (CWS_EVOLVE_SLOWDOWN)
@@ -103,18 +105,7 @@ struct evolve_counters {
   double best_s = 0;       // its run's time
   bool planned = false;    // the planner was tried since evolve (re)started
   bool auditing = false;   // the coming run is the audit run the planner needs
-};
-
-// The `coarsen` policy's search, after evolve converged: one stows run per
-// pruning depth (steal_tree::coarsen's max_level), then the fastest is kept.
-struct coarsen_search {
-  std::shared_ptr<const steal_tree::tree> base;  // the converged, unpruned template
-  std::vector<std::uint32_t> depths;             // to try, in order
-  std::size_t next = 0;                          // depths[next] is the one being tried
-  std::uint32_t best_depth = 0;
-  double best_s = 0;
-  bool active = false;  // trying depths
-  bool done = false;    // a depth was chosen for this convergence
+  bool relearning = false;  // relws again after a persistent slowdown (the best tree and the planner's verdict stay)
 };
 }  // namespace detail
 
@@ -138,7 +129,7 @@ struct schedule_state {
   // evolve: where it is (its decisions are in each run's report)
   evolve_mode mode = evolve_mode::relws;
   bool converged = false;
-  std::uint64_t converged_at = 0;  // iteration after which evolve switched to stows
+  std::uint64_t converged_at = 0;  // iteration after which evolve switched to stows (while converged)
   // evolve relocalizes until a stows run finds every page in place.
   bool pages_settled = false;
   detail::evolve_counters evolve_counters;  // evolve's own bookkeeping, not an API
@@ -153,7 +144,9 @@ class schedule_store final : public cws::runtime_extension {
   const schedule_state* find(std::string_view name) const noexcept;
   // Same, but throws cws::error naming the schedule when unknown.
   const schedule_state& at(std::string_view name) const;
-  // Created on first use.
+  // Created on first use: a replaying policy creates its schedule's when the
+  // schedule is made (runtime::schedule), and keeps a reference to it. States
+  // are never erased, and the store outlives the policies.
   schedule_state& state(std::string_view name);
 
   // Sets the template of `name` (replacing any). A tree recorded for another

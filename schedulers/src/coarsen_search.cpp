@@ -1,0 +1,69 @@
+#include "cws/schedulers/coarsen_search.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <string>
+#include <utility>
+
+#include "cws/schedulers/schedule_store.hpp"
+#include "cws/steal_tree/balance.hpp"
+#include "cws/steal_tree/coarsen.hpp"
+#include "evolve_controller.hpp"
+#include "format_into.hpp"
+
+namespace cws::schedulers::detail {
+
+namespace {
+steal_tree::coarsen_options pruned_at(std::uint32_t depth) {
+  steal_tree::coarsen_options o;
+  o.max_level = depth;
+  return o;
+}
+}  // namespace
+
+void coarsen_search::start(std::shared_ptr<const steal_tree::tree> converged, const runtime_config& cfg) {
+  *this = {};
+  base_ = std::move(converged);
+  std::vector<std::uint32_t> levels;
+  for (const steal_tree::segment& g : base_->segments)
+    for (const steal_tree::steal_point& p : g.steals) levels.push_back(p.level);
+  std::sort(levels.begin(), levels.end());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+  for (std::size_t i = 0; i + 1 < levels.size() && depths_.size() + 1 < cfg.replay.coarsen_tries; ++i) {
+    const steal_tree::balance b = steal_tree::balance_of(steal_tree::coarsen(*base_, pruned_at(levels[i])));
+    if (b.idle_workers == 0 && balanced_enough(b.idle_workers, b.max_share_ratio, cfg)) depths_.push_back(levels[i]);
+  }
+  depths_.push_back(levels.empty() ? 0 : levels.back());  // unpruned
+  active_ = true;
+}
+
+void coarsen_search::after_run(schedule_state& s, iteration_report& r, const runtime_config& cfg,
+                               schedule_store& store) {
+  if (!active_) {
+    start(s.templ, cfg);
+  } else {
+    if (best_s_ == 0 || r.wall_s < best_s_) {
+      best_s_ = r.wall_s;
+      best_depth_ = depths_[next_];
+    }
+    ++next_;
+  }
+  if (next_ >= depths_.size()) return keep_fastest(s, r, store);
+  s.templ = store.share(steal_tree::coarsen(*base_, pruned_at(depths_[next_])));
+  format_into(s.template_from, "coarsened to depth {} (try {} of {})", depths_[next_], next_ + 1, depths_.size());
+}
+
+void coarsen_search::keep_fastest(schedule_state& s, iteration_report& r, schedule_store& store) {
+  s.templ = store.share(steal_tree::coarsen(*base_, pruned_at(best_depth_)));
+  format_into(s.template_from, "coarsened to depth {} (fastest of {} depths)", best_depth_, depths_.size());
+  std::string tried;
+  for (std::uint32_t d : depths_) fmt::format_to(std::back_inserter(tried), "{}{}", tried.empty() ? "" : ",", d);
+  format_into(r.note, "coarsen: tried depths {}; kept depth {} ({:.3f} ms)", tried, best_depth_, best_s_ * 1e3);
+  active_ = false;
+  done_ = true;
+  base_.reset();
+}
+
+}  // namespace cws::schedulers::detail

@@ -1,0 +1,209 @@
+#include "evolve_controller.hpp"
+
+#include <fmt/format.h>
+
+#include <string>
+#include <utility>
+
+#include "cws/error.hpp"
+#include "format_into.hpp"
+
+namespace cws::schedulers::detail {
+
+namespace {
+
+// Whether a relws tree with these figures is a better template than evolve's
+// best so far: balanced beats unbalanced; between unbalanced ones the smaller
+// busiest share wins; between balanced ones the more local, then the faster.
+bool better_template(const evolve_counters& c, bool balanced, double share, double local, double seconds) {
+  if (!c.best) return true;
+  if (balanced != c.best_balanced) return balanced;
+  if (!balanced) return share < c.best_share;
+  if (local != c.best_local) return local > c.best_local;
+  return seconds < c.best_s;
+}
+
+}  // namespace
+
+bool balanced_enough(unsigned idle_workers, double max_share, const runtime_config& cfg) {
+  if (cfg.replay.evolve_balance_pct == 0) return true;
+  return idle_workers == 0 && max_share <= 1.0 + cfg.replay.evolve_balance_pct / 100.0;
+}
+
+// ------------------------------------------------------------- transitions
+
+void evolve_controller::restart(schedule_state& s) {
+  s.mode = evolve_mode::relws;
+  s.converged = false;
+  s.converged_at = 0;
+  s.pages_settled = false;
+  s.evolve_counters = {};
+  s.coarsen_search = {};
+}
+
+void evolve_controller::converge(schedule_state& s, std::uint64_t at) {
+  s.mode = evolve_mode::stows;
+  s.converged = true;
+  s.converged_at = at;
+  s.pages_settled = false;
+  evolve_counters& c = s.evolve_counters;
+  c.slowdown.reset();
+  c.relws_runs = 0;
+  c.settling_runs = 0;
+  c.relearning = false;
+  s.coarsen_search = {};
+}
+
+void evolve_controller::relearn(schedule_state& s) {
+  s.mode = evolve_mode::relws;
+  s.converged = false;
+  s.evolve_counters.relws_runs = 0;
+  s.evolve_counters.relearning = true;
+}
+
+evolve_stage evolve_controller::stage_of(const schedule_state& s) noexcept {
+  if (s.evolve_counters.auditing) return evolve_stage::audit;
+  if (s.mode == evolve_mode::stows) return evolve_stage::converged;
+  return s.evolve_counters.relearning ? evolve_stage::relearn : evolve_stage::learn;
+}
+
+replay_mode evolve_controller::mode_for(const template_plan* plan) const noexcept {
+  switch (stage()) {
+    case evolve_stage::audit:
+      return replay_mode::stows;
+    case evolve_stage::converged:
+      return plan != nullptr && !plan->nesting_known ? replay_mode::stuws : replay_mode::stows;
+    case evolve_stage::learn:
+    case evolve_stage::relearn:
+      break;
+  }
+  return replay_mode::relws;
+}
+
+void evolve_controller::converge(iteration_report& r) {
+  converge(s_, r.iteration);
+  r.converged = true;
+}
+
+// ------------------------------------------------------------------ stages
+
+void evolve_controller::after_run(replay_mode ran, iteration_report& r, const run_report& stats,
+                                  const runtime_config& cfg, std::shared_ptr<const steal_tree::tree> fresh,
+                                  const steal_tree::phase_record& record) {
+  if (auditing()) return after_audit(r, record);
+  if (ran == replay_mode::relws) return after_relws(r, stats, cfg, std::move(fresh));
+  after_stows(r, cfg);
+}
+
+// learn / relearn: relws until an iteration adds no steal, takes nothing back
+// (the tree stopped changing) and is balanced, or the bound is reached (then
+// the best tree, or a planned one).
+void evolve_controller::after_relws(iteration_report& r, const run_report& stats, const runtime_config& cfg,
+                                    std::shared_ptr<const steal_tree::tree> fresh) {
+  evolve_counters& c = s_.evolve_counters;
+  s_.templ = fresh;
+  format_into(s_.template_from, "recorded run #{} (relws)", r.iteration);
+  ++c.relws_runs;
+  const bool balanced = balanced_enough(r.balance.idle_workers, r.balance.max_over_fair, cfg);
+  keep_if_best(r, balanced, stats.locality ? stats.locality->share() : -1.0, std::move(fresh));
+  if (r.extra_steals == 0 && r.taken_back == 0 && balanced) {
+    format_into(r.note, "converged after {} relws runs (busiest worker x{:.2f} of 1/P): switching to stows",
+                c.relws_runs, r.balance.max_over_fair);
+    return converge(r);
+  }
+  if (c.relws_runs + 1 == cfg.replay.evolve_bound && !c.best_balanced && !c.planned && s_.templ->workers > 1)
+    return start_audit(r, cfg);
+  if (c.relws_runs >= cfg.replay.evolve_bound) converge_on_best(r, cfg);
+}
+
+void evolve_controller::keep_if_best(const iteration_report& r, bool balanced, double local,
+                                     std::shared_ptr<const steal_tree::tree> fresh) {
+  evolve_counters& c = s_.evolve_counters;
+  if (!better_template(c, balanced, r.balance.max_over_fair, local, r.wall_s)) return;
+  c.best = std::move(fresh);
+  c.best_run = r.iteration;
+  c.best_balanced = balanced;
+  c.best_share = r.balance.max_over_fair;
+  c.best_local = local;
+  c.best_s = r.wall_s;
+}
+
+// One run left and no run showed a balanced tree (workers that never got a
+// core look like workers with nothing to do): the bound's last run replays
+// the best tree recording every task, so that the planner can hand out the
+// work evenly. It counts against the bound, so evolve converges within it
+// whatever the machine's load.
+void evolve_controller::start_audit(iteration_report& r, const runtime_config& cfg) {
+  evolve_counters& c = s_.evolve_counters;
+  c.planned = true;
+  c.auditing = true;
+  s_.templ = c.best;
+  format_into(s_.template_from, "recorded run #{} (best relws run)", c.best_run);
+  format_into(r.note,
+              "no balanced tree in {} relws runs (best: run #{}, busiest x{:.2f}): the last run of the bound of {} "
+              "is an audit run of it, then the planner",
+              c.relws_runs, c.best_run, c.best_share, cfg.replay.evolve_bound);
+}
+
+void evolve_controller::converge_on_best(iteration_report& r, const runtime_config& cfg) {
+  const evolve_counters& c = s_.evolve_counters;
+  s_.templ = c.best;
+  format_into(s_.template_from, "recorded run #{} (best of the relws runs)", c.best_run);
+  format_into(r.note, "bound of {} relws runs reached: the best tree (run #{}, busiest x{:.2f}{}), switching to stows",
+              cfg.replay.evolve_bound, c.best_run, c.best_share, c.best_balanced ? "" : ", unbalanced");
+  converge(r);
+}
+
+// audit, then plan: a balanced template planned from the audit run, and
+// converge on that. When the planner cannot balance it, the best relws tree.
+void evolve_controller::after_audit(iteration_report& r, const steal_tree::phase_record& record) {
+  evolve_counters& c = s_.evolve_counters;
+  c.auditing = false;
+  std::string refused;
+  steal_tree::plan_summary summary;
+  if (record.steals.audit.empty()) {
+    refused = "the run recorded no audit records";
+  } else {
+    try {
+      summary = store_.plan(s_.name);
+    } catch (const cws::error& e) {
+      refused = e.what();
+    }
+  }
+  if (refused.empty() && summary.balanced) {
+    // The planned tree is the converged one (it carries no time stamps, so
+    // strict replay takes no nesting from it; steal_tree::plan).
+    converge(r);
+    format_into(r.note,
+                "planned a balanced template from this audit run (busiest x{:.2f} of 1/P, {} steals): switching to "
+                "stuws (a planned order is an estimate)",
+                summary.after.max_share_ratio, summary.steals_after);
+    return;
+  }
+  s_.templ = c.best;
+  format_into(s_.template_from, "recorded run #{} (best of the relws runs)", c.best_run);
+  format_into(r.note, "the planner could not balance it ({}): the best tree, switching to stows",
+              refused.empty() ? fmt::format("busiest x{:.2f}", summary.after.max_share_ratio) : refused);
+  converge(r);
+}
+
+// converged: the template stays unless the runs got slower for good
+// (slowdown_watch.hpp): a slow run, or a few, is noise (a descheduled worker,
+// a page-fault storm); a divergence restarts (replay_policy::end_phase).
+void evolve_controller::after_stows(iteration_report& r, const runtime_config& cfg) {
+  if (coarsens_ && !s_.coarsen_search.done()) return s_.coarsen_search.after_run(s_, r, cfg, store_);
+  const unsigned pct = cfg.replay.evolve_slowdown_pct;
+  slowdown_watch& watch = s_.evolve_counters.slowdown;
+  if (!watch.add(r.wall_s, pct)) return;
+  format_into(r.note,
+              "slowdown: even the faster of the last {} stows runs (lower quartile {:.3f} ms) stayed over {}% "
+              "slower than the {} before (x{:.2f}) for {} runs: back to relws",
+              slowdown_watch::recent, watch.now_s() * 1e3, pct, watch.baseline_runs(),
+              watch.now_s() / watch.baseline_s(), watch.slow_runs());
+  // relearn refines the converged template; the best tree and the planner's
+  // verdict of the earlier learning stay (planning again allocates, and
+  // would plan from the same kind of run).
+  relearn(s_);
+}
+
+}  // namespace cws::schedulers::detail

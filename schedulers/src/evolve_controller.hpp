@@ -1,0 +1,88 @@
+#pragma once
+// evolve's state machine (policies.hpp: evolve, coarsen, evolve-hinted), on
+// the evolve fields of its schedule's state (schedule_store.hpp: mode,
+// converged, converged_at, pages_settled, evolve_counters, coarsen_search):
+//
+//   learn      relws runs; each one is the next template. Leaves for
+//              converged when a run adds no steal, takes nothing back and is
+//              balanced, or at the bound (the best tree); one run before the
+//              bound, with no balanced tree seen, for audit.
+//   audit      the bound's last run replays the best tree under stows,
+//              recording every task; after it, plan: the planner builds a
+//              balanced template from it (converged on it), or the best tree
+//              stays (converged on that).
+//   converged  stows runs of the template (stuws for a planned one); coarsen
+//              searches its pruning depths first. Leaves for relearn on a
+//              persistent slowdown.
+//   relearn    learn again from the converged template, keeping the best tree
+//              and the planner's verdict of the earlier learning.
+//
+// From any stage, a diverged or template-less run restarts: learn from
+// scratch, every field reset (restart(), the one place that does so).
+// Everything here runs between phases, on the thread that calls runtime::run.
+
+#include <memory>
+
+#include "cws/config.hpp"
+#include "cws/run_report.hpp"
+#include "cws/schedulers/schedule_store.hpp"
+#include "cws/steal_tree/recorder.hpp"
+#include "replay_policy.hpp"
+#include "template_plan.hpp"
+
+namespace cws::schedulers::detail {
+
+enum class evolve_stage { learn, audit, converged, relearn };
+
+// evolve's balance rule (CWS_EVOLVE_BALANCE): every worker ran a task and the
+// busiest one's share is within the tolerance of 1/P; always true when off.
+bool balanced_enough(unsigned idle_workers, double max_share, const runtime_config& cfg);
+
+class evolve_controller {
+ public:
+  // Learn from scratch: every field of evolve's state in `s` back to a new
+  // schedule's. (The template stays: the caller decides what replaces it.)
+  static void restart(schedule_state& s);
+  // Converged on the schedule's template after run `at` (0: before any run,
+  // e.g. a template loaded as converged): stows from the next run.
+  static void converge(schedule_state& s, std::uint64_t at);
+  // Learn again from the schedule's template (a slowdown, or a template
+  // seeded from outside), keeping the best tree and the planner's verdict.
+  static void relearn(schedule_state& s);
+  static evolve_stage stage_of(const schedule_state& s) noexcept;
+
+  // `coarsens`: the coarsen policy (converged: search the pruning depths first).
+  evolve_controller(schedule_state& s, schedule_store& store, bool coarsens) noexcept
+      : s_(s), store_(store), coarsens_(coarsens) {}
+
+  evolve_stage stage() const noexcept { return stage_of(s_); }
+  // The coming run is the audit run (record every task: no serial elision).
+  bool auditing() const noexcept { return s_.evolve_counters.auditing; }
+  // How the coming run replays the schedule's template, compiled as `plan`
+  // (null: it could not be). Converged: stows, or stuws for a planned
+  // template (no time stamps: its per-worker order is an estimate, which may
+  // wait for a segment that only a later one lets come; its thieves are exact
+  // all the same).
+  replay_mode mode_for(const template_plan* plan) const noexcept;
+
+  // After a run that replayed the template in `ran` without diverging:
+  // the decision of the run's stage (r.note says it when it is one).
+  void after_run(replay_mode ran, iteration_report& r, const run_report& stats, const runtime_config& cfg,
+                 std::shared_ptr<const steal_tree::tree> fresh, const steal_tree::phase_record& record);
+
+ private:
+  void after_relws(iteration_report& r, const run_report& stats, const runtime_config& cfg,
+                   std::shared_ptr<const steal_tree::tree> fresh);
+  void keep_if_best(const iteration_report& r, bool balanced, double local, std::shared_ptr<const steal_tree::tree> fresh);
+  void start_audit(iteration_report& r, const runtime_config& cfg);
+  void converge_on_best(iteration_report& r, const runtime_config& cfg);
+  void after_audit(iteration_report& r, const steal_tree::phase_record& record);
+  void after_stows(iteration_report& r, const runtime_config& cfg);
+  void converge(iteration_report& r);
+
+  schedule_state& s_;
+  schedule_store& store_;
+  bool coarsens_;
+};
+
+}  // namespace cws::schedulers::detail

@@ -1,0 +1,156 @@
+// evolve's state machine (schedulers/src/evolve_controller.hpp): its stages,
+// and restart(), the one place that resets evolve's state, resetting all of it.
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "cws/cws.hpp"
+#include "evolve_controller.hpp"
+#include "support/runtime_fixture.hpp"
+
+namespace {
+
+namespace cs = cws::schedulers;
+using cs::detail::evolve_controller;
+using cs::detail::evolve_stage;
+using cs::detail::replay_mode;
+
+// A schedule that ran once under evolve (a random run: its tree is the template).
+cs::schedule_state& recorded(cws::runtime& rt, const std::string& name, std::string_view policy = "evolve") {
+  cws::schedule& s = rt.schedule(name, policy);
+  rt.run(s, [] { cws::test::fib(12); });
+  cs::schedule_state& state = cs::store_of(rt).state(name);
+  EXPECT_TRUE(state.templ);
+  return state;
+}
+
+// Every field of evolve's state away from a new schedule's.
+void set_every_field(cs::schedule_state& s, const cws::runtime_config& cfg) {
+  s.mode = cs::evolve_mode::stows;
+  s.converged = true;
+  s.converged_at = 7;
+  s.pages_settled = true;
+  cs::detail::evolve_counters& c = s.evolve_counters;
+  c.relws_runs = 3;
+  for (int i = 0; i < 12; ++i) c.slowdown.add(1e-3, cfg.replay.evolve_slowdown_pct);
+  c.settling_runs = 2;
+  c.best = s.templ;
+  c.best_run = 5;
+  c.best_balanced = true;
+  c.best_share = 1.5;
+  c.best_local = 0.75;
+  c.best_s = 0.25;
+  c.planned = true;
+  c.auditing = true;
+  c.relearning = true;
+}
+
+// Runs coarsen's search on the schedule's template until it kept a depth.
+void finish_coarsen_search(cs::schedule_state& s, cws::runtime& rt) {
+  cs::iteration_report r;
+  for (int run = 0; run < 64 && !s.coarsen_search.done(); ++run) {
+    r.wall_s = 1e-3 * (run + 1);
+    s.coarsen_search.after_run(s, r, rt.config(), cs::store_of(rt));
+  }
+}
+
+TEST(evolve_restart, resets_every_field_to_a_new_schedules) {
+  cws::runtime rt(cws::test::config(2));
+  cs::schedule_state& s = recorded(rt, "step", "coarsen");
+  finish_coarsen_search(s, rt);
+  ASSERT_TRUE(s.coarsen_search.done());
+  set_every_field(s, rt.config());
+  ASSERT_GT(s.evolve_counters.slowdown.runs(), 0u);
+  const auto templ = s.templ;
+
+  evolve_controller::restart(s);
+
+  const cs::schedule_state fresh;
+  EXPECT_EQ(s.mode, fresh.mode);
+  EXPECT_EQ(s.converged, fresh.converged);
+  EXPECT_EQ(s.converged_at, fresh.converged_at);
+  EXPECT_EQ(s.pages_settled, fresh.pages_settled);
+  const cs::detail::evolve_counters& c = s.evolve_counters;
+  const cs::detail::evolve_counters& f = fresh.evolve_counters;
+  EXPECT_EQ(c.relws_runs, f.relws_runs);
+  EXPECT_EQ(c.slowdown.runs(), 0u);
+  EXPECT_EQ(c.slowdown.slow_runs(), 0u);
+  EXPECT_EQ(c.settling_runs, f.settling_runs);
+  EXPECT_EQ(c.best, nullptr);
+  EXPECT_EQ(c.best_run, f.best_run);
+  EXPECT_EQ(c.best_balanced, f.best_balanced);
+  EXPECT_EQ(c.best_share, f.best_share);
+  EXPECT_EQ(c.best_local, f.best_local);
+  EXPECT_EQ(c.best_s, f.best_s);
+  EXPECT_EQ(c.planned, f.planned);
+  EXPECT_EQ(c.auditing, f.auditing);
+  EXPECT_EQ(c.relearning, f.relearning);
+  EXPECT_FALSE(s.coarsen_search.done());
+  EXPECT_EQ(evolve_controller::stage_of(s), evolve_stage::learn);
+  EXPECT_EQ(s.templ, templ) << "restart leaves the template to its caller";
+
+  // The coarsen search starts over: its next call tries the first depth again.
+  cs::iteration_report r;
+  s.coarsen_search.after_run(s, r, rt.config(), cs::store_of(rt));
+  EXPECT_NE(s.template_from.find("(try 1 of "), std::string::npos) << s.template_from;
+}
+
+TEST(evolve_stages, converge_and_relearn_move_between_stages) {
+  cs::schedule_state s;
+  EXPECT_EQ(evolve_controller::stage_of(s), evolve_stage::learn);
+  s.evolve_counters.relws_runs = 4;
+  s.evolve_counters.planned = true;
+  s.evolve_counters.best = std::make_shared<const cws::steal_tree::tree>();
+  s.pages_settled = true;
+
+  evolve_controller::converge(s, 9);
+  EXPECT_EQ(evolve_controller::stage_of(s), evolve_stage::converged);
+  EXPECT_EQ(s.mode, cs::evolve_mode::stows);
+  EXPECT_TRUE(s.converged);
+  EXPECT_EQ(s.converged_at, 9u);
+  EXPECT_EQ(s.evolve_counters.relws_runs, 0u);
+  EXPECT_FALSE(s.pages_settled) << "a converged template settles its pages again";
+
+  evolve_controller::relearn(s);
+  EXPECT_EQ(evolve_controller::stage_of(s), evolve_stage::relearn);
+  EXPECT_EQ(s.mode, cs::evolve_mode::relws);
+  EXPECT_FALSE(s.converged);
+  EXPECT_TRUE(s.evolve_counters.planned) << "relearning keeps the planner's verdict";
+  EXPECT_NE(s.evolve_counters.best, nullptr) << "relearning keeps the best tree";
+
+  s.evolve_counters.auditing = true;
+  EXPECT_EQ(evolve_controller::stage_of(s), evolve_stage::audit);
+}
+
+TEST(evolve_stages, each_stage_replays_in_its_mode) {
+  cws::runtime rt(cws::test::config(2));
+  cs::schedule_state& s = cs::store_of(rt).state("step");
+  const evolve_controller evolve(s, cs::store_of(rt), false);
+  cs::detail::template_plan recorded_plan, planned_plan;
+  recorded_plan.nesting_known = true;   // a recorded tree's stamps give its order
+  planned_plan.nesting_known = false;   // the planner's order is an estimate
+  EXPECT_EQ(evolve.mode_for(&recorded_plan), replay_mode::relws);
+  s.evolve_counters.auditing = true;
+  EXPECT_EQ(evolve.mode_for(&planned_plan), replay_mode::stows) << "the audit run keeps the order";
+  s.evolve_counters.auditing = false;
+  evolve_controller::converge(s, 1);
+  EXPECT_EQ(evolve.mode_for(&recorded_plan), replay_mode::stows);
+  EXPECT_EQ(evolve.mode_for(&planned_plan), replay_mode::stuws);
+}
+
+TEST(evolve_stages, mark_converged_starts_converged_from_a_clean_slate) {
+  cws::runtime rt(cws::test::config(2));
+  cs::schedule_state& s = recorded(rt, "step");
+  set_every_field(s, rt.config());
+  cs::store_of(rt).mark_converged("step");
+  EXPECT_EQ(evolve_controller::stage_of(s), evolve_stage::converged);
+  EXPECT_EQ(s.converged_at, 0u);
+  EXPECT_FALSE(s.pages_settled);
+  EXPECT_EQ(s.evolve_counters.best, nullptr);
+  EXPECT_FALSE(s.evolve_counters.planned);
+  EXPECT_EQ(s.evolve_counters.slowdown.runs(), 0u);
+}
+
+}  // namespace
