@@ -158,9 +158,8 @@ void bench::one_run(variant& v, cws_apps::phase_timer& t) {
   v.w->reset();
   cg::iteration_result last;
   auto* breakdown = t.recording() ? &v.kernel_s : nullptr;
-  t.time_reported("iteration", static_cast<unsigned>(iters_), [&] {
-    return cws_apps::seconds_of([&] { last = v.w->iterate(*v.runner, cls_.shift, breakdown); });
-  });
+  t.time_reported("iteration", static_cast<unsigned>(iters_),
+                  [&] { return cws_apps::seconds_of([&] { last = v.w->iterate(*v.runner, cls_.shift, breakdown); }); });
   v.zetas.push_back(last.zeta);
   v.rnorm = last.rnorm;
 }
@@ -195,14 +194,16 @@ void bench::report_cws(const variant& v, json& e) {
   const cws::schedule& spmv = *v.schedules[cg::index(kernel::spmv)];
   e["policy"] = v.policy;
   json names = json::object();
-  for (std::size_t k = 0; k < cg::kernel_count; ++k) names[cg::kernel_name(static_cast<kernel>(k))] = v.schedules[k]->name();
+  for (std::size_t k = 0; k < cg::kernel_count; ++k)
+    names[cg::kernel_name(static_cast<kernel>(k))] = v.schedules[k]->name();
   e["schedules"] = names;
   e["init_policy"] = std::string(v.schedules[cg::index(kernel::init)]->policy_name());
   e["follows"] = v.schedules[cg::index(kernel::dot)]->follows();
 
   auto spmv_lines = cws_apps::lines_of(rt, spmv.name(), map_of(v, kernel::spmv, cg::cg_steps));
   cws_apps::add_locality(spmv_lines, tally_, spmv.name());
-  cws_apps::put_locality(e, measured(v, kernel::spmv, cg::cg_steps), "local_share");  // the headline: spmv reads the matrix, most bytes
+  cws_apps::put_locality(e, measured(v, kernel::spmv, cg::cg_steps),
+                         "local_share");  // the headline: spmv reads the matrix, most bytes
   // Every kernel: local shares of its measured phases, and what the
   // relocalizations after them (evolve's) moved; totals over all kernels.
   json per_kernel = json::object();
@@ -243,49 +244,43 @@ void bench::report_cws(const variant& v, json& e) {
     std::vector<cws_apps::iteration_line> first;
     for (const cws_apps::iteration_line& l : spmv_lines)
       if (l.run == 0 && l.index < s_.lines) first.push_back(l);
-    line_blocks_.push_back({fmt::format("{}: schedule \"{}\"{}", v.name, spmv.name(),
-                                        total_runs > opt_.plan.runs ? " (warm-up run)" : ""),
-                            std::move(first)});
+    line_blocks_.push_back(
+        {fmt::format("{}: schedule \"{}\"{}", v.name, spmv.name(), total_runs > opt_.plan.runs ? " (warm-up run)" : ""),
+         std::move(first)});
   }
 }
 
 cws_apps::table_text bench::text() const {
   const std::optional<double> zeta_ref = cg::reference_zeta(cls_, iters_);
-  return {
-      fmt::format("cws-cg: NPB CG class {} (na {}, nonzer {}, {} nonzeros), {} outer iterations of 25 CG steps per "
-                  "run ({}), row blocks of {} rows ({} blocks), {} runs (+{} warm-up); zeta reference: {}",
-                  cls_.name, cls_.na, cls_.nonzer, matrix_.nnz(), iters_, iters_ == cls_.niter ? "niter" : "not niter",
-                  s_.block, blocks_, opt_.plan.runs, opt_.plan.warmup,
-                  zeta_ref ? fmt::format("{:.13f}", *zeta_ref) : std::string("none (serial zeta only)")),
-      {{"variant", "variant"},
-       {"ms/iter", "median_s", 1e3, 3},
-       {"min ms", "min_s", 1e3, 3},
-       {"Mop/s", "mops", 1, 0},
-       {"vs omp", "ratio_vs_omp_static", 1, 2},
-       {"vs random", "ratio_vs_cws_random", 1, 2},
-       {"spmv ms", "spmv_s_per_iter", 1e3, 3},
-       {"desig/it", "designated_per_iter", 1, 1},
-       {"extra/it", "extra_steals_per_iter", 1, 1},
-       {"dist %", "mean_distance", 100, 1},
-       {"local %", "local_share", 100, 1},
-       {"last %", "local_share_last", 100, 1},
-       {"all %", "all_local_bytes_share", 100, 1},
-       {"moved", "pages_moved"},
-       {"reloc ms/it", "relocalization_s_per_iter", 1e3, 3},
-       {"zeta err", "zeta_rel_err", 1e15, 1},
-       {"ok", "verified"}},
-      {"ms/iter: median over runs of the mean time of one outer iteration (conj_grad + normalisation: 104 phases, "
-       "each timed as the call the user makes: rt.run, tbb::parallel_for, the OpenMP region); Mop/s: NPB's "
-       "operation count over that time; 'vs' columns are time ratios (lower is better);",
-       "spmv ms: the 25 sparse products' share of ms/iter; desig/it, extra/it, dist %: per spmv phase (schedule "
-       "store; recorder for random): steals as planned, unplanned, distance to the previous spmv phase;",
-       fmt::format("local %: mean share of the spmv phases' declared bytes (matrix rows, q) on pages homed on the "
-                   "toucher's node (page homes: {}); last %: the last measured spmv phase; all %: every kernel's "
-                   "declared bytes;",
-                   env_.rt().page_homes().name()),
-       "moved / reloc ms: pages moved and relocalization time per outer iteration (evolve's, after its templates; "
-       "inside ms/iter); zeta err: |zeta - NPB| / NPB in units of 1e-15 (tolerance 1e-10); ok: within NPB's "
-       "tolerance, bitwise the serial zeta, the same in every run"}};
+  return {fmt::format("cws-cg: NPB CG class {} (na {}, nonzer {}, {} nonzeros), {} outer iterations of 25 CG steps per "
+                      "run ({}), row blocks of {} rows ({} blocks), {} runs (+{} warm-up); zeta reference: {}",
+                      cls_.name, cls_.na, cls_.nonzer, matrix_.nnz(), iters_,
+                      iters_ == cls_.niter ? "niter" : "not niter", s_.block, blocks_, opt_.plan.runs, opt_.plan.warmup,
+                      zeta_ref ? fmt::format("{:.13f}", *zeta_ref) : std::string("none (serial zeta only)")),
+          cws_apps::npb_columns(3, {{"vs random", "ratio_vs_cws_random", 1, 2},
+                                    {"spmv ms", "spmv_s_per_iter", 1e3, 3},
+                                    {"desig/it", "designated_per_iter", 1, 1},
+                                    {"extra/it", "extra_steals_per_iter", 1, 1},
+                                    {"dist %", "mean_distance", 100, 1},
+                                    {"local %", "local_share", 100, 1},
+                                    {"last %", "local_share_last", 100, 1},
+                                    {"all %", "all_local_bytes_share", 100, 1},
+                                    {"moved", "pages_moved"},
+                                    {"reloc ms/it", "relocalization_s_per_iter", 1e3, 3},
+                                    {"zeta err", "zeta_rel_err", 1e15, 1},
+                                    {"ok", "verified"}}),
+          {"ms/iter: median over runs of the mean time of one outer iteration (conj_grad + normalisation: 104 phases, "
+           "each timed as the call the user makes: rt.run, tbb::parallel_for, the OpenMP region); Mop/s: NPB's "
+           "operation count over that time; 'vs' columns are time ratios (lower is better);",
+           "spmv ms: the 25 sparse products' share of ms/iter; desig/it, extra/it, dist %: per spmv phase (schedule "
+           "store; recorder for random): steals as planned, unplanned, distance to the previous spmv phase;",
+           fmt::format("local %: mean share of the spmv phases' declared bytes (matrix rows, q) on pages homed on the "
+                       "toucher's node (page homes: {}); last %: the last measured spmv phase; all %: every kernel's "
+                       "declared bytes;",
+                       env_.rt().page_homes().name()),
+           "moved / reloc ms: pages moved and relocalization time per outer iteration (evolve's, after its templates; "
+           "inside ms/iter); zeta err: |zeta - NPB| / NPB in units of 1e-15 (tolerance 1e-10); ok: within NPB's "
+           "tolerance, bitwise the serial zeta, the same in every run"}};
 }
 
 }  // namespace cg_app

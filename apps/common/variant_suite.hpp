@@ -75,6 +75,19 @@ struct table_text {
   std::vector<std::string> notes;
 };
 
+// The columns of an NPB app's table: the variant, the time of one outer
+// iteration (median_s, min_s, in ms with `ms_decimals`), NPB's Mop/s (mops)
+// and the time ratio to omp-static; then the app's `own`.
+inline std::vector<column> npb_columns(int ms_decimals, const std::vector<column>& own) {
+  std::vector<column> c{{"variant", "variant"},
+                        {"ms/iter", "median_s", 1e3, ms_decimals},
+                        {"min ms", "min_s", 1e3, ms_decimals},
+                        {"Mop/s", "mops", 1, 0},
+                        {"vs omp", "ratio_vs_omp_static", 1, 2}};
+  c.insert(c.end(), own.begin(), own.end());
+  return c;
+}
+
 // Measures every variant as opt.plan says, adds the ratios, finishes
 // --trace-out, prints the table (text(), called after the measurement so it
 // may quote results) or the JSON document, and reports every mismatch as an

@@ -37,10 +37,11 @@ bench::bench(cws_apps::bench_env& env, const cws_apps::common_options& opt, cons
   for (unsigned k = lt_; k >= 1; --k) {
     const std::size_t planes = mg::interior_of(k);
     const bool par = k >= first_parallel_;
-    level_table_.push_back({{"level", k},
-                            {"planes", planes},
-                            {"parallel", par},
-                            {"leaves", par ? json((planes + s_.block - 1) / std::min(s_.block, planes)) : json(nullptr)}});
+    level_table_.push_back(
+        {{"level", k},
+         {"planes", planes},
+         {"parallel", par},
+         {"leaves", par ? json((planes + s_.block - 1) / std::min(s_.block, planes)) : json(nullptr)}});
   }
 }
 
@@ -48,12 +49,17 @@ void bench::add_cws(std::vector<variant>& list, const std::string& p, std::optio
                     const std::string& name, bool follow_init) {
   const std::string suffix = name.substr(4);  // without "cws-"
   const strategy chosen = s.value_or(strategy::per_kernel);
-  variant v{.name = name, .loop = cws_apps::cws_flavour(p), .policy = p, .schedules = s, .follows = follow_init ? "init" : ""};
+  variant v{.name = name,
+            .loop = cws_apps::cws_flavour(p),
+            .policy = p,
+            .schedules = s,
+            .follows = follow_init ? "init" : ""};
   v.table.assign(lt_ + 1, std::vector<cws::schedule*>(mg::kernel_count, nullptr));
   const std::string init_policy = p == cws::policy::evolve ? s_.evolve_init : p;
   for (unsigned k = first_parallel_; k <= lt_; ++k)
     for (mg::kernel kern : mg::all_kernels) {
-      cws::schedule& sch = env_.rt().schedule(schedule_name(chosen, kern, k, suffix), kern == mg::kernel::init ? init_policy : p);
+      cws::schedule& sch =
+          env_.rt().schedule(schedule_name(chosen, kern, k, suffix), kern == mg::kernel::init ? init_policy : p);
       if (follow_init && kern != mg::kernel::init) sch.follow(schedule_name(chosen, mg::kernel::init, k, suffix));
       v.table[k][static_cast<std::size_t>(kern)] = &sch;
     }
@@ -88,13 +94,14 @@ int bench::run(const std::string& program, const verify_fn& verify, const std::f
   const cws_apps::variant_hooks<variant> hooks{
       .prepare = [&](variant& v) { prepare(v); },
       .one_run = [&](variant& v, cws_apps::phase_timer& t) { one_run(v, t); },
-      .finish = [&](variant& v, const cws_apps::phase_timer& t, json& e, std::vector<std::string>& wrong) {
-        put_times(v, t, e);
-        verify(v, e, wrong);
-        if (cws_apps::runs_cws_phases(v.loop)) report_cws(v, e);
-        v.solver.reset();
-        v.grids.reset();
-      }};
+      .finish =
+          [&](variant& v, const cws_apps::phase_timer& t, json& e, std::vector<std::string>& wrong) {
+            put_times(v, t, e);
+            verify(v, e, wrong);
+            if (cws_apps::runs_cws_phases(v.loop)) report_cws(v, e);
+            v.solver.reset();
+            v.grids.reset();
+          }};
   return cws_apps::run_variants<variant>(env_, out, opt_, program, variants_, hooks,
                                          {{"ratio_vs_omp_static", "median_s", "omp-static"},
                                           {"mops_vs_omp_static", "mops", "omp-static"},
@@ -150,32 +157,30 @@ void bench::report_cws(const variant& v, json& e) const {
 cws_apps::table_text bench::text(const std::string& ok_note) const {
   std::string leaves;
   for (const auto& l : level_table_)
-    if (l["parallel"].get<bool>()) leaves += fmt::format("{}{}", leaves.empty() ? "" : ", ", l["leaves"].get<std::size_t>());
+    if (l["parallel"].get<bool>())
+      leaves += fmt::format("{}{}", leaves.empty() ? "" : ", ", l["leaves"].get<std::size_t>());
   const std::string parallel_text =
       first_parallel_ > lt_
           ? std::string("every level on the caller (--serial-below)")
-          : fmt::format("levels {} down to {} in parallel with {} leaves ({} planes per leaf), coarser levels on the "
-                        "caller",
-                        lt_, first_parallel_, leaves, s_.block);
+          : fmt::format(
+                "levels {} down to {} in parallel with {} leaves ({} planes per leaf), coarser levels on the "
+                "caller",
+                lt_, first_parallel_, leaves, s_.block);
   return {
       fmt::format("cws-mg: NAS MG class {} ({}^3, {} V-cycles, {} levels, {:.0f} MB per variant); {}; {} runs (+{} "
                   "warm-up)",
-                  cls_.name, cls_.size(), cls_.iterations, lt_, static_cast<double>(mg::hierarchy::bytes_for(lt_)) / 1e6,
-                  parallel_text, opt_.plan.runs, opt_.plan.warmup),
-      {{"variant", "variant"},
-       {"ms/iter", "median_s", 1e3, 2},
-       {"min ms", "min_s", 1e3, 2},
-       {"Mop/s", "mops", 1, 0},
-       {"vs omp", "ratio_vs_omp_static", 1, 2},
-       {"par %", "parallel_calls_share", 100, 0},
-       {"phases", "phases_per_benchmark", 1, 0},
-       {"replayed %", "replayed_share", 100, 0},
-       {"div", "diverged_phases"},
-       {"local %", "local_share", 100, 1},
-       {"last %", "local_share_last", 100, 1},
-       {"moved", "pages_moved"},
-       {"reloc ms", "relocalization_s", 1e3, 1},
-       {"ok", "verified"}},
+                  cls_.name, cls_.size(), cls_.iterations, lt_,
+                  static_cast<double>(mg::hierarchy::bytes_for(lt_)) / 1e6, parallel_text, opt_.plan.runs,
+                  opt_.plan.warmup),
+      cws_apps::npb_columns(2, {{"par %", "parallel_calls_share", 100, 0},
+                                {"phases", "phases_per_benchmark", 1, 0},
+                                {"replayed %", "replayed_share", 100, 0},
+                                {"div", "diverged_phases"},
+                                {"local %", "local_share", 100, 1},
+                                {"last %", "local_share_last", 100, 1},
+                                {"moved", "pages_moved"},
+                                {"reloc ms", "relocalization_s", 1e3, 1},
+                                {"ok", "verified"}}),
       {"ms/iter: median over runs of NPB's timed region (initial residual, nit x (V-cycle, residual), norm) over "
        "nit, the wall clock around the whole region for every variant; Mop/s: NPB's 58 x nit x n^3 over that time;",
        "vs omp: time ratio to omp-static (lower is better); par %: share of the region spent inside the parallel "

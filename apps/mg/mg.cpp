@@ -85,9 +85,10 @@ int main(int argc, char** argv) {
                                     v.name, rnm2, reference));
     };
     return bench.run(app.get_name(), verify, [&] {
-      return fmt::format("ok: the final residual norm rnm2 is within {:.0e} of the official {:.13e} (serial: {:.13e}, "
-                         "relative error {:.1e}) and has the same bits as serial's in every run",
-                         mg::verify_epsilon, cls.verify_value, reference, mg::relative_error(reference, cls));
+      return fmt::format(
+          "ok: the final residual norm rnm2 is within {:.0e} of the official {:.13e} (serial: {:.13e}, "
+          "relative error {:.1e}) and has the same bits as serial's in every run",
+          mg::verify_epsilon, cls.verify_value, reference, mg::relative_error(reference, cls));
     });
   });
 }
