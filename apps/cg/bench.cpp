@@ -54,7 +54,7 @@ void keep_spmv_history(cws::runtime_config& cfg, int iters, const cws_apps::run_
 
 bench::bench(cws_apps::bench_env& env, const cws_apps::common_options& opt, const std::vector<std::string>& policies,
              const cg::problem_class& cls, int iters, settings s)
-    : env_(env), opt_(opt), policies_(policies), cls_(cls), iters_(iters), s_(std::move(s)), tally_(env.rt()) {
+    : variant_suite(env, opt), policies_(policies), cls_(cls), iters_(iters), s_(std::move(s)), tally_(env.rt()) {
   if (s_.block == 0) s_.block = default_block_rows(cls.name);
   s_.block = std::min<std::size_t>(s_.block, static_cast<std::size_t>(cls.na));
   blocks_ = (static_cast<std::size_t>(cls.na) + s_.block - 1) / s_.block;
@@ -120,28 +120,18 @@ json bench::params() const {
 
 int bench::run(const std::string& program, const verify_fn& verify) {
   cws_apps::report out("cg", env_, params());
-  const cws_apps::variant_hooks<variant> hooks{
-      .prepare = [&](variant& v) { prepare(v); },
-      .one_run = [&](variant& v, cws_apps::phase_timer& t) { one_run(v, t); },
-      .finish =
-          [&](variant& v, const cws_apps::phase_timer& t, json& e, std::vector<std::string>& wrong) {
-            put_times(v, t, e);
-            verify(v, e, wrong);
-            if (v.runner->declares_touches()) report_cws(v, e);
-            v.w.reset();
-          },
-      .before_table =
-          [&] {
-            for (const line_block& b : line_blocks_) {
-              cws_apps::print_run(b.title, b.lines, 0);
-              fmt::print("\n");
-            }
-          }};
-  return cws_apps::run_variants<variant>(env_, out, opt_, program, variants_, hooks,
-                                         {{"ratio_vs_omp_static", "median_s", "omp-static"},
-                                          {"ratio_vs_cws_random", "median_s", "cws-random"},
-                                          {"ratio_vs_serial", "median_s", "serial"}},
-                                         [&] { return text(); });
+  return variant_suite::run(out, program, verify,
+                            {{"ratio_vs_omp_static", "median_s", "omp-static"},
+                             {"ratio_vs_cws_random", "median_s", "cws-random"},
+                             {"ratio_vs_serial", "median_s", "serial"}});
+}
+
+// The first spmv phases of each cws variant (--iteration-lines).
+void bench::print_before_table() const {
+  for (const line_block& b : line_blocks_) {
+    cws_apps::print_run(b.title, b.lines, 0);
+    fmt::print("\n");
+  }
 }
 
 // The variant's arrays, first touched by its init loop, untimed.
@@ -189,7 +179,7 @@ cws_apps::locality_summary bench::measured(const variant& v, kernel k, unsigned 
 
 // The figures only cws variants have: schedules, spmv's iteration reports,
 // locality per kernel, pages moved.
-void bench::report_cws(const variant& v, json& e) {
+void bench::put_cws_figures(const variant& v, json& e) {
   const cws::runtime& rt = env_.rt();
   const cws::schedule& spmv = *v.schedules[cg::index(kernel::spmv)];
   e["policy"] = v.policy;

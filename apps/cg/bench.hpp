@@ -12,7 +12,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,20 +53,15 @@ struct variant {
 // of the runs (up to 4096), so that the summaries cover them all.
 void keep_spmv_history(cws::runtime_config& cfg, int iters, const cws_apps::run_plan& plan);
 
-class bench {
+class bench final : public cws_apps::variant_suite<variant> {
  public:
-  // NPB's verification of one variant, after its figures: fields on its
-  // entry, a message per mismatch on `wrong`.
-  using verify_fn = std::function<void(const variant&, cws_apps::json& entry, std::vector<std::string>& wrong)>;
-
   // Creates every variant and its schedules (an unknown policy throws here,
   // before anything runs), and NPB's matrix (serial, untimed).
   bench(cws_apps::bench_env& env, const cws_apps::common_options& opt, const std::vector<std::string>& policies,
         const cg::problem_class& cls, int iters, settings s);
-  bench(const bench&) = delete;
-  bench& operator=(const bench&) = delete;
 
-  // Measures the variants, prints the table or the JSON document; the exit code.
+  // Measures the variants, prints the table or the JSON document; the exit
+  // code. `verify`: NPB's check of one variant.
   int run(const std::string& program, const verify_fn& verify);
 
  private:
@@ -77,23 +71,23 @@ class bench {
   };
   void add_cws(std::vector<variant>& list, const std::string& policy, const std::string& suffix, bool follow);
   cws_apps::json params() const;
-  void prepare(variant& v);
-  void one_run(variant& v, cws_apps::phase_timer& t);
-  void put_times(const variant& v, const cws_apps::phase_timer& t, cws_apps::json& e) const;
   cws_apps::run_map map_of(const variant& v, cg::kernel k, unsigned per) const;
   cws_apps::locality_summary measured(const variant& v, cg::kernel k, unsigned per) const;
-  void report_cws(const variant& v, cws_apps::json& e);
-  cws_apps::table_text text() const;
 
-  cws_apps::bench_env& env_;
-  const cws_apps::common_options& opt_;
+  void prepare(variant& v) override;
+  void one_run(variant& v, cws_apps::phase_timer& t) override;
+  void put_times(const variant& v, const cws_apps::phase_timer& t, cws_apps::json& e) const override;
+  void put_cws_figures(const variant& v, cws_apps::json& e) override;
+  void release(variant& v) override { v.w.reset(); }
+  void print_before_table() const override;
+  cws_apps::table_text text() const override;
+
   std::vector<std::string> policies_;
   cg::problem_class cls_;
   int iters_;
   settings s_;
   std::size_t blocks_ = 0;
   cws_apps::locality_tally tally_;
-  std::vector<variant> variants_;
   cg::csr_matrix matrix_;  // shared by the variants' init phases
   std::vector<line_block> line_blocks_;
 };

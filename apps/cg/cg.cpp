@@ -53,12 +53,10 @@ int main(int argc, char** argv) {
                  "Print the first N spmv phases of the first run of each cws variant (what they ran as, steals, "
                  "locality, pages moved)")
       ->capture_default_str();
-  cws_apps::add_common_options(app, opt);
-  const cws_apps::policies_option policies(app, opt, {"random", "stows", "stuws", "relws", "evolve", "user"},
-                                           "Comma-separated cws policies, one cws variant each");
-  cws_apps::add_order_option(app, opt,
-                             "interleaved: the matrix and 5 vectors per variant (class W: 6 MiB, A: 23 MiB, B: 168 "
-                             "MiB); sequential: those of two variants (serial's is kept)");
+  std::optional<cws_apps::policies_option> policies;
+  cws_apps::add_variant_options(app, opt, policies, "Comma-separated cws policies, one cws variant each",
+                                "interleaved: the matrix and 5 vectors per variant (class W: 6 MiB, A: 23 MiB, B: "
+                                "168 MiB); sequential: those of two variants (serial's is kept)");
   app.get_option("--iters")
       ->description(
           "Outer iterations per run (default: the class's niter, 15 for S, W, A, 75 for B, C); a sample is their "
@@ -69,7 +67,7 @@ int main(int argc, char** argv) {
     const cg::problem_class cls = *cg::find_class(class_name);
     const int iters = opt.iters == 0 ? cls.niter : static_cast<int>(opt.iters);
     cws_apps::bench_env env(opt, [&](cws::runtime_config& cfg) { cg_app::keep_spmv_history(cfg, iters, opt.plan); });
-    cg_app::bench bench(env, opt, policies.chosen(), cls, iters, s);
+    cg_app::bench bench(env, opt, policies->chosen(), cls, iters, s);
     // NPB's check, and that zeta is bitwise the serial one (serial is the
     // first variant, so its zeta is known before any other's finish).
     const std::optional<double> zeta_ref = cg::reference_zeta(cls, iters);

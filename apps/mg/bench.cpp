@@ -12,7 +12,7 @@ using cws_apps::loop_flavour;
 
 bench::bench(cws_apps::bench_env& env, const cws_apps::common_options& opt, const std::vector<std::string>& policies,
              const mg::class_params& cls, settings s)
-    : env_(env), opt_(opt), policies_(policies), cls_(cls), s_(std::move(s)), lt_(cls.log2_size) {
+    : variant_suite(env, opt), policies_(policies), cls_(cls), s_(std::move(s)), lt_(cls.log2_size) {
   for (const std::string& name : cws_apps::without_repeats(s_.strategy_names))
     strategies_.push_back(*strategy_named(name));
   if (s_.block == 0) s_.block = std::max<std::size_t>(1, cls.size() / (16 * std::size_t{env.workers()}));
@@ -89,24 +89,13 @@ json bench::params() const {
           {"page_homes", env_.rt().page_homes().name()}};
 }
 
-int bench::run(const std::string& program, const verify_fn& verify, const std::function<std::string()>& ok_note) {
+int bench::run(const std::string& program, const verify_fn& verify, std::function<std::string()> ok_note) {
+  ok_note_ = std::move(ok_note);
   cws_apps::report out("mg", env_, params());
-  const cws_apps::variant_hooks<variant> hooks{
-      .prepare = [&](variant& v) { prepare(v); },
-      .one_run = [&](variant& v, cws_apps::phase_timer& t) { one_run(v, t); },
-      .finish =
-          [&](variant& v, const cws_apps::phase_timer& t, json& e, std::vector<std::string>& wrong) {
-            put_times(v, t, e);
-            verify(v, e, wrong);
-            if (cws_apps::runs_cws_phases(v.loop)) report_cws(v, e);
-            v.solver.reset();
-            v.grids.reset();
-          }};
-  return cws_apps::run_variants<variant>(env_, out, opt_, program, variants_, hooks,
-                                         {{"ratio_vs_omp_static", "median_s", "omp-static"},
-                                          {"mops_vs_omp_static", "mops", "omp-static"},
-                                          {"ratio_vs_serial", "median_s", "serial"}},
-                                         [&] { return text(ok_note()); });
+  return variant_suite::run(out, program, verify,
+                            {{"ratio_vs_omp_static", "median_s", "omp-static"},
+                             {"mops_vs_omp_static", "mops", "omp-static"},
+                             {"ratio_vs_serial", "median_s", "serial"}});
 }
 
 // Set-up, untimed: the variant's grids, first touched by its own loops; v = the charges.
@@ -145,7 +134,7 @@ void bench::put_times(const variant& v, const cws_apps::phase_timer& t, json& e)
   e["parallel_calls_share"] = runs.median() > 0 && !calls.empty() ? calls[calls.size() / 2] / runs.median() : 0.0;
 }
 
-void bench::report_cws(const variant& v, json& e) const {
+void bench::put_cws_figures(const variant& v, json& e) {
   e["policy"] = v.policy;
   e["schedules"] = v.schedules ? json(to_string(*v.schedules)) : json(nullptr);
   e["follows"] = v.follows.empty() ? json(nullptr) : json(v.follows);
@@ -154,7 +143,12 @@ void bench::report_cws(const variant& v, json& e) const {
   e["phases_per_benchmark"] = opt_.plan.runs ? phases / (opt_.plan.runs * opt_.iters) : 0.0;
 }
 
-cws_apps::table_text bench::text(const std::string& ok_note) const {
+void bench::release(variant& v) {
+  v.solver.reset();
+  v.grids.reset();
+}
+
+cws_apps::table_text bench::text() const {
   std::string leaves;
   for (const auto& l : level_table_)
     if (l["parallel"].get<bool>())
@@ -191,7 +185,7 @@ cws_apps::table_text bench::text(const std::string& ok_note) const {
                    "the toucher's node (page homes: {}); last %: the last measured run's phases;",
                    env_.rt().page_homes().name()),
        "moved / reloc ms: pages moved and time spent by the relocalizations after the measured phases (evolve's);",
-       ok_note}};
+       ok_note_()}};
 }
 
 }  // namespace mg_app

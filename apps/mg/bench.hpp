@@ -45,35 +45,30 @@ struct variant {
   std::vector<double> calls_s{};  // measured runs: seconds inside the parallel calls
 };
 
-class bench {
+class bench final : public cws_apps::variant_suite<variant> {
  public:
-  // NPB's verification of one variant, after its timings: fields on its
-  // entry, a message per mismatch on `wrong`.
-  using verify_fn = std::function<void(const variant&, cws_apps::json& entry, std::vector<std::string>& wrong)>;
-
   // Creates every variant, its schedules (an unknown policy throws here,
   // before anything runs) and its runner; finds the charges (untimed).
   bench(cws_apps::bench_env& env, const cws_apps::common_options& opt, const std::vector<std::string>& policies,
         const mg::class_params& cls, settings s);
-  bench(const bench&) = delete;
-  bench& operator=(const bench&) = delete;
 
-  // Measures the variants, prints the table (its last note: ok_note(), after
-  // the verification) or the JSON document; the exit code.
-  int run(const std::string& program, const verify_fn& verify, const std::function<std::string()>& ok_note);
+  // Measures the variants, prints the table or the JSON document; the exit
+  // code. `verify`: NPB's check of one variant; ok_note(), after the
+  // verification: the table's last note.
+  int run(const std::string& program, const verify_fn& verify, std::function<std::string()> ok_note);
 
  private:
   void add_cws(std::vector<variant>& list, const std::string& policy, std::optional<strategy> s,
                const std::string& name, bool follow_init);
   cws_apps::json params() const;
-  void prepare(variant& v);
-  void one_run(variant& v, cws_apps::phase_timer& t);
-  void put_times(const variant& v, const cws_apps::phase_timer& t, cws_apps::json& e) const;
-  void report_cws(const variant& v, cws_apps::json& e) const;
-  cws_apps::table_text text(const std::string& ok_note) const;
 
-  cws_apps::bench_env& env_;
-  const cws_apps::common_options& opt_;
+  void prepare(variant& v) override;
+  void one_run(variant& v, cws_apps::phase_timer& t) override;
+  void put_times(const variant& v, const cws_apps::phase_timer& t, cws_apps::json& e) const override;
+  void put_cws_figures(const variant& v, cws_apps::json& e) override;
+  void release(variant& v) override;
+  cws_apps::table_text text() const override;
+
   std::vector<std::string> policies_;
   const mg::class_params& cls_;
   settings s_;
@@ -81,8 +76,8 @@ class bench {
   unsigned lt_;                  // levels: the finest is lt_
   unsigned first_parallel_ = 1;  // the coarsest level that runs in parallel; lt_ + 1: none
   cws_apps::json level_table_;
-  std::vector<variant> variants_;
   mg::charges charges_;  // shared set-up: the 20 charge positions
+  std::function<std::string()> ok_note_;
 };
 
 }  // namespace mg_app

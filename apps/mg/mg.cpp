@@ -53,20 +53,19 @@ int main(int argc, char** argv) {
   app.add_option("--evolve-init", s.evolve_init,
                  "Policy of the first-touch schedules of the evolve variants (random: they move no page)")
       ->capture_default_str();
-  cws_apps::add_common_options(app, opt);
+  std::optional<cws_apps::policies_option> policies;
+  cws_apps::add_variant_options(app, opt, policies,
+                                "Comma-separated cws policies, one cws variant each (and per schedule strategy for "
+                                "the replaying ones)",
+                                "interleaved: the grids of every variant at once (class W: 58 MB per variant, about 1 "
+                                "GB with the defaults; class A: 453 MB per variant, use sequential); sequential: one "
+                                "variant's grids at a time");
   app.get_option("--iters")->description("Benchmarks (NPB's timed region) per measured run; a sample is their mean");
-  const cws_apps::policies_option policies(app, opt, {"random", "stows", "stuws", "relws", "evolve", "user"},
-                                           "Comma-separated cws policies, one cws variant each (and per schedule "
-                                           "strategy for the replaying ones)");
-  cws_apps::add_order_option(app, opt,
-                             "interleaved: the grids of every variant at once (class W: 58 MB per variant, about 1 GB "
-                             "with the defaults; class A: 453 MB per variant, use sequential); sequential: one "
-                             "variant's grids at a time");
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
     const mg::class_params& cls = mg::class_named(static_cast<char>(std::toupper(class_name[0])));
     cws_apps::bench_env env(opt);
-    mg_app::bench bench(env, opt, policies.chosen(), cls, s);
+    mg_app::bench bench(env, opt, policies->chosen(), cls, s);
     double reference = 0;  // the serial variant's rnm2 (the first variant: its finish comes first)
     const auto verify = [&](const mg_app::variant& v, cws_apps::json& e, std::vector<std::string>& wrong) {
       const double rnm2 = v.rnm2.back();
