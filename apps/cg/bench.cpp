@@ -73,7 +73,7 @@ bench::bench(cws_apps::bench_env& env, const cws_apps::common_options& opt, cons
 
 void bench::add_cws(std::vector<variant>& list, const std::string& p, const std::string& suffix, bool follow) {
   cws::runtime& rt = env_.rt();
-  variant v{.name = "cws-" + suffix, .loop = cws_apps::cws_flavour(p), .policy = p};
+  variant v{.name = "cws-" + suffix, .loop = cws_apps::cws_flavour_of(p), .policy = p};
   const std::string spmv_name = fmt::format("cg-spmv/{}", suffix);
   for (std::size_t k = 0; k < cg::kernel_count; ++k) {
     const auto kk = static_cast<kernel>(k);

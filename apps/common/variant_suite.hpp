@@ -1,16 +1,16 @@
 #pragma once
-// The variant runner of the apps that wire their own loops per variant
-// (cws-cg: a schedule per kernel; cws-mg: a schedule table per level and
-// kernel), where common/loop_suite.hpp's block loops over one index range do
-// not fit. It holds what their mains would otherwise each write again:
+// The suite of the apps that wire their own loops per variant (cws-cg: a
+// schedule per kernel; cws-mg: a schedule table per level and kernel), on the
+// variant runner (variant_runner.hpp), where common/loop_suite.hpp's block
+// loops over one index range do not fit. It holds what their mains would
+// otherwise each write again:
 //
 //   * the variants in the order every app measures them: serial, the cws
 //     variants the app makes for each policy of --policies, then the TBB and
 //     OpenMP baselines (standard_baselines());
-//   * the measurement (variant_suite::run: measure_variants) with one JSON
-//     entry per variant and the mismatches its verification finds, the ratio
-//     columns, --trace-out, the table or the JSON document, the errors and
-//     the exit code; the app's class fills in its part of a variant's life.
+//   * the order of a variant's end (its times, its verification, the cws
+//     figures, its release); the measurement, the ratios, --trace-out, the
+//     table and the errors are the variant runner's (variant_runner.hpp).
 //
 // An app's variant type is its own (its loop runner, its data, its results);
 // it needs the members `name` (std::string) and `loop` (loop_flavour) and a
@@ -29,13 +29,9 @@
 #include "common/loop_suite.hpp"
 #include "common/report.hpp"
 #include "common/rounds.hpp"
+#include "common/variant_runner.hpp"
 
 namespace cws_apps {
-
-// The flavour of a cws variant under `policy`: `user` runs parallel_for_range_owned.
-inline loop_flavour cws_flavour(std::string_view policy) noexcept {
-  return policy == cws::policy::user ? loop_flavour::cws_owned : loop_flavour::cws;
-}
 
 // The flags of a variant app after its own: the common ones, --policies
 // (the six cws policies by default; `policies_help`), set up in `policies`,
@@ -64,11 +60,6 @@ std::vector<Variant> standard_variants(const std::vector<std::string>& policies,
   for (auto& [name, flavour] : standard_baselines()) add_plain(std::move(name), flavour);
   return variants;
 }
-
-// entry[name] = entry[key] / the entry of variant `baseline`[key] (report::add_ratio).
-struct ratio_column {
-  std::string name, key, baseline;
-};
 
 // What the text output says around the table.
 struct table_text {
@@ -120,24 +111,21 @@ class variant_suite {
   // Measures every variant as opt.plan says, adds the ratios, finishes
   // --trace-out, prints the table or the JSON document, and reports every
   // mismatch as an error of `program`. Returns the exit code: 1 when a variant differs.
-  int run(report& out, const std::string& program, const verify_fn& verify, const std::vector<ratio_column>& ratios) {
-    std::vector<std::string> wrong;
-    measure_variants(
-        variants_, opt_.plan, [&](Variant& v) { prepare(v); }, [&](Variant& v, phase_timer& t) { one_run(v, t); },
-        [&](Variant& v, const phase_timer& t) {
-          json& e = out.add(v.name);
-          put_times(v, t, e);
-          verify(v, e, wrong);
-          if (runs_cws_phases(v.loop)) put_cws_figures(v, e);
-          release(v);
-        });
-    for (const ratio_column& r : ratios) out.add_ratio(r.name, r.key, r.baseline);
-    env_.save_trace();
+  int run(report& out, const std::string& program, const verify_fn& verify, const std::vector<ratio_spec>& ratios) {
+    variant_runner runner(env_, opt_, out, program);
+    runner.measure(variants_, {.prepare = [&](Variant& v) { prepare(v); },
+                               .one_run = [&](Variant& v, phase_timer& t) { one_run(v, t); },
+                               .finish =
+                                   [&](Variant& v, const phase_timer& t, json& e, std::vector<std::string>& wrong) {
+                                     put_times(v, t, e);
+                                     verify(v, e, wrong);
+                                     if (runs_cws_phases(v.loop)) put_cws_figures(v, e);
+                                     release(v);
+                                   }});
+    runner.add_ratios(ratios);
     if (!opt_.json) print_before_table();
     const table_text t = text();
-    out.print(opt_.json, t.caption, t.columns, t.notes);
-    for (const std::string& w : wrong) report_error(program, w.c_str(), 1);
-    return wrong.empty() ? 0 : 1;
+    return runner.print_and_report(t.caption, t.columns, t.notes);
   }
 
   bench_env& env_;

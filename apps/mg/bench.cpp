@@ -50,7 +50,7 @@ void bench::add_cws(std::vector<variant>& list, const std::string& p, std::optio
   const std::string suffix = name.substr(4);  // without "cws-"
   const strategy chosen = s.value_or(strategy::per_kernel);
   variant v{.name = name,
-            .loop = cws_apps::cws_flavour(p),
+            .loop = cws_apps::cws_flavour_of(p),
             .policy = p,
             .schedules = s,
             .follows = follow_init ? "init" : ""};
