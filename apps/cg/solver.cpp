@@ -17,6 +17,26 @@ void touch_rows(const T* v, std::size_t lo, std::size_t hi) {
   cws::touch(v + lo, (hi - lo) * sizeof(T));
 }
 
+// One loop over the row blocks `rb`: on each block, the leaf first declares
+// what it touches (touch(lo, hi), cws variants only), then does the rows'
+// work (work(b, lo, hi)).
+// A leaf's declaration of its rows [lo, hi) of the vectors `v`.
+template <class... Vectors>
+auto touch_vectors(const Vectors*... v) {
+  return [=](std::size_t lo, std::size_t hi) { (touch_rows(v, lo, hi), ...); };
+}
+
+template <class Touch, class Work>
+block_body each_block(row_blocks rb, bool declare, Touch touch, Work work) {
+  return [=](std::size_t first, std::size_t last) {
+    for (std::size_t b = first; b < last; ++b) {
+      const std::size_t lo = rb.lo(b), hi = rb.hi(b);
+      if (declare) touch(lo, hi);
+      work(b, lo, hi);
+    }
+  };
+}
+
 }  // namespace
 
 const char* kernel_name(kernel k) noexcept { return names[index(k)]; }
@@ -88,14 +108,15 @@ double workspace::initialize(block_runner& loops) {
 void workspace::reset() { std::fill(x_.begin(), x_.end(), 1.0); }
 
 iteration_result workspace::iterate(block_runner& loops, double shift, std::array<double, kernel_count>* seconds) {
-  const row_blocks rb = blocks_;
   const csr_view m = view();
   const std::int64_t* const rowstr = rowstr_.data();
   const std::int32_t* const colidx = colidx_.data();
   const double* const a = a_.data();
   double *const x = x_.data(), *const z = z_.data(), *const p = p_.data(), *const q = q_.data(), *const r = r_.data();
   block_sums* const sums = &sums_;
-  const bool declare = loops.declares_touches();
+  const auto loop = [&](kernel k, auto touch, auto work) {
+    run(loops, k, each_block(blocks_, loops.declares_touches(), touch, work), seconds);
+  };
   // The matrix rows of block b, as a product's leaf declares them.
   const auto touch_matrix = [=](std::size_t lo, std::size_t hi) {
     const auto k0 = static_cast<std::size_t>(rowstr[lo]), k1 = static_cast<std::size_t>(rowstr[hi]);
@@ -105,123 +126,50 @@ iteration_result workspace::iterate(block_runner& loops, double shift, std::arra
   };
 
   // conj_grad: q = z = 0, r = p = x, rho = r . r.
-  run(
-      loops, kernel::start,
-      [=](std::size_t first, std::size_t last) {
-        for (std::size_t b = first; b < last; ++b) {
-          const std::size_t lo = rb.lo(b), hi = rb.hi(b);
-          if (declare)
-            for (const double* v : {x, q, z, r, p}) touch_rows(v, lo, hi);
-          sums->at(b) = start_rows(x, q, z, r, p, lo, hi);
-        }
-      },
-      seconds);
+  loop(kernel::start, touch_vectors(x, q, z, r, p),
+       [=](std::size_t b, std::size_t lo, std::size_t hi) { sums->at(b) = start_rows(x, q, z, r, p, lo, hi); });
   double rho = sums->total();
 
   for (int step = 0; step < cg_steps; ++step) {
-    run(
-        loops, kernel::spmv,
-        [=](std::size_t first, std::size_t last) {
-          for (std::size_t b = first; b < last; ++b) {
-            const std::size_t lo = rb.lo(b), hi = rb.hi(b);
-            if (declare) {
-              touch_matrix(lo, hi);
-              touch_rows(q, lo, hi);
-            }
-            spmv_rows(m, p, q, lo, hi);
-          }
+    loop(
+        kernel::spmv,
+        [=](std::size_t lo, std::size_t hi) {
+          touch_matrix(lo, hi);
+          touch_rows(q, lo, hi);
         },
-        seconds);
-    run(
-        loops, kernel::dot,
-        [=](std::size_t first, std::size_t last) {
-          for (std::size_t b = first; b < last; ++b) {
-            const std::size_t lo = rb.lo(b), hi = rb.hi(b);
-            if (declare) {
-              touch_rows(p, lo, hi);
-              touch_rows(q, lo, hi);
-            }
-            sums->at(b) = dot_rows(p, q, lo, hi);
-          }
-        },
-        seconds);
+        [=](std::size_t, std::size_t lo, std::size_t hi) { spmv_rows(m, p, q, lo, hi); });
+    loop(kernel::dot, touch_vectors(p, q),
+         [=](std::size_t b, std::size_t lo, std::size_t hi) { sums->at(b) = dot_rows(p, q, lo, hi); });
     const double alpha = rho / sums->total();
     const double rho0 = rho;
-    run(
-        loops, kernel::update,
-        [=](std::size_t first, std::size_t last) {
-          for (std::size_t b = first; b < last; ++b) {
-            const std::size_t lo = rb.lo(b), hi = rb.hi(b);
-            if (declare)
-              for (const double* v : {p, q, z, r}) touch_rows(v, lo, hi);
-            sums->at(b) = update_rows(alpha, p, q, z, r, lo, hi);
-          }
-        },
-        seconds);
+    loop(kernel::update, touch_vectors(p, q, z, r),
+         [=](std::size_t b, std::size_t lo, std::size_t hi) { sums->at(b) = update_rows(alpha, p, q, z, r, lo, hi); });
     rho = sums->total();
     const double beta = rho / rho0;
-    run(
-        loops, kernel::direction,
-        [=](std::size_t first, std::size_t last) {
-          for (std::size_t b = first; b < last; ++b) {
-            const std::size_t lo = rb.lo(b), hi = rb.hi(b);
-            if (declare) {
-              touch_rows(r, lo, hi);
-              touch_rows(p, lo, hi);
-            }
-            direction_rows(beta, r, p, lo, hi);
-          }
-        },
-        seconds);
+    loop(kernel::direction, touch_vectors(r, p),
+         [=](std::size_t, std::size_t lo, std::size_t hi) { direction_rows(beta, r, p, lo, hi); });
   }
 
   // conj_grad's residual |x - A z| (r = A z).
-  run(
-      loops, kernel::residual,
-      [=](std::size_t first, std::size_t last) {
-        for (std::size_t b = first; b < last; ++b) {
-          const std::size_t lo = rb.lo(b), hi = rb.hi(b);
-          if (declare) {
-            touch_matrix(lo, hi);
-            touch_rows(x, lo, hi);
-            touch_rows(r, lo, hi);
-          }
-          sums->at(b) = residual_rows(m, z, x, r, lo, hi);
-        }
+  loop(
+      kernel::residual,
+      [=](std::size_t lo, std::size_t hi) {
+        touch_matrix(lo, hi);
+        touch_rows(x, lo, hi);
+        touch_rows(r, lo, hi);
       },
-      seconds);
+      [=](std::size_t b, std::size_t lo, std::size_t hi) { sums->at(b) = residual_rows(m, z, x, r, lo, hi); });
   iteration_result out;
   out.rnorm = std::sqrt(sums->total());
 
   // zeta = shift + 1 / (x . z); x = z / |z| (as NPB: times 1 / sqrt(z . z)).
-  run(
-      loops, kernel::norms,
-      [=](std::size_t first, std::size_t last) {
-        for (std::size_t b = first; b < last; ++b) {
-          const std::size_t lo = rb.lo(b), hi = rb.hi(b);
-          if (declare) {
-            touch_rows(x, lo, hi);
-            touch_rows(z, lo, hi);
-          }
-          norms_rows(x, z, lo, hi, sums->at(b, 0), sums->at(b, 1));
-        }
-      },
-      seconds);
+  loop(kernel::norms, touch_vectors(x, z), [=](std::size_t b, std::size_t lo, std::size_t hi) {
+    norms_rows(x, z, lo, hi, sums->at(b, 0), sums->at(b, 1));
+  });
   const double scale = 1.0 / std::sqrt(sums->total(1));
   out.zeta = shift + 1.0 / sums->total(0);
-  run(
-      loops, kernel::normalize,
-      [=](std::size_t first, std::size_t last) {
-        for (std::size_t b = first; b < last; ++b) {
-          const std::size_t lo = rb.lo(b), hi = rb.hi(b);
-          if (declare) {
-            touch_rows(x, lo, hi);
-            touch_rows(z, lo, hi);
-          }
-          normalize_rows(scale, z, x, lo, hi);
-        }
-      },
-      seconds);
+  loop(kernel::normalize, touch_vectors(x, z),
+       [=](std::size_t, std::size_t lo, std::size_t hi) { normalize_rows(scale, z, x, lo, hi); });
   return out;
 }
 

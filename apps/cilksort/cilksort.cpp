@@ -1,7 +1,7 @@
 // cws-cilksort: PufferFish's CilkSort benchmark. Sorts n 64-bit integers with
 // Frigo's cilksort (recursion.hpp: 4-way mergesort, parallel merges, cutoffs
 // 1024) under every variant (cilksort/variants.hpp, measured by
-// common/variant_suite.hpp), the PufferFish hints on every spawn. A run
+// common/variant_runner.hpp), the PufferFish hints on every spawn. A run
 // writes the input (untimed, the same blocks in every variant), sorts it
 // (timed) and checks it: non-decreasing, with the generator's multiset
 // digest. --runs repeats the one-shot sort on the same input (or a new one
@@ -14,8 +14,9 @@
 #include "cilksort/cws_figures.hpp"
 #include "cilksort/results.hpp"
 #include "cilksort/variants.hpp"
+#include "common/bounded_option.hpp"
 #include "common/locality_tally.hpp"
-#include "common/variant_suite.hpp"
+#include "common/variant_runner.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"CilkSort (PufferFish, Frigo's cilksort): cws hinted and random policies vs TBB vs OpenMP tasks",
@@ -24,9 +25,7 @@ int main(int argc, char** argv) {
   cilksort::problem p;
   bool paper_size = false, quiet = false;
   std::vector<std::string> chosen = cilksort::variant_names();
-  app.add_option("--size", p.n, "Values (64-bit) to sort")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 34))
-      ->capture_default_str();
+  cws_apps::add_bounded_option(app, "--size", p.n, "Values (64-bit) to sort", std::size_t{1}, std::size_t{1} << 34);
   app.add_flag("--paper-size", paper_size, "Sort 2^30 values (8 GiB per array), as the paper; use --order sequential")
       ->excludes("--size");
   app.add_option("--seed", p.input.seed, "Seed of the input generator")->capture_default_str();
@@ -80,7 +79,8 @@ int main(int argc, char** argv) {
     cilksort::expected_digests expected(p.n);
     cws_apps::report out("cilksort", env, cilksort::params(p, opt, variants, expected.of(p.input), env.rt()));
     std::vector<cilksort::sort_lines> line_blocks;  // of the cws variants
-    const cws_apps::variant_hooks<cilksort::variant> hooks{
+    cws_apps::variant_runner runner(env, opt, out, app.get_name());
+    runner.measure(variants, {
         .prepare = [&](cilksort::variant& v) { cilksort::prepare(v, env, p); },
         .one_run = [&](cilksort::variant& v, cws_apps::phase_timer& t) { cilksort::one_run(v, env, p, expected, t); },
         .finish =
@@ -91,10 +91,10 @@ int main(int argc, char** argv) {
               if (v.is_cws())
                 line_blocks.push_back(cilksort::put_cws_figures(e, v, env.rt(), tally, opt.plan, opt.iters));
               cilksort::release(v);
-            }};
-    const auto wrong = cws_apps::measure_all(env, opt.plan, out, variants, hooks, cilksort::ratios());
+            }});
+    runner.add_ratios(cilksort::ratios());
     if (!opt.json && !quiet) cilksort::print_sort_lines(line_blocks);
     cilksort::print_table(out, p, opt, env.rt());
-    return cws_apps::report_failures(app.get_name(), wrong, " variant(s) failed");
+    return cws_apps::report_failures(app.get_name(), runner.failures(), " variant(s) failed");
   });
 }

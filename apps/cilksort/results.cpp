@@ -25,7 +25,7 @@ cws_apps::json params(const problem& p, const cws_apps::common_options& opt, con
                            {"input_block", p.block},
                            {"input_blocks", p.blocks()},
                            {"iters", opt.iters}};
-  cws_apps::put_plan(params, opt.plan);
+  params.update(cws_apps::plan_params(opt.plan));
   params["variants"] = names;
   params["corrupt_output"] = p.corrupt_output;
   params["input_digest"] = {
@@ -42,11 +42,11 @@ void put_entry(cws_apps::json& e, const variant& v, const cws_apps::phase_timer&
   if (!v.failure.empty()) e["verify_error"] = v.failure;
 }
 
-const std::vector<cws_apps::median_ratio>& ratios() {
-  static const std::vector<cws_apps::median_ratio> r = {{"ratio_vs_std_sort", "std-sort"},
-                                                        {"ratio_vs_serial", "serial"},
-                                                        {"ratio_vs_random_ft", "cws-random-ft"},
-                                                        {"ratio_vs_tbb", "tbb-task-group"}};
+const std::vector<cws_apps::ratio_spec>& ratios() {
+  static const std::vector<cws_apps::ratio_spec> r = {{"ratio_vs_std_sort", "median_s", "std-sort"},
+                                                      {"ratio_vs_serial", "median_s", "serial"},
+                                                      {"ratio_vs_random_ft", "median_s", "cws-random-ft"},
+                                                      {"ratio_vs_tbb", "median_s", "tbb-task-group"}};
   return r;
 }
 

@@ -12,7 +12,7 @@
 #include "common/bench_env.hpp"
 #include "common/report.hpp"
 #include "common/timing.hpp"
-#include "common/variant_suite.hpp"
+#include "common/variant_runner.hpp"
 
 namespace cilksort {
 
@@ -27,7 +27,7 @@ cws_apps::json params(const problem& p, const cws_apps::common_options& opt, con
 void put_entry(cws_apps::json& entry, const variant& v, const cws_apps::phase_timer& t);
 
 // The ratios of the table: median_s vs std-sort, serial, cws-random-ft and tbb-task-group.
-const std::vector<cws_apps::median_ratio>& ratios();
+const std::vector<cws_apps::ratio_spec>& ratios();
 
 // The table (or, with `as_json`, the JSON document) of the run.
 void print_table(const cws_apps::report& out, const problem& p, const cws_apps::common_options& opt, cws::runtime& rt);

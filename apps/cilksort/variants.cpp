@@ -12,7 +12,7 @@
 #include "common/hinted_counts.hpp"
 #include "common/hinted_recursion.hpp"
 #include "common/hinted_variants.hpp"
-#include "common/variant_suite.hpp"
+#include "common/variant_runner.hpp"
 
 namespace cilksort {
 

@@ -117,11 +117,12 @@ std::vector<cws_apps::column> table_columns(const std::string& time_title) {
           {"ok", "verified"}};
 }
 
-void add_ratios(cws_apps::report& out) {
-  out.add_ratio("ratio_vs_serial", "median_s", "serial");
-  out.add_ratio("ratio_vs_random_ft", "median_s", "cws-random-ft");
-  out.add_ratio("ratio_vs_hinted", "median_s", "cws-hinted");
-  out.add_ratio("ratio_vs_omp_static", "median_s", "omp-static");
+const std::vector<cws_apps::ratio_spec>& ratios() {
+  static const std::vector<cws_apps::ratio_spec> r{{"ratio_vs_serial", "median_s", "serial"},
+                                                   {"ratio_vs_random_ft", "median_s", "cws-random-ft"},
+                                                   {"ratio_vs_hinted", "median_s", "cws-hinted"},
+                                                   {"ratio_vs_omp_static", "median_s", "omp-static"}};
+  return r;
 }
 
 }  // namespace pufferfish

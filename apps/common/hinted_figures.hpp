@@ -21,6 +21,7 @@
 
 #include "common/locality_tally.hpp"
 #include "common/report.hpp"
+#include "common/variant_runner.hpp"
 #include "common/timing.hpp"
 
 namespace pufferfish {
@@ -87,11 +88,11 @@ void put_cws_figures(cws_apps::json& entry, const cws_apps::locality_tally& loca
                      const std::vector<measured_runs>& kernel, const measured_runs& init);
 
 // The results table of a row benchmark: `time_title` (the headline median,
-// e.g. "ms/sweep"), min, init, the time ratios (add_ratios), tasks per
+// e.g. "ms/sweep"), min, init, the time ratios (ratios()), tasks per
 // phase, where the hinted spawns went and HET's share, locality, pages
 // moved, ok.
 std::vector<cws_apps::column> table_columns(const std::string& time_title);
 // The ratios of that table: median_s vs serial, cws-random-ft, cws-hinted and omp-static.
-void add_ratios(cws_apps::report& out);
+const std::vector<cws_apps::ratio_spec>& ratios();
 
 }  // namespace pufferfish

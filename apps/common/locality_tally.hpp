@@ -188,11 +188,11 @@ class locality_tally final : public cws::observer {
 // relocalization_s_per (null without relocalization), relocalization_gbps.
 inline void put_locality(nlohmann::ordered_json& entry, const locality_summary& s,
                          const std::string& share_key = "local_share") {
-  using json = nlohmann::ordered_json;
-  entry[share_key] = s.reported ? json(s.mean_share) : json(nullptr);
-  entry[share_key + "_min"] = s.reported ? json(s.min_share) : json(nullptr);
-  entry[share_key + "_last"] = s.reported ? json(s.last_share) : json(nullptr);
-  entry["local_bytes_share"] = s.reported ? json(s.byte_share()) : json(nullptr);
+  using value = nlohmann::ordered_json;
+  entry[share_key] = s.reported ? value(s.mean_share) : value(nullptr);
+  entry[share_key + "_min"] = s.reported ? value(s.min_share) : value(nullptr);
+  entry[share_key + "_last"] = s.reported ? value(s.last_share) : value(nullptr);
+  entry["local_bytes_share"] = s.reported ? value(s.byte_share()) : value(nullptr);
   entry["unknown_bytes"] = s.unknown_bytes;
   entry["locality_phases"] = s.reported;
   entry["relocalizations"] = s.relocalizations;
@@ -201,8 +201,8 @@ inline void put_locality(nlohmann::ordered_json& entry, const locality_summary& 
   entry["pages_failed"] = s.pages_failed;
   entry["bytes_moved"] = s.bytes_moved;
   entry["relocalization_s"] = s.relocalization_s;
-  entry["relocalization_s_per"] = s.relocalizations ? json(s.seconds_per_relocalization()) : json(nullptr);
-  entry["relocalization_gbps"] = s.bytes_moved ? json(s.gbps()) : json(nullptr);
+  entry["relocalization_s_per"] = s.relocalizations ? value(s.seconds_per_relocalization()) : value(nullptr);
+  entry["relocalization_gbps"] = s.bytes_moved ? value(s.gbps()) : value(nullptr);
 }
 
 }  // namespace cws_apps

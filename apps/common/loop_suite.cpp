@@ -111,43 +111,35 @@ json loop_suite::params(json own) const {
 int loop_suite::run(report& out, const suite_hooks& hooks, const std::string& caption,
                     const std::vector<column>& columns, const std::vector<std::string>& notes) {
   const run_plan& plan = opt_.common.plan;
-  std::vector<std::string> wrong;
-  const auto prepare = [&](loop_variant& v) {
-    hooks.prepare(v);
-    if (!v.runs_cws()) return;
-    // The schedules' iteration counts after the untimed init mark the first warm-up run.
-    for (std::size_t ph = 0; ph < v.schedules.size(); ++ph)
-      v.maps.push_back(
-          {v.schedules[ph]->iterations(), ph == 0 ? 1u : opt_.common.iters, plan.warmup, plan.warmup + plan.runs});
-  };
-  const auto one_run = [&](loop_variant& v, phase_timer& t) {
-    v.loops->begin_run(t);
-    hooks.one_run(v, t);
-  };
-  const auto finish = [&](loop_variant& v, const phase_timer& timer) {
-    json& e = out.add(v.name);
-    put_timing(e, timer["step"]);  // median_s / min_s: one step
-    put_timing(e, timer["init"], "init_");
-    hooks.finish(v, timer, e, wrong);
-    if (v.runs_cws()) report_cws(v, e);
-  };
-  measure_variants(variants_, plan, prepare, one_run, finish);
-  out.add_ratio("ratio_vs_omp_static", "median_s", "omp-static");
-  out.add_ratio("ratio_vs_cws_random", "median_s", "cws-random");
-  out.add_ratio("ratio_vs_serial", "median_s", "serial");
-
-  env_.save_trace();
+  variant_runner runner(env_, opt_.common, out, "cws-" + spec_.app);
+  runner.measure(variants_,
+                 {.prepare =
+                      [&](loop_variant& v) {
+                        hooks.prepare(v);
+                        if (!v.runs_cws()) return;
+                        // The schedules' iteration counts after the untimed init mark the first warm-up run.
+                        for (std::size_t ph = 0; ph < v.schedules.size(); ++ph)
+                          v.maps.push_back({v.schedules[ph]->iterations(), ph == 0 ? 1u : opt_.common.iters,
+                                            plan.warmup, plan.warmup + plan.runs});
+                      },
+                  .one_run =
+                      [&](loop_variant& v, phase_timer& t) {
+                        v.loops->begin_run(t);
+                        hooks.one_run(v, t);
+                      },
+                  .finish =
+                      [&](loop_variant& v, const phase_timer& timer, json& e, std::vector<std::string>& wrong) {
+                        put_timing(e, timer["step"]);  // median_s / min_s: one step
+                        put_timing(e, timer["init"], "init_");
+                        hooks.finish(v, timer, e, wrong);
+                        if (v.runs_cws()) report_cws(v, e);
+                      }});
+  runner.add_ratios({{"ratio_vs_omp_static", "median_s", "omp-static"},
+                     {"ratio_vs_cws_random", "median_s", "cws-random"},
+                     {"ratio_vs_serial", "median_s", "serial"}});
   if (!opt_.common.json && !opt_.quiet) print_iteration_blocks();
-  out.print(opt_.common.json, caption, columns, notes);
-  for (const std::string& w : wrong) report_error("cws-" + spec_.app, w.c_str(), 1);
-  return wrong.empty() ? 0 : 1;
+  return runner.print_and_report(caption, columns, notes);
 }
-
-namespace {
-
-json share_or_null(const locality_summary& s) { return s.reported ? json(s.mean_share) : json(nullptr); }
-
-}  // namespace
 
 void loop_suite::report_cws(const loop_variant& v, json& e) {
   const cws::runtime& rt = env_.rt();

@@ -39,6 +39,7 @@
 #include "common/locality_tally.hpp"
 #include "common/report.hpp"
 #include "common/rounds.hpp"
+#include "common/variant_runner.hpp"
 
 namespace cws_apps {
 
@@ -88,15 +89,13 @@ struct loop_variant {
   bool runs_cws() const noexcept { return loops->runs_cws_phases(); }
 };
 
-// The hooks of an app: its part of one variant's life.
-struct suite_hooks {
-  std::function<void(loop_variant&)> prepare;                // allocations, the untimed first-touch init run
-  std::function<void(loop_variant&, phase_timer&)> one_run;  // one run: time "init" and "step"
-  // After the variant's last run: the app's figures and its verification on
-  // `entry` (the runner has set median_s / min_s of "step" and init_median_s
-  // / init_min_s), a message per mismatch on `wrong`; release the buffers.
-  std::function<void(loop_variant&, const phase_timer&, json& entry, std::vector<std::string>& wrong)> finish;
-};
+// The hooks of an app: its part of one variant's life. prepare: allocations,
+// the untimed first-touch init run; one_run: one run, timing "init" and
+// "step"; finish, after the variant's last run: the app's figures and its
+// verification on the entry (the runner has set median_s / min_s of "step"
+// and init_median_s / init_min_s), a message per mismatch on `wrong`; release
+// the buffers.
+using suite_hooks = variant_hooks<loop_variant>;
 
 // The words of the standard results table.
 struct table_words {

@@ -2,27 +2,15 @@
 
 #include <fmt/format.h>
 
-#include <bit>
 #include <utility>
 
+#include "common/grid_difference.hpp"
 #include "common/rounds.hpp"
+#include "common/variant_runner.hpp"
 
 namespace pufferfish {
 
 namespace {
-
-// Adds to `wrong` a message on the first cell (of `cells` in rows of `cols`)
-// where `got` and `expected` differ in any bit, and on how many do.
-void check_bits(std::vector<std::string>& wrong, const std::string& variant, const std::string& what, const float* got,
-                const float* expected, std::size_t cells, std::size_t cols) {
-  std::size_t count = 0, first = cells;
-  for (std::size_t k = 0; k < cells; ++k)
-    if (std::bit_cast<std::uint32_t>(got[k]) != std::bit_cast<std::uint32_t>(expected[k]) && count++ == 0) first = k;
-  if (count != 0)
-    wrong.push_back(
-        fmt::format("{}: {} {} differ from the serial program, first at row {} column {} ({} instead of {})", variant,
-                    count, what, first / cols, first % cols, got[first], expected[first]));
-}
 
 // Sum of all cells in index order, in double.
 double checksum(const float* a, std::size_t n) {
@@ -93,50 +81,52 @@ int row_suite::run(const row_hooks& hooks, const std::vector<float>& expected, c
   params["tile"] = opt_.tile;
   params["recursion"] = to_string(shape_);
   params.update(output.own);
-  params["runs"] = plan.runs;
-  params["warmup"] = plan.warmup;
-  params["order"] = cws_apps::to_string(plan.order);
+  params.update(cws_apps::plan_params(plan));
   params["checksum"] =
       expected.empty() ? cws_apps::json(nullptr) : cws_apps::json(checksum(expected.data(), expected.size()));
   params["page_homes"] = env_.rt().page_homes().name();
   cws_apps::report out(spec_.app, env_, std::move(params));
 
-  std::vector<std::string> wrong;
-  const auto prepare = [&](row_variant& v) {
-    for (std::size_t a = 0; a < spec_.data.arrays; ++a)
-      v.arrays.push_back(cws::numa::allocate<float>(spec_.data.cells, v.kind.placement));
-    hooks.init(v);  // the first touch, untimed: no measured phase takes a page fault
-    for (const cws::schedule* s : v.schedules)
-      if (s != nullptr) v.start.push_back(s->iterations());
-  };
-  const auto one_run = [&](row_variant& v, cws_apps::phase_timer& t) {
-    v.loops->begin_run(t);
-    t.time_reported("init", 1, [&] { return hooks.init(v); });
-    t.time_reported(spec_.step.name, iters, [&] { return hooks.step(v); });
-  };
-  const auto finish = [&](row_variant& v, const cws_apps::phase_timer& timer) {
-    cws_apps::json& e = out.add(v.name);
-    cws_apps::put_timing(e, timer[spec_.step.name]);  // median_s / min_s: one step
-    cws_apps::put_timing(e, timer["init"], "init_");
-    e["placement"] = cws::numa::to_string(v.kind.placement);
-    e[spec_.step.rate_key] = spec_.step.items / timer[spec_.step.name].median() / 1e6;
-    const std::size_t mismatches = wrong.size();
-    const float* got = v.arrays.at(spec_.data.result).data();
-    if (hooks.verify) hooks.verify(v, e, wrong);
-    if (!expected.empty())
-      check_bits(wrong, v.name, spec_.data.what, got, expected.data(), spec_.data.cells, spec_.data.cols);
-    e["checksum"] = checksum(got, spec_.data.cells);
-    e["verified"] = wrong.size() == mismatches;
-    v.arrays.clear();
-    if (v.runs_cws()) put_cws(v, e);
-  };
-  cws_apps::measure_variants(variants_, plan, prepare, one_run, finish);
-  add_ratios(out);
-
-  env_.save_trace();
+  cws_apps::variant_runner runner(env_, opt_.common, out, "cws-" + spec_.app);
+  runner.measure(
+      variants_,
+      {.prepare =
+           [&](row_variant& v) {
+             for (std::size_t a = 0; a < spec_.data.arrays; ++a)
+               v.arrays.push_back(cws::numa::allocate<float>(spec_.data.cells, v.kind.placement));
+             hooks.init(v);  // the first touch, untimed: no measured phase takes a page fault
+             for (const cws::schedule* s : v.schedules)
+               if (s != nullptr) v.start.push_back(s->iterations());
+           },
+       .one_run =
+           [&](row_variant& v, cws_apps::phase_timer& t) {
+             v.loops->begin_run(t);
+             t.time_reported("init", 1, [&] { return hooks.init(v); });
+             t.time_reported(spec_.step.name, iters, [&] { return hooks.step(v); });
+           },
+       .finish =
+           [&](row_variant& v, const cws_apps::phase_timer& timer, cws_apps::json& e,
+               std::vector<std::string>& wrong) {
+             cws_apps::put_timing(e, timer[spec_.step.name]);  // median_s / min_s: one step
+             cws_apps::put_timing(e, timer["init"], "init_");
+             e["placement"] = cws::numa::to_string(v.kind.placement);
+             e[spec_.step.rate_key] = spec_.step.items / timer[spec_.step.name].median() / 1e6;
+             const std::size_t mismatches = wrong.size();
+             const float* got = v.arrays.at(spec_.data.result).data();
+             if (hooks.verify) hooks.verify(v, e, wrong);
+             if (!expected.empty())
+               if (auto w = cws_apps::grid_difference(v.name, spec_.data.what, got, expected.data(),
+                                                      spec_.data.cells, spec_.data.cols);
+                   !w.empty())
+                 wrong.push_back(std::move(w));
+             e["checksum"] = checksum(got, spec_.data.cells);
+             e["verified"] = wrong.size() == mismatches;
+             v.arrays.clear();
+             if (v.runs_cws()) put_cws(v, e);
+           }});
+  runner.add_ratios(ratios());
   const std::string measured = "the measured " + spec_.words.phase_word + " phases";
-  out.print(
-      opt_.common.json,
+  return runner.print_and_report(
       fmt::format("cws-{} ({}): {} ({:.0f} MiB{}), {} {}s per run ({}), leaves of {} rows, {}, {} runs (+{} warm-up)",
                   spec_.app, bench_, output.size, static_cast<double>(spec_.data.cells * sizeof(float)) / (1 << 20),
                   spec_.data.arrays > 1 ? " each" : "", iters, spec_.step.name, output.per_step, opt_.tile,
@@ -153,8 +143,6 @@ int row_suite::run(const row_hooks& hooks, const std::vector<float>& expected, c
                    "node (page homes: {}); last %: the last phase; moved: pages evolve relocalized",
                    measured, spec_.words.declared, env_.rt().page_homes().name()),
        spec_.words.ok_note});
-  for (const std::string& w : wrong) cws_apps::report_error("cws-" + spec_.app, w.c_str(), 1);
-  return wrong.empty() ? 0 : 1;
 }
 
 // The figures of a cws variant: its kernel phases' counters and locality

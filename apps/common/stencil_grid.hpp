@@ -59,7 +59,7 @@ double run_stencil_step(loop_variant& v, std::size_t phase, two_buffers& b, cons
 // "<variant>: 3 cell(s) differ ..." when `got` is not `want` cell for cell, else "" (grid_difference.hpp).
 inline std::string compare_grids(const std::string& variant, const double* got, const double* want,
                                  const row_grid& g) {
-  return grid_difference(variant, "cell", got, want, g.cells(), g.cols);
+  return grid_difference(variant, "cell(s)", got, want, g.cells(), g.cols);
 }
 
 }  // namespace cws_apps

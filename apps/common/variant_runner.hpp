@@ -1,21 +1,26 @@
 #pragma once
-// The steps every variant runner of the apps takes, whatever its variants
-// are, for the apps whose variants do not fit loop_suite (cws-prefix's three
-// passes over blocks with two recursions, cws-memcopy's page placements):
-// the timing of every variant (common/rounds.hpp) with its JSON entry opened
-// for the app's figures and verification, then the ratios, --trace-out, the
-// table or the JSON document, and every mismatch as an error line and the
-// exit code.
+// The variant runner of the apps: the steps every app takes, whatever its
+// variants are, written once. The block-loop apps reach it through
+// loop_suite, the PufferFish row benchmarks through row_suite; the others
+// (cws-prefix, cws-memcopy, cws-lulesh, cws-cilksort, ...) call it directly:
+//
+//   * --variants, the comma-separated choice out of an app's variant names;
+//   * the timing of every variant as the run plan says (common/rounds.hpp:
+//     interleaved rounds or one variant after another), with its JSON entry
+//     opened for the app's figures and verification;
+//   * the ratios of the medians and --trace-out;
+//   * the table or the JSON document, and every mismatch as an error line and
+//     the exit code (conclude), or one line for them all (report_failures).
 //
 //   cws_apps::variant_runner runner(env, opt.common, out, app.get_name());
-//   runner.measure(variants, prepare, one_run,
-//                  [&](variant& v, const phase_timer& t, json& e, std::vector<std::string>& wrong) { ... });
+//   runner.measure(variants, {.prepare = ..., .one_run = ..., .finish = ...});
 //   return runner.conclude({{"ratio_vs_omp_static", "median_s", "omp-static"}}, caption, columns, notes);
-//
-// Header-only (the apps' common library lists its sources in apps/CMakeLists.txt).
 
+#include <CLI/CLI.hpp>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -27,24 +32,41 @@
 
 namespace cws_apps {
 
+// --variants V1,V2,...: the variants to run. `chosen` holds every variant's
+// name, which are the names it accepts and its default (shown in the help
+// when `show_default`).
+void add_variants_option(CLI::App& app, std::vector<std::string>& chosen, const std::string& help, bool show_default);
+// Whether `name` is one of `chosen`.
+bool is_chosen(const std::vector<std::string>& chosen, std::string_view name);
+
 // The loop flavour of a cws variant under `policy`: `user` places block i on
 // worker floor(i P / blocks) (parallel_for_range_owned), the others bisect.
-inline loop_flavour cws_flavour_of(std::string_view policy) {
-  return policy == cws::policy::user ? loop_flavour::cws_owned : loop_flavour::cws;
-}
+loop_flavour cws_flavour_of(std::string_view policy);
 
 // The mean local share of a locality summary, null when no run declared touches.
-inline json share_or_null(const locality_summary& s) { return s.reported ? json(s.mean_share) : json(nullptr); }
+json share_or_null(const locality_summary& s);
 
 // The run plan among an app's params: runs, warmup, order.
-inline json plan_params(const run_plan& plan) {
-  return {{"runs", plan.runs}, {"warmup", plan.warmup}, {"order", to_string(plan.order)}};
-}
+json plan_params(const run_plan& plan);
 
 // report::add_ratio's arguments: entry[name] = entry[key] / <baseline>'s.
 struct ratio_spec {
-  std::string name, key, baseline;
+  std::string name, key = "median_s", baseline;
 };
+
+// An app's part of one variant's life.
+template <class Variant>
+struct variant_hooks {
+  std::function<void(Variant&)> prepare;                // allocations, the untimed first touch
+  std::function<void(Variant&, phase_timer&)> one_run;  // one run, warm-up or measured
+  // After the variant's last run: its JSON entry (its "variant" set), a
+  // message per failed check on `wrong`; release the variant's memory.
+  std::function<void(Variant&, const phase_timer&, json& entry, std::vector<std::string>& wrong)> finish;
+};
+
+// No failures: 0. Otherwise one line on stderr, "<app>: error: <first
+// failure>" followed by " (and N more<more>)" when there are N others, and 1.
+int report_failures(const std::string& app_name, const std::vector<std::string>& wrong, const std::string& more = "");
 
 class variant_runner {
  public:
@@ -52,30 +74,31 @@ class variant_runner {
   variant_runner(bench_env& env, const common_options& o, report& out, std::string app_name)
       : env_(env), opt_(o), out_(out), app_name_(std::move(app_name)) {}
 
-  // Measures `variants` as the run plan says (measure_variants: prepare(v),
-  // one_run(v, timer)). After a variant's last run, finish(v, timer, entry,
-  // wrong) fills its JSON entry (already added, its "variant" set) and
-  // adds one message per mismatch to `wrong`.
-  template <class Variant, class Prepare, class OneRun, class Finish>
-  void measure(std::vector<Variant>& variants, const Prepare& prepare, const OneRun& one_run, const Finish& finish) {
-    measure_variants(variants, opt_.plan, prepare, one_run,
-                     [&](Variant& v, const phase_timer& t) { finish(v, t, out_.add(v.name), wrong_); });
+  // Measures `variants` as the run plan says (measure_variants); each
+  // variant's `name` names its entry in the report.
+  template <class Variant>
+  void measure(std::vector<Variant>& variants, const std::type_identity_t<variant_hooks<Variant>>& hooks) {
+    measure_variants(variants, opt_.plan, hooks.prepare, hooks.one_run,
+                     [&](Variant& v, const phase_timer& t) { hooks.finish(v, t, out_.add(v.name), wrong_); });
   }
 
+  // The ratios, then --trace-out: the measurement's end, before any output.
+  void add_ratios(const std::vector<ratio_spec>& ratios) const;
   // Footnotes a variant's figures add, printed after the app's own.
   std::vector<std::string>& notes() noexcept { return notes_; }
+  // The failed checks' messages so far, in order.
+  const std::vector<std::string>& failures() const noexcept { return wrong_; }
 
-  // Adds the ratios, finishes --trace-out, prints the table (caption,
-  // columns, `notes` then notes()) or the JSON document, and reports every
-  // mismatch on stderr. Returns the exit code: 1 when a variant differs.
+  // Prints the table (caption, columns, `notes` then notes()) or the JSON
+  // document, and reports every mismatch on stderr, one line each. Returns
+  // the exit code: 1 when a variant differs.
+  int print_and_report(const std::string& caption, const std::vector<column>& columns,
+                       std::vector<std::string> notes) const;
+  // add_ratios, then print_and_report.
   int conclude(const std::vector<ratio_spec>& ratios, const std::string& caption, const std::vector<column>& columns,
                std::vector<std::string> notes) const {
-    for (const ratio_spec& r : ratios) out_.add_ratio(r.name, r.key, r.baseline);
-    env_.save_trace();
-    notes.insert(notes.end(), notes_.begin(), notes_.end());
-    out_.print(opt_.json, caption, columns, notes);
-    for (const std::string& w : wrong_) report_error(app_name_, w.c_str(), 1);
-    return wrong_.empty() ? 0 : 1;
+    add_ratios(ratios);
+    return print_and_report(caption, columns, std::move(notes));
   }
 
  private:

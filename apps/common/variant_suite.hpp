@@ -1,72 +1,136 @@
 #pragma once
-// The variant runner of the apps whose variants are their own kind of
-// object (cws-lulesh: a loop runner and a mesh per variant; cws-cilksort:
-// arrays and a sort and an init schedule per variant), where the block
-// loops of common/loop_suite.hpp do not fit. Written once here:
+// The suite of the apps that wire their own loops per variant (cws-cg: a
+// schedule per kernel; cws-mg: a schedule table per level and kernel), on the
+// variant runner (variant_runner.hpp), where common/loop_suite.hpp's block
+// loops over one index range do not fit. It holds what their mains would
+// otherwise each write again:
 //
-//   * --variants, the comma-separated choice out of the app's variant names;
-//   * the measurement: measure_variants (--order) over the app's hooks, each
-//     variant's entry in the report, the ratios of the medians, --trace-out;
-//   * the one error line of a run whose verification failed (exit code 1).
+//   * the variants in the order every app measures them: serial, the cws
+//     variants the app makes for each policy of --policies, then the TBB and
+//     OpenMP baselines (standard_baselines());
+//   * the order of a variant's end (its times, its verification, the cws
+//     figures, its release); the measurement, the ratios, --trace-out, the
+//     table and the errors are the variant runner's (variant_runner.hpp).
 //
-// The app keeps its variants, its kernels' wiring, its verification, its
-// figures and its table.
+// An app's variant type is its own (its loop runner, its data, its results);
+// it needs the members `name` (std::string) and `loop` (loop_flavour) and a
+// default constructor. Header-only: the apps' common library lists its
+// sources in apps/CMakeLists.txt.
 
-#include <CLI/CLI.hpp>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/bench_env.hpp"
+#include "common/block_loops.hpp"
+#include "common/loop_suite.hpp"
 #include "common/report.hpp"
 #include "common/rounds.hpp"
+#include "common/variant_runner.hpp"
 
 namespace cws_apps {
 
-// --variants V1,V2,...: the variants to run. `chosen` holds every variant's
-// name, which are the names it accepts and its default (shown in the help
-// when `show_default`).
-void add_variants_option(CLI::App& app, std::vector<std::string>& chosen, const std::string& help, bool show_default);
-
-// Whether `name` is one of `chosen`.
-bool is_chosen(const std::vector<std::string>& chosen, std::string_view name);
-
-// The measurement's params: runs, warmup, order.
-void put_plan(json& params, const run_plan& plan);
-
-// A ratio every entry gets: entry[name] = its median_s / the median_s of variant `baseline`.
-struct median_ratio {
-  std::string name;
-  std::string baseline;
-};
-
-// An app's part of one variant's life.
-template <class Variant>
-struct variant_hooks {
-  std::function<void(Variant&)> prepare;                // allocations, untimed first touch
-  std::function<void(Variant&, phase_timer&)> one_run;  // one run, warm-up or measured
-  // After the variant's last run: its entry in the report ("variant" only so
-  // far), a message per failed check on `wrong`; release its memory.
-  std::function<void(Variant&, const phase_timer&, json& entry, std::vector<std::string>& wrong)> finish;
-};
-
-// Measures every variant as plan.order says (the finishes in the order of
-// `variants`, each variant's `name` its entry), adds the ratios and
-// finishes --trace-out. Returns the failed checks' messages, in order.
-template <class Variant>
-std::vector<std::string> measure_all(bench_env& env, const run_plan& plan, report& out, std::vector<Variant>& variants,
-                                     const variant_hooks<Variant>& hooks, const std::vector<median_ratio>& ratios) {
-  std::vector<std::string> wrong;
-  const auto finish = [&](Variant& v, const phase_timer& t) { hooks.finish(v, t, out.add(v.name), wrong); };
-  measure_variants(variants, plan, hooks.prepare, hooks.one_run, finish);
-  for (const median_ratio& r : ratios) out.add_ratio(r.name, "median_s", r.baseline);
-  env.save_trace();
-  return wrong;
+// The flags of a variant app after its own: the common ones, --policies
+// (the six cws policies by default; `policies_help`), set up in `policies`,
+// and --order (`footprint`: the memory each order needs).
+inline void add_variant_options(CLI::App& app, common_options& o, std::optional<policies_option>& policies,
+                                const std::string& policies_help, const std::string& footprint) {
+  add_common_options(app, o);
+  policies.emplace(app, o, std::vector<std::string>{"random", "stows", "stuws", "relws", "evolve", "user"},
+                   policies_help);
+  add_order_option(app, o, footprint);
 }
 
-// No failures: 0. Otherwise one line on stderr, "<app>: error: <first
-// failure>" followed by " (and N more<more>)" when there are N others, and 1.
-int report_failures(const std::string& app_name, const std::vector<std::string>& wrong, const std::string& more = "");
+// serial; what add_cws(variants, policy) appends for each of `policies`; the
+// standard baselines. The variants that are not cws get only name and loop.
+template <class Variant, class AddCws>
+std::vector<Variant> standard_variants(const std::vector<std::string>& policies, const AddCws& add_cws) {
+  std::vector<Variant> variants;
+  const auto add_plain = [&](std::string name, loop_flavour flavour) {
+    Variant v{};
+    v.name = std::move(name);
+    v.loop = flavour;
+    variants.push_back(std::move(v));
+  };
+  add_plain("serial", loop_flavour::serial);
+  for (const std::string& p : policies) add_cws(variants, p);
+  for (auto& [name, flavour] : standard_baselines()) add_plain(std::move(name), flavour);
+  return variants;
+}
+
+// What the text output says around the table.
+struct table_text {
+  std::string caption;
+  std::vector<column> columns;
+  std::vector<std::string> notes;
+};
+
+// The columns of an NPB app's table: the variant, the time of one outer
+// iteration (median_s, min_s, in ms with `ms_decimals`), NPB's Mop/s (mops)
+// and the time ratio to omp-static; then the app's `own`.
+inline std::vector<column> npb_columns(int ms_decimals, const std::vector<column>& own) {
+  std::vector<column> c{{"variant", "variant"},
+                        {"ms/iter", "median_s", 1e3, ms_decimals},
+                        {"min ms", "min_s", 1e3, ms_decimals},
+                        {"Mop/s", "mops", 1, 0},
+                        {"vs omp", "ratio_vs_omp_static", 1, 2}};
+  c.insert(c.end(), own.begin(), own.end());
+  return c;
+}
+
+// An app's variants and its part of their measurement; run() does the rest.
+template <class Variant>
+class variant_suite {
+ public:
+  // The app's check of one variant, after its timings: fields on its entry, a message per mismatch on `wrong`.
+  using verify_fn = std::function<void(const Variant&, json& entry, std::vector<std::string>& wrong)>;
+
+  variant_suite(bench_env& env, const common_options& opt) : env_(env), opt_(opt) {}
+  variant_suite(const variant_suite&) = delete;
+  variant_suite& operator=(const variant_suite&) = delete;
+  virtual ~variant_suite() = default;
+
+ protected:
+  // Set-up, untimed (allocations, first touch).
+  virtual void prepare(Variant& v) = 0;
+  // One run, warm-up (timer not recording) or measured.
+  virtual void one_run(Variant& v, phase_timer& t) = 0;
+  // After the variant's last run, in this order: its timings, (verify), the
+  // figures only cws variants have (cws variants only), its data released.
+  virtual void put_times(const Variant& v, const phase_timer& t, json& entry) const = 0;
+  virtual void put_cws_figures(const Variant& v, json& entry) = 0;
+  virtual void release(Variant& v) = 0;
+  // After --trace-out, before the table (text output only).
+  virtual void print_before_table() const {}
+  // What the text output says around the table; called after the measurement, so it may quote results.
+  virtual table_text text() const = 0;
+
+  // Measures every variant as opt.plan says, adds the ratios, finishes
+  // --trace-out, prints the table or the JSON document, and reports every
+  // mismatch as an error of `program`. Returns the exit code: 1 when a variant differs.
+  int run(report& out, const std::string& program, const verify_fn& verify, const std::vector<ratio_spec>& ratios) {
+    variant_runner runner(env_, opt_, out, program);
+    runner.measure(variants_, {.prepare = [&](Variant& v) { prepare(v); },
+                               .one_run = [&](Variant& v, phase_timer& t) { one_run(v, t); },
+                               .finish =
+                                   [&](Variant& v, const phase_timer& t, json& e, std::vector<std::string>& wrong) {
+                                     put_times(v, t, e);
+                                     verify(v, e, wrong);
+                                     if (runs_cws_phases(v.loop)) put_cws_figures(v, e);
+                                     release(v);
+                                   }});
+    runner.add_ratios(ratios);
+    if (!opt_.json) print_before_table();
+    const table_text t = text();
+    return runner.print_and_report(t.caption, t.columns, t.notes);
+  }
+
+  bench_env& env_;
+  const common_options& opt_;
+  std::vector<Variant> variants_;
+};
 
 }  // namespace cws_apps

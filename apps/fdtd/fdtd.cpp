@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
               bool ok = true;  // "<variant>: ex: 12 value(s) differ ..., first at row 3 column 4 (x instead of y)"
               for (auto [name, got, want] : {std::tuple{"ex", a.view.ex, &expected.ex}, {"ey", a.view.ey, &expected.ey},
                                              {"hz", a.view.hz, &expected.hz}})
-                if (auto w = cws_apps::grid_difference(name, "value", got, want->data(), cells, ny); !w.empty())
+                if (auto w = cws_apps::grid_difference(name, "value(s)", got, want->data(), cells, ny); !w.empty())
                   ok = false, wrong.push_back(v.name + ": " + w);
               e["verified"] = ok;
               arrays[v.index].reset();

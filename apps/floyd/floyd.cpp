@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
                 std::vector<std::string>& wrong) {
               e["gbps"] = 2 * matrix_bytes / t["step"].median() / 1e9;
               const std::string w =
-                  cws_apps::grid_difference(v.name, "distance", path[v.index]->data(), expected.data(), n * n, n);
+                  cws_apps::grid_difference(v.name, "distance(s)", path[v.index]->data(), expected.data(), n * n, n);
               if (!w.empty()) wrong.push_back(w);
               e["verified"] = w.empty();
               path[v.index].reset();

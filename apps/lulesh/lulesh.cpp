@@ -7,7 +7,7 @@
 //
 // The variants (lulesh/variants.hpp): serial, PufferFish's cws variants,
 // cws-evolve-follow, tbb and omp-static; measured by the common variant
-// runner (common/variant_suite.hpp), reported by lulesh/results.hpp. A run's
+// runner (common/variant_runner.hpp), reported by lulesh/results.hpp. A run's
 // time is the wall clock around the whole simulation.
 //
 // Every measured run is verified (lulesh/verification.hpp): same cycle count
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "common/variant_suite.hpp"
+#include "common/variant_runner.hpp"
 #include "lulesh/results.hpp"
 #include "lulesh/variants.hpp"
 #include "lulesh/verification.hpp"
@@ -89,10 +89,11 @@ int main(int argc, char** argv) {
               lulesh::put_entry(e, v, *reference, verified, t["run"], opt.plan.runs);
               v.dom.reset();  // its memory, before the next variant's in the sequential order
             }};
-    const std::vector<std::string> wrong = cws_apps::measure_all(
-        env, opt.plan, out, variants, hooks, {{"vs_serial", "serial"}, {"vs_random_ft", "cws-random-ft"}});
+    cws_apps::variant_runner runner(env, opt, out, app.get_name());
+    runner.measure(variants, hooks);
+    runner.add_ratios({{"vs_serial", "median_s", "serial"}, {"vs_random_ft", "median_s", "cws-random-ft"}});
     if (!opt.json) lulesh::print_summary(p.edge, *reference);
     lulesh::print_table(out, opt.json, p, *reference, env.rt());
-    return cws_apps::report_failures(app.get_name(), wrong);
+    return cws_apps::report_failures(app.get_name(), runner.failures());
   });
 }

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "common/hinted_counts.hpp"
-#include "common/variant_suite.hpp"
+#include "common/variant_runner.hpp"
 
 namespace lulesh {
 
@@ -62,7 +62,7 @@ json params(const problem& p, const cws_apps::run_plan& plan, cws::runtime& rt) 
                  {"initial", p.initial_name},
                  {"loops_per_cycle", loop_count - first_cycle_loop},
                  {"arrays", probe_shape.array_count()}};
-  cws_apps::put_plan(params, plan);
+  params.update(cws_apps::plan_params(plan));
   params["page_homes"] = rt.page_homes().name();
   return params;
 }

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "common/hinted_variants.hpp"
-#include "common/variant_suite.hpp"
+#include "common/variant_runner.hpp"
 
 namespace lulesh {
 

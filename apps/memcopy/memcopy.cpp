@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
       return ok;
     };
     runner.measure(
-        suite.variants(), [&](memcopy::variant& v) { suite.prepare(v); },
+        suite.variants(),
+        {[&](memcopy::variant& v) { suite.prepare(v); },
         [&](memcopy::variant& v, cws_apps::phase_timer& t) { suite.one_run(v, t); },
         [&](memcopy::variant& v, const cws_apps::phase_timer& t, cws_apps::json& e, std::vector<std::string>& wrong) {
           // The copy's breakdown, read before the verification's copy adds to it.
@@ -77,7 +78,7 @@ int main(int argc, char** argv) {
           e["verified"] = ok;
           if (v.runs_cws()) suite.report_cws(v, e, copy_clock, runner.notes());
           v.m = memcopy::arrays{};  // under --order sequential the next variant's arrays take their place
-        });
+        }});
     return suite.conclude(runner);
   });
 }

@@ -16,6 +16,25 @@ using line = std::array<double, max_extent>;
 // Point (i1, i2, i3) of a grid of extent m.
 inline std::size_t at(std::size_t m, std::size_t i1, std::size_t i2, std::size_t i3) { return i1 + m * (i2 + m * i3); }
 
+// NPB's line buffers of resid and psinv, for line (i2, i3) of g at every
+// i1: edge[i1], the sum of its 4 edge-adjacent neighbours in (i2, i3), and
+// corner[i1], of its 4 diagonal ones (added in NPB's order, so every
+// variant gets the same bits).
+void neighbour_sums(const double* g, std::size_t m, std::size_t i2, std::size_t i3, line& edge, line& corner) {
+  const double* n2 = g + at(m, 0, i2 - 1, i3);
+  const double* s2 = g + at(m, 0, i2 + 1, i3);
+  const double* n3 = g + at(m, 0, i2, i3 - 1);
+  const double* s3 = g + at(m, 0, i2, i3 + 1);
+  const double* n2n3 = g + at(m, 0, i2 - 1, i3 - 1);
+  const double* s2n3 = g + at(m, 0, i2 + 1, i3 - 1);
+  const double* n2s3 = g + at(m, 0, i2 - 1, i3 + 1);
+  const double* s2s3 = g + at(m, 0, i2 + 1, i3 + 1);
+  for (std::size_t i1 = 0; i1 < m; ++i1) {
+    edge[i1] = n2[i1] + s2[i1] + n3[i1] + s3[i1];
+    corner[i1] = n2n3[i1] + s2n3[i1] + n2s3[i1] + s2s3[i1];
+  }
+}
+
 }  // namespace
 
 void comm3_planes(double* g, std::size_t m, std::size_t p0, std::size_t p1) {
@@ -53,18 +72,7 @@ void resid(const double* u, const double* v, double* r, std::size_t m, std::size
   for (std::size_t i3 = p0; i3 < p1; ++i3) {
     for (std::size_t i2 = 1; i2 + 1 < m; ++i2) {
       const double* c = u + at(m, 0, i2, i3);
-      const double* n2 = u + at(m, 0, i2 - 1, i3);
-      const double* s2 = u + at(m, 0, i2 + 1, i3);
-      const double* n3 = u + at(m, 0, i2, i3 - 1);
-      const double* s3 = u + at(m, 0, i2, i3 + 1);
-      const double* n2n3 = u + at(m, 0, i2 - 1, i3 - 1);
-      const double* s2n3 = u + at(m, 0, i2 + 1, i3 - 1);
-      const double* n2s3 = u + at(m, 0, i2 - 1, i3 + 1);
-      const double* s2s3 = u + at(m, 0, i2 + 1, i3 + 1);
-      for (std::size_t i1 = 0; i1 < m; ++i1) {
-        u1[i1] = n2[i1] + s2[i1] + n3[i1] + s3[i1];
-        u2[i1] = n2n3[i1] + s2n3[i1] + n2s3[i1] + s2s3[i1];
-      }
+      neighbour_sums(u, m, i2, i3, u1, u2);
       const double* vr = v + at(m, 0, i2, i3);
       double* rr = r + at(m, 0, i2, i3);
       for (std::size_t i1 = 1; i1 + 1 < m; ++i1)
@@ -80,18 +88,7 @@ void psinv(const double* r, double* u, std::size_t m, std::size_t p0, std::size_
   for (std::size_t i3 = p0; i3 < p1; ++i3) {
     for (std::size_t i2 = 1; i2 + 1 < m; ++i2) {
       const double* cr = r + at(m, 0, i2, i3);
-      const double* n2 = r + at(m, 0, i2 - 1, i3);
-      const double* s2 = r + at(m, 0, i2 + 1, i3);
-      const double* n3 = r + at(m, 0, i2, i3 - 1);
-      const double* s3 = r + at(m, 0, i2, i3 + 1);
-      const double* n2n3 = r + at(m, 0, i2 - 1, i3 - 1);
-      const double* s2n3 = r + at(m, 0, i2 + 1, i3 - 1);
-      const double* n2s3 = r + at(m, 0, i2 - 1, i3 + 1);
-      const double* s2s3 = r + at(m, 0, i2 + 1, i3 + 1);
-      for (std::size_t i1 = 0; i1 < m; ++i1) {
-        r1[i1] = n2[i1] + s2[i1] + n3[i1] + s3[i1];
-        r2[i1] = n2n3[i1] + s2n3[i1] + n2s3[i1] + s2s3[i1];
-      }
+      neighbour_sums(r, m, i2, i3, r1, r2);
       double* uu = u + at(m, 0, i2, i3);
       for (std::size_t i1 = 1; i1 + 1 < m; ++i1)
         uu[i1] = uu[i1] + c[0] * cr[i1] + c[1] * (cr[i1 - 1] + cr[i1 + 1] + r1[i1]) +

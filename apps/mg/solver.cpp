@@ -30,21 +30,9 @@ plane_range with_ghosts(std::size_t lo, std::size_t hi, std::size_t planes) {
 }  // namespace
 
 std::string_view to_string(kernel k) noexcept {
-  switch (k) {
-    case kernel::init:
-      return "init";
-    case kernel::resid:
-      return "resid";
-    case kernel::psinv:
-      return "psinv";
-    case kernel::rprj3:
-      return "rprj3";
-    case kernel::interp:
-      return "interp";
-    case kernel::norm:
-      return "norm";
-  }
-  return "?";
+  constexpr std::array<std::string_view, kernel_count> names{"init", "resid", "psinv", "rprj3", "interp", "norm"};
+  const auto i = static_cast<std::size_t>(k);
+  return i < names.size() ? names[i] : "?";
 }
 
 solver::solver(const class_params& c, hierarchy& grids, plane_runner& runner) : c_(c), g_(grids), runner_(runner) {}

@@ -3,23 +3,22 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
 namespace mg_app {
 
+namespace {
+constexpr std::array<strategy, 3> strategies{strategy::one, strategy::per_kernel, strategy::per_level};
+constexpr std::array<std::string_view, 3> strategy_names{"one", "per-kernel", "per-level"};  // in enum order
+}  // namespace
+
 std::string_view to_string(strategy s) noexcept {
-  switch (s) {
-    case strategy::one:
-      return "one";
-    case strategy::per_kernel:
-      return "per-kernel";
-    case strategy::per_level:
-      return "per-level";
-  }
-  return "?";
+  const auto i = static_cast<std::size_t>(s);
+  return i < strategy_names.size() ? strategy_names[i] : "?";
 }
 
 std::optional<strategy> strategy_named(std::string_view name) noexcept {
-  for (strategy s : {strategy::one, strategy::per_kernel, strategy::per_level})
+  for (strategy s : strategies)
     if (to_string(s) == name) return s;
   return std::nullopt;
 }
