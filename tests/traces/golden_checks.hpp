@@ -94,9 +94,17 @@ inline traces::trace_file without_fields_added_in(std::uint32_t version, traces:
   return f;
 }
 
-// The name of golden file `rest` of format version `version` ("v<version>-<rest>").
+// The name of golden file `rest` of format version `version`, "v<version>-<rest>",
+// and its path.
+inline std::string golden_name(std::uint32_t version, const std::string& rest) {
+  std::string name = "v";  // appended piece by piece: GCC 12 warns (-Wrestrict) on "v" + to_string(...)
+  name += std::to_string(version);
+  name += '-';
+  name += rest;
+  return name;
+}
 inline std::string golden_of(std::uint32_t version, const std::string& rest) {
-  return golden("v" + std::to_string(version) + "-" + rest);
+  return golden(golden_name(version, rest));
 }
 
 }  // namespace cws::test::golden_checks

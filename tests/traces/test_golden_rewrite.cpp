@@ -20,10 +20,10 @@ using namespace cws::test::golden_checks;
 // The saved golden files of format version `v` (traces/golden/README.md):
 // synthetic text, XML and (from version 2 on) binary, and the fib run.
 std::vector<std::string> saved_files_of(std::uint32_t v) {
-  const std::string p = "v" + std::to_string(v) + "-";
-  std::vector<std::string> names{p + "synthetic-4w-audit.cwst", p + "synthetic-4w-audit.xml.cwst"};
-  if (v >= 2) names.push_back(p + "synthetic-4w-audit.bin.cwst");
-  names.push_back(p + "fib12-2w.cwst");
+  std::vector<std::string> names{golden_name(v, "synthetic-4w-audit.cwst"),
+                                 golden_name(v, "synthetic-4w-audit.xml.cwst")};
+  if (v >= 2) names.push_back(golden_name(v, "synthetic-4w-audit.bin.cwst"));
+  names.push_back(golden_name(v, "fib12-2w.cwst"));
   return names;
 }
 
@@ -40,8 +40,8 @@ TEST(Golden, RewritingCurrentVersionFilesIsByteIdentical) {
     EXPECT_EQ(f.header.format_version, tr::format_version) << name;
     EXPECT_EQ(tr::encode(f, f.header.archive), bytes) << name;
   }
-  const std::string fib = "v" + std::to_string(tr::format_version) + "-fib12-2w";
-  EXPECT_EQ(tr::encode(tr::read(golden(fib + ".stream.cwst"))), cws::test::slurp(golden(fib + ".cwst")));
+  EXPECT_EQ(tr::encode(tr::read(golden_of(tr::format_version, "fib12-2w.stream.cwst"))),
+            cws::test::slurp(golden_of(tr::format_version, "fib12-2w.cwst")));
 }
 
 // Older files are read, and written again as the current version with the
@@ -52,7 +52,7 @@ TEST(Golden, RewritingCurrentVersionFilesIsByteIdentical) {
 TEST(Golden, OlderVersionsRewriteAsTheCurrentOne) {
   for (std::uint32_t version = 1; version < tr::format_version; ++version) {
     std::vector<std::string> names = saved_files_of(version);
-    if (version >= 4) names.push_back("v" + std::to_string(version) + "-fib12-2w.stream.cwst");
+    if (version >= 4) names.push_back(golden_name(version, "fib12-2w.stream.cwst"));
     for (const std::string& name : names) {
       SCOPED_TRACE(name);
       const tr::trace_file f = tr::read(golden(name));
@@ -80,8 +80,8 @@ TEST(Golden, OlderVersionsRewriteAsTheCurrentOne) {
   // file rewritten is the v1 content, not the v2 one; the v4 one has no
   // pedigrees (identical() compares the tables).
   for (std::uint32_t version = 1; version < tr::format_version; ++version) {
-    const std::string a = "v" + std::to_string(version) + "-synthetic-4w-audit.cwst";
-    const std::string b = "v" + std::to_string(version + 1) + "-synthetic-4w-audit.cwst";
+    const std::string a = golden_name(version, "synthetic-4w-audit.cwst");
+    const std::string b = golden_name(version + 1, "synthetic-4w-audit.cwst");
     const bool same_content = version == 3;  // version 4 changed the layout, not the contents
     EXPECT_EQ(tr::identical(tr::read(golden(a)), tr::read(golden(b))), same_content) << a << " vs " << b;
   }
