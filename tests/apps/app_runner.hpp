@@ -184,6 +184,19 @@ inline json json_of(const std::string& exe, std::vector<std::string> args, const
   return doc;
 }
 
+// Runs `exe args` with --json twice: the first run writes its schedules' steal
+// trees to a trace file (--trace-out), the second seeds its schedules from
+// that file (--trace-in). Returns the second run's document.
+inline json json_seeded_by_own_trace(const std::string& exe, const std::vector<std::string>& args) {
+  scratch_dir dir;
+  const std::string file = dir.file("run.cwst");
+  std::vector<std::string> out = args, in = args;
+  out.insert(out.end(), {"--trace-out", file});
+  in.insert(in.end(), {"--trace-in", file});
+  json_of(exe, std::move(out));
+  return json_of(exe, std::move(in));
+}
+
 // The same for app `name` of this suite (app_path).
 inline json run_json(std::string_view name, std::vector<std::string> args, const env_list& env = {},
                      run_result* keep = nullptr) {
@@ -194,21 +207,6 @@ inline json run_json(std::string_view name, std::vector<std::string> args, const
 inline std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
   return args;
-}
-
-// The result of variant `variant` in an app's JSON document (a failure and an
-// empty object when there is none), and the variants in document order.
-inline const json& entry(const json& doc, const std::string& variant) {
-  static const json none;
-  for (const json& e : doc["results"])
-    if (e.value("variant", "") == variant) return e;
-  ADD_FAILURE() << "no result for variant " << variant;
-  return none;
-}
-inline std::vector<std::string> variants_of(const json& doc) {
-  std::vector<std::string> v;
-  for (const json& e : doc["results"]) v.push_back(e.value("variant", ""));
-  return v;
 }
 
 }  // namespace cws::apps_test

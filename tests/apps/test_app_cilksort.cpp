@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "app_runner.hpp"
+#include "app_checks.hpp"
 
 namespace {
 
@@ -23,8 +23,6 @@ const strings all_variants = {"std-sort",      "serial",     "cws-hinted",      
                               "omp-tasks"};
 const strings cws_variants = {"cws-hinted",    "cws-hinted-hpt", "cws-random-ft",
                               "cws-random-il", "cws-evolve",     "cws-evolve-hinted"};
-
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
 json cilksort_json(strings args, const env_list& env = {}) { return json_of(CWS_APP_CILKSORT, std::move(args), env); }
 
@@ -184,12 +182,9 @@ TEST(Cilksort, SameInputReplaysWithoutDivergence) {
 }
 
 TEST(Cilksort, TraceFileSeedsTheTemplate) {
-  scratch_dir dir;
-  const std::string file = dir.file("cilksort.cwst");
   const strings args =
       with({"--size", "2000", "--variants", "cws-evolve", "--workers", "2", "--runs", "1", "--warmup", "0"}, deep);
-  cilksort_json(with(args, {"--trace-out", file}));
-  const json doc = cilksort_json(with(args, {"--trace-in", file}));
+  const json doc = json_seeded_by_own_trace(CWS_APP_CILKSORT, args);
   ASSERT_TRUE(doc.contains("results")) << doc.dump();
   const json& first = entry(doc, "cws-evolve")["iterations"][0];
   EXPECT_NE(first["ran_as_kind"], "random_no_template") << first.dump();
@@ -202,12 +197,7 @@ TEST(Cilksort, ErrorsAreOneLineWithExitCodeTwo) {
   for (const strings& bad :
        {strings{"--size", "0"}, strings{"--quick-size", "3"}, strings{"--variants", "nosuch"},
         strings{"--merge-hints", "diagonal"}, strings{"--no-such-flag"}, strings{"--policy", "random"}}) {
-    const run_result r = run_process(CWS_APP_CILKSORT, with(tiny, bad));
-    EXPECT_EQ(r.code, 2) << r.dump();
-    ASSERT_EQ(r.err_lines().size(), 1u) << r.dump();
-    EXPECT_TRUE(starts_with(r.err_lines()[0], "cws-cilksort: error: ")) << r.dump();
-    EXPECT_NE(r.err.find(bad[0]), std::string::npos) << r.dump();
-    EXPECT_EQ(r.out, "") << r.dump();
+    expect_cws_error(run_process(CWS_APP_CILKSORT, with(tiny, bad)), "cilksort", bad[0]);
   }
   // A cws error (a bad CWS_* variable) too.
   const run_result r = run_process(CWS_APP_CILKSORT, tiny, {{"CWS_WORKERS", "zero"}});

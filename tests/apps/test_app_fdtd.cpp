@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "app_runner.hpp"
+#include "app_checks.hpp"
 
 namespace {
 
@@ -20,8 +20,6 @@ using namespace cws::apps_test;
 using strings = std::vector<std::string>;
 
 json fdtd_json(strings args, const env_list& env = {}) { return json_of(CWS_APP_FDTD, std::move(args), env); }
-
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
 const strings all_variants = {"serial",
                               "cws-random",
@@ -102,9 +100,7 @@ TEST(Fdtd, EnvelopeAndFields) {
   for (const json& e : doc["results"]) {
     const std::string v = e["variant"];
     SCOPED_TRACE(v);
-    EXPECT_EQ(e["runs"], runs);
-    EXPECT_GT(e["min_s"].get<double>(), 0.0);
-    EXPECT_LE(e["min_s"].get<double>(), e["median_s"].get<double>());
+    expect_measured_runs(e, runs);
     EXPECT_GT(e["e_median_s"].get<double>(), 0.0);
     EXPECT_GT(e["h_median_s"].get<double>(), 0.0);
     EXPECT_DOUBLE_EQ(e["ratio_vs_omp_static"].get<double>(), e["median_s"].get<double>() / omp);
@@ -216,12 +212,9 @@ TEST(Fdtd, TableAndIterationLines) {
 }
 
 TEST(Fdtd, TraceFileSeedsTheTemplates) {
-  scratch_dir dir;
-  const std::string file = dir.file("fdtd.cwst");
   const strings args = {"--nx", "32",       "--ny", "16",       "--iters", "2",         "--runs",
                         "1",    "--warmup", "0",    "--policy", "stows",   "--workers", "2"};
-  fdtd_json(with(args, {"--trace-out", file}));
-  const json doc = fdtd_json(with(args, {"--trace-in", file}));
+  const json doc = json_seeded_by_own_trace(CWS_APP_FDTD, args);
   ASSERT_TRUE(doc.contains("results")) << doc.dump();
   const json& first = entry(doc, "cws-stows")["e_iterations"][0];
   EXPECT_EQ(first["ran_as_kind"], "stows") << first.dump();
@@ -232,18 +225,11 @@ TEST(Fdtd, TraceFileSeedsTheTemplates) {
 TEST(Fdtd, ErrorsAreOneLine) {
   const strings tiny = {"--nx", "8", "--ny", "8", "--iters", "1", "--runs", "1", "--warmup", "0"};
   // A cws error: exit 2, one line naming the app.
-  run_result r = run_process(CWS_APP_FDTD, with(tiny, {"--policy", "nosuch", "--json"}));
-  EXPECT_EQ(r.code, 2) << r.dump();
-  ASSERT_EQ(r.err_lines().size(), 1u) << r.dump();
-  EXPECT_TRUE(starts_with(r.err_lines()[0], "cws-fdtd: error: ")) << r.dump();
-  EXPECT_NE(r.err_lines()[0].find("nosuch"), std::string::npos) << r.dump();
-  EXPECT_EQ(r.out, "");
+  expect_cws_error(run_process(CWS_APP_FDTD, with(tiny, {"--policy", "nosuch", "--json"})), "fdtd", "nosuch");
   // Bad flags: CLI11's message and code, nothing on stdout.
   for (const strings& bad : {strings{"--nx", "1"}, strings{"--block", "x"}, strings{"--no-such-flag"}}) {
-    r = run_process(CWS_APP_FDTD, with(tiny, bad));
-    EXPECT_NE(r.code, 0) << r.dump();
-    EXPECT_NE(r.code, 1) << r.dump();  // 1 means a wrong result
-    EXPECT_EQ(r.out, "") << r.dump();
+    const run_result r = run_process(CWS_APP_FDTD, with(tiny, bad));
+    expect_usage_error(r);
     EXPECT_NE(r.err.find(bad[0]), std::string::npos) << r.dump();
   }
 }

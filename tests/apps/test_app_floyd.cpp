@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "app_runner.hpp"
+#include "app_checks.hpp"
 
 namespace {
 
@@ -18,18 +18,6 @@ using namespace cws::apps_test;
 using strings = std::vector<std::string>;
 
 json floyd_json(strings args, const env_list& env = {}) { return json_of(CWS_APP_FLOYD, std::move(args), env); }
-
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
-// One-line error: "cws-floyd: error: ..." mentioning `what`, exit 2, nothing on stdout.
-void expect_cws_error(const run_result& r, const std::string& what) {
-  SCOPED_TRACE(r.command);
-  EXPECT_EQ(r.code, 2) << r.dump();
-  EXPECT_EQ(r.out, "") << r.dump();
-  ASSERT_EQ(r.err_lines().size(), 1u) << r.dump();
-  EXPECT_TRUE(starts_with(r.err_lines()[0], "cws-floyd: error: ")) << r.dump();
-  EXPECT_NE(r.err_lines()[0].find(what), std::string::npos) << r.dump();
-}
 
 TEST(Floyd, EveryVariantVerifiesOnOneTwoAndFourWorkers) {
   // Tiles of 3 x 7 over 40 columns: the last tile of every band and the last band are short.
@@ -92,9 +80,7 @@ TEST(Floyd, EnvelopeAndFields) {
   for (const json& e : doc["results"]) {
     const std::string v = e["variant"];
     SCOPED_TRACE(v);
-    EXPECT_EQ(e["runs"], runs);
-    EXPECT_GT(e["min_s"].get<double>(), 0.0);
-    EXPECT_LE(e["min_s"].get<double>(), e["median_s"].get<double>());
+    expect_measured_runs(e, runs);
     EXPECT_GT(e["init_median_s"].get<double>(), 0.0);
     EXPECT_DOUBLE_EQ(e["ratio_vs_omp_static"].get<double>(), e["median_s"].get<double>() / omp);
     EXPECT_EQ(e["verified"], true);
@@ -180,12 +166,9 @@ TEST(Floyd, TableAndIterationLines) {
 }
 
 TEST(Floyd, TraceFileSeedsTheTemplates) {
-  scratch_dir dir;
-  const std::string file = dir.file("floyd.cwst");
   const strings args = {"--size",   "32", "--iters",  "2",     "--runs",    "1",
                         "--warmup", "0",  "--policy", "stows", "--workers", "2"};
-  floyd_json(with(args, {"--trace-out", file}));
-  const json doc = floyd_json(with(args, {"--trace-in", file}));
+  const json doc = json_seeded_by_own_trace(CWS_APP_FLOYD, args);
   ASSERT_TRUE(doc.contains("results")) << doc.dump();
   const json& first = entry(doc, "cws-stows")["iterations"][0];
   EXPECT_EQ(first["ran_as_kind"], "stows") << first.dump();
@@ -194,15 +177,13 @@ TEST(Floyd, TraceFileSeedsTheTemplates) {
 
 TEST(Floyd, ErrorsAreOneLine) {
   const strings tiny = {"--size", "8", "--iters", "1", "--runs", "1", "--warmup", "0"};
-  expect_cws_error(run_process(CWS_APP_FLOYD, with(tiny, {"--policy", "nosuch", "--json"})), "nosuch");
+  expect_cws_error(run_process(CWS_APP_FLOYD, with(tiny, {"--policy", "nosuch", "--json"})), "floyd", "nosuch");
   // More steps than vertices.
-  expect_cws_error(run_process(CWS_APP_FLOYD, {"--size", "8", "--iters", "9", "--json"}), "--iters 9");
+  expect_cws_error(run_process(CWS_APP_FLOYD, {"--size", "8", "--iters", "9", "--json"}), "floyd", "--iters 9");
   // Bad flags: CLI11's message and code, nothing on stdout.
   for (const strings& bad : {strings{"--size", "0"}, strings{"--tile-rows", "x"}, strings{"--no-such-flag"}}) {
     const run_result r = run_process(CWS_APP_FLOYD, with(tiny, bad));
-    EXPECT_NE(r.code, 0) << r.dump();
-    EXPECT_NE(r.code, 1) << r.dump();  // 1 means a wrong result
-    EXPECT_EQ(r.out, "") << r.dump();
+    expect_usage_error(r);
     EXPECT_NE(r.err.find(bad[0]), std::string::npos) << r.dump();
   }
 }

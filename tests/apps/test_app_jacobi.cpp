@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "app_runner.hpp"
+#include "app_checks.hpp"
 
 namespace {
 

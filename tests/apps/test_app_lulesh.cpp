@@ -13,7 +13,7 @@
 #include <tuple>
 #include <vector>
 
-#include "app_runner.hpp"
+#include "app_checks.hpp"
 
 namespace {
 
@@ -26,28 +26,7 @@ const strings all_variants{"serial",     "cws-hinted",        "cws-hinted-hpt", 
 
 run_result run_lulesh(const strings& args, const env_list& env = {}) { return run_process(CWS_APP_LULESH, args, env); }
 
-json run_lulesh_json(strings args, const env_list& env = {}) {
-  args.emplace_back("--json");
-  const run_result r = run_lulesh(args, env);
-  EXPECT_FALSE(r.timed_out) << r.dump();
-  EXPECT_EQ(r.code, 0) << r.dump();
-  try {
-    return json::parse(r.out);
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "stdout is not one JSON document: " << e.what() << "\n" << r.dump();
-  }
-  return json();
-}
-
-const json& entry(const json& doc, const std::string& variant) {
-  static const json none = json::object();
-  for (const json& e : doc["results"])
-    if (e.value("variant", "") == variant) return e;
-  ADD_FAILURE() << "no result for variant " << variant;
-  return none;
-}
-
-bool is_cws(const std::string& variant) { return variant.rfind("cws-", 0) == 0; }
+json run_lulesh_json(strings args, const env_list& env = {}) { return json_of(CWS_APP_LULESH, std::move(args), env); }
 
 std::uint64_t hinted_spawns(const json& e) {
   return e["hinted_leaf"].get<std::uint64_t>() + e["hinted_node"].get<std::uint64_t>() +

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "app_runner.hpp"
+#include "app_checks.hpp"
 
 namespace {
 
@@ -30,26 +30,7 @@ strings small(strings more = {}) {
   return a;
 }
 
-json run_mg_json(strings args, const env_list& env = {}) {
-  args.emplace_back("--json");
-  const run_result r = run_mg(args, env);
-  EXPECT_FALSE(r.timed_out) << r.dump();
-  EXPECT_EQ(r.code, 0) << r.dump();
-  try {
-    return json::parse(r.out);
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "stdout is not one JSON document: " << e.what() << "\n" << r.dump();
-  }
-  return json();
-}
-
-const json& entry(const json& doc, const std::string& variant) {
-  for (const json& e : doc["results"])
-    if (e["variant"] == variant) return e;
-  static const json none;
-  ADD_FAILURE() << "no variant " << variant;
-  return none;
-}
+json run_mg_json(strings args, const env_list& env = {}) { return json_of(CWS_APP_MG, std::move(args), env); }
 
 std::set<std::string> variant_names(const json& doc) {
   std::set<std::string> names;

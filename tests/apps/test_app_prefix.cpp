@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "app_runner.hpp"
+#include "app_checks.hpp"
 
 namespace {
 

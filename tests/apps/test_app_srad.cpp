@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "app_runner.hpp"
+#include "app_checks.hpp"
 
 namespace {
 
@@ -22,8 +22,7 @@ using strings = std::vector<std::string>;
 
 json srad_json(strings args, const env_list& env = {}) { return json_of(CWS_APP_SRAD, std::move(args), env); }
 
-const strings all_variants = {"serial",     "cws-hinted",        "cws-hinted-hpt", "cws-random-ft", "cws-random-il",
-                              "cws-evolve", "cws-evolve-hinted", "tbb-simple",     "tbb-affinity",  "omp-static"};
+const strings& all_variants = hinted_stencil_variants;
 
 // The input pixels the app's README specifies: splitmix64's finaliser of
 // (i << 32) ^ j, its top 24 bits k, (k + 0.5) / 2^24.
@@ -150,9 +149,7 @@ TEST(Srad, EnvelopeFieldsAndCounters) {
   for (const json& e : doc["results"]) {
     const std::string v = e["variant"];
     SCOPED_TRACE(v);
-    EXPECT_EQ(e["runs"], runs);
-    EXPECT_GT(e["min_s"].get<double>(), 0.0);
-    EXPECT_LE(e["min_s"].get<double>(), e["median_s"].get<double>());
+    expect_measured_runs(e, runs);
     EXPECT_TRUE(e["ratio_vs_random_ft"].is_number());
     const bool cws = v.rfind("cws-", 0) == 0;
     EXPECT_EQ(e.contains("het_share"), cws);
@@ -191,40 +188,18 @@ TEST(Srad, LocalityOnFourSyntheticNodes) {
                 env);
   ASSERT_TRUE(doc.contains("results")) << doc.dump();
   EXPECT_EQ(doc["params"]["page_homes"], "simulated");
-  for (const json& e : doc["results"]) {
-    SCOPED_TRACE(e["variant"].get<std::string>());
-    EXPECT_EQ(e["verified"], true);
-    ASSERT_TRUE(e["local_share"].is_number()) << e.dump();
-  }
-  EXPECT_GE(entry(doc, "cws-hinted")["local_share"].get<double>(), 0.95);
-  EXPECT_GE(entry(doc, "cws-hinted-hpt")["local_share"].get<double>(), 0.95);
-  for (const char* v : {"cws-evolve", "cws-evolve-hinted"}) {
-    SCOPED_TRACE(v);
-    EXPECT_EQ(entry(doc, v)["converged"], true);
-    EXPECT_GE(entry(doc, v)["local_share_last"].get<double>(), 0.99);
-  }
-  const double il = entry(doc, "cws-random-il")["local_share"].get<double>();
-  EXPECT_GT(il, 0.15);
-  EXPECT_LT(il, 0.35);
+  expect_hinted_locality(doc);
 }
 
 TEST(Srad, Errors) {
   for (const auto& [args, mention] : {std::pair{strings{"--variants", "omp-dynamic"}, std::string("unknown variant")},
                                       {strings{"--policy", "stows"}, std::string("no variant runs policy 'stows'")}}) {
-    const run_result r = run_process(CWS_APP_SRAD, args);
-    SCOPED_TRACE(r.command);
-    EXPECT_EQ(r.code, 2) << r.dump();
-    EXPECT_EQ(r.out, "") << r.dump();
-    ASSERT_EQ(r.err_lines().size(), 1u) << r.dump();
-    EXPECT_EQ(r.err_lines()[0].rfind("cws-srad: error: ", 0), 0u) << r.err;
-    EXPECT_NE(r.err.find(mention), std::string::npos) << r.err;
+    expect_cws_error(run_process(CWS_APP_SRAD, args), "srad", mention);
   }
   for (const strings& args : {strings{"--recursion", "4way"}, strings{"--rows", "0"}, strings{"--iters", "0"}}) {
     const run_result r = run_process(CWS_APP_SRAD, args);
     SCOPED_TRACE(r.command);
-    EXPECT_NE(r.code, 0) << r.dump();
-    EXPECT_NE(r.code, 1) << r.dump();
-    EXPECT_EQ(r.out, "") << r.dump();
+    expect_usage_error(r);
   }
 }
 

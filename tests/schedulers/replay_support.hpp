@@ -1,12 +1,13 @@
 #pragma once
 // Shared by the replay suites: small deterministic workloads (fib, a Jacobi
 // heat step, a loop that records who ran each block) and checks of a replayed
-// tree against its template.
+// tree against its template, and templates recorded by random runs.
 
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "cws/cws.hpp"
@@ -77,6 +78,28 @@ inline runtime_config audited(unsigned workers, std::string synthetic = {}) {
   // deadlock still shows up, 2 s later.
   c.replay.stall_ms = 2000;
   return c;
+}
+
+// The latest recorded run of `schedule` (a failure when there is none).
+inline const steal_tree::phase_record& latest(const cws::runtime& rt, const std::string& schedule) {
+  const steal_tree::phase_record* r = steal_tree::recorder_of(rt)->latest(schedule);
+  EXPECT_NE(r, nullptr);
+  return *r;
+}
+
+// A template worth replaying: a random run of `program` on schedule `name`
+// that stole something (more than `more_segments_than` segments), in
+// at most `attempts` runs (on a loaded machine a short phase may run entirely
+// on worker 0).
+template <class Program>
+steal_tree::tree record_with_steals(cws::runtime& rt, const std::string& name, Program program, int attempts,
+                                    std::size_t more_segments_than) {
+  auto& s = rt.schedule(name, cws::policy::random);
+  for (int i = 0; i < attempts; ++i) {
+    rt.run(s, program);
+    if (latest(rt, name).steals.segments.size() > more_segments_than) break;
+  }
+  return latest(rt, name).steals;
 }
 
 }  // namespace cws::test

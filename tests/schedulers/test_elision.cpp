@@ -25,22 +25,12 @@ namespace {
 namespace st = cws::steal_tree;
 using cws::test::audited;
 using cws::test::config;
+using cws::test::latest;
 
-const st::phase_record& latest(const cws::runtime& rt, const std::string& schedule) {
-  const st::phase_record* r = st::recorder_of(rt)->latest(schedule);
-  EXPECT_NE(r, nullptr);
-  return *r;
-}
-
-// A random run of `program` that stole something.
+// A random run of `program` that stole something (more than two segments), in at most 300 runs.
 template <class Program>
 st::tree record_with_steals(cws::runtime& rt, const std::string& name, Program program) {
-  auto& s = rt.schedule(name, cws::policy::random);
-  for (int i = 0; i < 300; ++i) {
-    rt.run(s, program);
-    if (latest(rt, name).steals.segments.size() > 2) break;
-  }
-  return latest(rt, name).steals;
+  return cws::test::record_with_steals(rt, name, program, 300, 2);
 }
 
 // The pedigree of every stolen task, rebuilt from the audit records alone:

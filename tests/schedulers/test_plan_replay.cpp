@@ -18,6 +18,7 @@
 #include "cws/traces/trace_file.hpp"
 #include "schedulers/replay_support.hpp"
 #include "support/error_of.hpp"
+#include "support/steal_tree_builders.hpp"
 
 namespace {
 
@@ -25,15 +26,6 @@ namespace st = cws::steal_tree;
 using cws::schedulers::store_of;
 
 constexpr unsigned workers = 4;
-
-st::tree root_only() {
-  st::tree t;
-  t.workers = workers;
-  t.segments.resize(1);
-  t.worker_segments.assign(workers, {});
-  t.worker_segments[0] = {0};
-  return t;
-}
 
 // The workers by NUMA node, as schedule_store::plan orders them by default.
 std::vector<std::uint32_t> by_node(const cws::runtime& rt) {
@@ -49,7 +41,7 @@ std::vector<std::uint32_t> by_node(const cws::runtime& rt) {
 // then the plan.
 template <class Body>
 st::tree record_serially_and_plan(cws::runtime& rt, cws::schedule& s, Body body, st::plan_summary& summary) {
-  store_of(rt).seed(s.name(), root_only(), "root only");
+  store_of(rt).seed(s.name(), cws::test::root_only(workers), "root only");
   rt.run(s, body);
   st::tree serial = st::recorder_of(rt)->latest(s.name())->steals;
   EXPECT_EQ(serial.segments.size(), 1u);

@@ -12,12 +12,7 @@ namespace {
 
 namespace st = cws::steal_tree;
 using cws::test::audited;
-
-const st::phase_record& latest(const cws::runtime& rt, const std::string& schedule) {
-  const st::phase_record* r = st::recorder_of(rt)->latest(schedule);
-  EXPECT_NE(r, nullptr);
-  return *r;
-}
+using cws::test::latest;
 
 struct replay_case {
   unsigned workers;
@@ -26,17 +21,10 @@ struct replay_case {
 
 class strict_replay : public ::testing::TestWithParam<replay_case> {};
 
-// A template worth replaying: a random run of `program` on schedule `probe`
-// that stole something (on a loaded machine a short phase may run entirely
-// on worker 0).
+// A template worth replaying: a run that stole (more than the root segment), in at most 200 runs.
 template <class Program>
 st::tree record_with_steals(cws::runtime& rt, const std::string& probe, Program program) {
-  auto& s = rt.schedule(probe, cws::policy::random);
-  for (int i = 0; i < 200; ++i) {
-    rt.run(s, program);
-    if (latest(rt, probe).steals.segments.size() > 1) break;
-  }
-  return latest(rt, probe).steals;
+  return cws::test::record_with_steals(rt, probe, program, 200, 1);
 }
 
 // STOWS over 24 iterations of fib: the template is a recorded random run;

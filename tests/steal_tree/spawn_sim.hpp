@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "cws/steal_tree/tree.hpp"
+#include "support/steal_tree_builders.hpp"
 
 namespace cws::test {
 
@@ -98,16 +99,6 @@ struct simulation {
   std::vector<std::uint32_t> worker;        // per program node: who ran it
   std::vector<std::uint32_t> segment_root;  // per segment of `tree`: its root node
 };
-
-// A template holding only the root segment: a replay runs everything on worker 0.
-inline st::tree root_only(std::uint32_t workers) {
-  st::tree t;
-  t.workers = workers;
-  t.segments.resize(1);
-  t.worker_segments.assign(workers, {});
-  t.worker_segments[0] = {0};
-  return t;
-}
 
 inline simulation simulate(const program& prog, const st::tree& templ) {
   struct seg {

@@ -20,6 +20,7 @@
 #include "cws/traces/trace_file.hpp"
 #include "support/runtime_fixture.hpp"
 #include "support/scratch_files.hpp"
+#include "support/steal_tree_builders.hpp"
 
 namespace {
 
@@ -52,11 +53,7 @@ class CliPlan : public ::testing::Test {
     cws::runtime_config c = cws::test::config(4, cws::test::four_cores);
     c.audit = true;
     cws::runtime rt(c);
-    st::tree root_only;
-    root_only.workers = 4;
-    root_only.segments.resize(1);
-    root_only.worker_segments = {{0}, {}, {}, {}};
-    cws::schedulers::store_of(rt).seed("loop", root_only, "root only");
+    cws::schedulers::store_of(rt).seed("loop", cws::test::root_only(4), "root only");
     auto& loop = rt.schedule("loop", cws::policy::stows);
     rt.run(loop, [] {
       cws::parallel_for_range(

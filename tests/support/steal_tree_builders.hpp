@@ -1,5 +1,5 @@
 #pragma once
-// Hand-built steal trees for tests: one segment from its fields.
+// Hand-built steal trees for tests: one segment from its fields, a tree of the root segment alone.
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -21,6 +21,16 @@ inline steal_tree::segment segment_of(std::uint32_t worker, std::uint32_t parent
   s.tasks = tasks;
   s.steals = std::move(steals);
   return s;
+}
+
+// A template holding only the root segment: a replay runs everything on worker 0.
+inline steal_tree::tree root_only(std::uint32_t workers) {
+  steal_tree::tree t;
+  t.workers = workers;
+  t.segments.resize(1);
+  t.worker_segments.assign(workers, {});
+  t.worker_segments[0] = {0};
+  return t;
 }
 
 }  // namespace cws::test

@@ -16,6 +16,7 @@
 
 #include "cws/config.hpp"
 #include "cws/error.hpp"
+#include "support/env_guard.hpp"
 
 namespace {
 
@@ -183,26 +184,7 @@ TEST(Config, ErrorMessageStaysOneLineAndShort) {
   EXPECT_LT(msg.size(), 160u) << msg;
 }
 
-// Sets a variable for the lifetime of the guard and restores the previous state.
-class env_guard {
- public:
-  env_guard(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value, 1);
-  }
-  ~env_guard() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-  env_guard(const env_guard&) = delete;
-  env_guard& operator=(const env_guard&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using cws::test::env_guard;
 
 TEST(Config, FromEnvReadsTheProcessEnvironment) {
   env_guard workers("CWS_WORKERS", "6");

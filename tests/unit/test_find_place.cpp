@@ -23,6 +23,7 @@
 #include "cws/runtime.hpp"
 #include "cws/topology.hpp"
 #include "support/runtime_fixture.hpp"
+#include "support/synthetic_nodes.hpp"
 
 namespace numa = cws::numa;
 using cws::hint;
@@ -32,19 +33,7 @@ using cws::touch_hint;
 
 namespace {
 
-const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-const std::size_t pp = page / sizeof(double);  // doubles per page
-
-const cws::topology& nodes(unsigned n) {
-  static const cws::topology two = cws::topology::synthetic("pack:2 numa:1 core:1 pu:1");
-  static const cws::topology four = cws::topology::synthetic("pack:4 numa:1 core:1 pu:1");
-  static const cws::topology eight = cws::topology::synthetic("pack:8 numa:1 core:1 pu:1");
-  return n == 2 ? two : n == 4 ? four : eight;
-}
-
-hint_home on(unsigned v) { return {hint_home::kind::node, v}; }
-const hint_home spans{hint_home::kind::spans, 0};
-const hint_home none{};
+using namespace cws::test::synthetic_nodes;
 
 numa::array<double> doubles(std::size_t n, numa::placement p, unsigned node_count) {
   return numa::allocate<double>(n, p, nodes(node_count));

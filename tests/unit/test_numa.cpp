@@ -25,6 +25,7 @@
 #include "cws/numa.hpp"
 #include "cws/runtime.hpp"
 #include "cws/topology.hpp"
+#include "support/env_guard.hpp"
 #include "support/error_of.hpp"
 
 namespace numa = cws::numa;
@@ -414,28 +415,7 @@ TEST(NumaPrefault, UnalignedRangesAndFailures) {
 
 // ---- which topology the overload without one uses ----------------------------
 
-class env_guard {
- public:
-  env_guard(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value)
-      ::setenv(name, value, 1);
-    else
-      ::unsetenv(name);
-  }
-  ~env_guard() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-  env_guard(const env_guard&) = delete;
-  env_guard& operator=(const env_guard&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using cws::test::env_guard;
 
 TEST(NumaDefaultTopology, WithoutRuntimeUsesWhatTheRuntimeWould) {
   ASSERT_EQ(cws::runtime::current(), nullptr);

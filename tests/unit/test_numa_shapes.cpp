@@ -28,6 +28,7 @@
 #include "cws/topology.hpp"
 #include "support/error_of.hpp"
 #include "support/runtime_fixture.hpp"
+#include "support/synthetic_nodes.hpp"
 
 namespace numa = cws::numa;
 using cws::hint_home;
@@ -36,19 +37,7 @@ using cws::test::error_of;
 
 namespace {
 
-const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-const std::size_t pp = page / sizeof(double);  // doubles per page
-
-const cws::topology& nodes(unsigned n) {
-  static const cws::topology two = cws::topology::synthetic("pack:2 numa:1 core:1 pu:1");
-  static const cws::topology four = cws::topology::synthetic("pack:4 numa:1 core:1 pu:1");
-  static const cws::topology eight = cws::topology::synthetic("pack:8 numa:1 core:1 pu:1");
-  return n == 2 ? two : n == 4 ? four : eight;
-}
-
-hint_home on(unsigned v) { return {hint_home::kind::node, v}; }
-const hint_home spans{hint_home::kind::spans, 0};
-const hint_home none{};
+using namespace cws::test::synthetic_nodes;
 
 struct pair16 {
   double a, b;
