@@ -24,6 +24,18 @@ struct phase_tally {
   unsigned relws_iterations = 0;  // CG iterations (spmv phases) with at least one relws phase
 };
 
+// Every count of a phase_tally with its name in cws-pcg's JSON, in the order printed.
+inline constexpr std::pair<const char*, unsigned phase_tally::*> tally_names[] = {
+    {"phases", &phase_tally::phases},
+    {"relws_phases", &phase_tally::relws},
+    {"relws_iterations", &phase_tally::relws_iterations},
+    {"stows_phases", &phase_tally::stows},
+    {"stuws_phases", &phase_tally::stuws},
+    {"random_phases", &phase_tally::random},
+    {"no_template_phases", &phase_tally::no_template},
+    {"diverged_phases", &phase_tally::diverged},
+    {"user_phases", &phase_tally::user}};
+
 class loops_executor final : public executor {
  public:
   // `schedules`: one per kernel for the cws flavours, empty otherwise.

@@ -16,8 +16,8 @@
 #include <string>
 
 #include "common/bench_env.hpp"
-#include "pcg/flags.hpp"
 #include "pcg/mpi_executor.hpp"
+#include "pcg/mpi_options.hpp"
 #include "pcg/mpi_rank.hpp"
 #include "pcg/mpi_solves.hpp"
 #include "pcg/schedule_file.hpp"
@@ -26,33 +26,15 @@ namespace {
 
 int run(int argc, char** argv, int rank, int ranks) {
   CLI::App app{"Preconditioned CG over MPI ranks, one cws runtime per rank", "cws-pcg-mpi"};
-  cws_apps::common_options opt;
-  opt.policy = "evolve";
-  opt.plan.runs = pcg::default_runs;
-  pcg::problem_flags f;
-  std::string loop = "cws";
-  app.add_option("--size", f.prob.n, "Grid side n")->check(CLI::Range(std::size_t{2}, std::size_t{1024}));
-  app.add_option("--stencil", f.stencil, "7 or 27 points")->check(CLI::IsMember({7, 27}));
-  app.add_option("--coef", f.coef, "constant, aniso, variable")
-      ->check(CLI::IsMember({"constant", "aniso", "variable"}));
-  app.add_option("--anisotropy", f.prob.anisotropy, "z coupling of --coef aniso")->check(CLI::Range(1e-6, 1e6));
-  app.add_option("--precond", f.precond, "none, jacobi, sgs")->check(CLI::IsMember({"none", "jacobi", "sgs"}));
-  app.add_option("--tol", f.so.tol, "Stop at |r| / |b| <= tol")->check(CLI::Range(1e-15, 0.5));
-  app.add_option("--max-iters", f.so.max_iters, "Give up after this many iterations")->check(CLI::Range(1u, 1000000u));
-  app.add_option("--block-rows", f.block_rows,
-                 "Rows per block (0: about 16 blocks per worker over all ranks; give the same value to compare rank "
-                 "counts with different worker totals)");
-  app.add_option("--loop", loop, "Loops of each rank: cws (the --policy), omp-static, tbb-affinity, serial")
-      ->check(CLI::IsMember({"cws", "omp-static", "tbb-affinity", "serial"}))
-      ->capture_default_str();
-  app.add_option("--schedules", f.schedules_path, "Per-rank schedule files FILE.rank<N>: loaded if they match, saved");
-  cws_apps::add_common_options(app, opt);
-  app.remove_option(app.get_option("--iters"));
+  pcg::mpi_options o;
+  pcg::add_mpi_options(app, o);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
   }
+  cws_apps::common_options& opt = o.common;
+  pcg::problem_flags& f = o.problem;
   f.resolve();
   const std::string suffix = fmt::format(".rank{}", rank);
   if (!opt.trace_out.empty()) opt.trace_out += suffix;
@@ -66,15 +48,15 @@ int run(int argc, char** argv, int rank, int ranks) {
   if (f.block_rows == 0) f.block_rows = pcg::default_block_rows(f.prob, total_workers);
   const pcg::slab part =
       pcg::make_slab(f.prob, f.block_rows, static_cast<unsigned>(rank), static_cast<unsigned>(ranks));
-  pcg::mpi_rank me(env, f, part, loop, opt.policy, rank, ranks,
+  pcg::mpi_rank me(env, f, part, o.loop, opt.policy, rank, ranks,
                    f.schedules_path.empty() ? std::string() : f.schedules_path + suffix);
   const pcg::mpi_solves solves = pcg::run_solves(me.solver(), me.local(), opt.plan);
   const pcg::mpi_check check = pcg::check_solution(me.solver(), f.prob, solves.last);
   env.save_trace();
   if (!f.schedules_path.empty()) pcg::save_schedule_file(env.rt(), f.schedules_path + suffix);
   if (rank == 0)
-    pcg::print_result({rank, ranks, node_ranks, total_workers, loop, opt.policy, f, part, opt.plan}, env, solves, check,
-                      opt.json);
+    pcg::print_result({rank, ranks, node_ranks, total_workers, o.loop, opt.policy, f, part, opt.plan}, env, solves,
+                      check, opt.json);
   return check.ok ? 0 : 1;
 }
 

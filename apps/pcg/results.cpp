@@ -14,15 +14,9 @@ using cws_apps::json;
 std::string hex(double v) { return fmt::format("{:a}", v); }
 
 json tally_json(const phase_tally& t) {
-  return {{"phases", t.phases},
-          {"relws_phases", t.relws},
-          {"relws_iterations", t.relws_iterations},
-          {"stows_phases", t.stows},
-          {"stuws_phases", t.stuws},
-          {"random_phases", t.random},
-          {"no_template_phases", t.no_template},
-          {"diverged_phases", t.diverged},
-          {"user_phases", t.user}};
+  json j;
+  for (const auto& [name, count] : tally_names) j[name] = t.*count;
+  return j;
 }
 
 json solves_json(const variant& v) {
