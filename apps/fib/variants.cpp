@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "common/table_columns.hpp"
 #include "fib/recursions.hpp"
 
 namespace fib {
@@ -80,14 +81,12 @@ void variant_runner::add(cws_apps::report& out, const std::string& variant, cons
 }
 
 std::vector<cws_apps::column> table_columns(bool with_random) {
-  std::vector<cws_apps::column> columns{{"variant", "variant"},
-                                        {"median ms", "median_s", 1e3, 3},
-                                        {"min ms", "min_s", 1e3, 3},
-                                        {"ns/spawn", "ns_per_spawn", 1, 1},
-                                        {"steals/call", "steals_per_call", 1, 1},
-                                        {"vs tbb", "ratio_vs_tbb", 1, 2},
-                                        {"vs serial", "ratio_vs_serial", 1, 2}};
-  if (with_random) columns.push_back({"vs random", "ratio_vs_random", 1, 2});
+  std::vector<cws_apps::column> columns = cws_apps::time_columns("median ms", 3);
+  columns.insert(columns.end(), {{"ns/spawn", "ns_per_spawn", 1, 1},
+                                 {"steals/call", "steals_per_call", 1, 1},
+                                 cws_apps::ratio_column("vs tbb", "ratio_vs_tbb"),
+                                 cws_apps::ratio_column("vs serial", "ratio_vs_serial")});
+  if (with_random) columns.push_back(cws_apps::ratio_column("vs random", "ratio_vs_random"));
   columns.push_back({"ok", "verified"});
   return columns;
 }

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/table_columns.hpp"
+
 namespace pcg {
 
 namespace {
@@ -185,6 +187,20 @@ void results::put_cws(const variant& v, json& e) const {
   cws_apps::put_phase_breakdown(e, v.loops->clock(spmv_kernel), "spmv_");
 }
 
+std::vector<cws_apps::column> results::columns() {
+  std::vector<cws_apps::column> c = cws_apps::time_columns("ms/solve", 1);
+  c.push_back(cws_apps::ratio_column("vs omp", "ratio_vs_omp_static"));
+  c.push_back(cws_apps::ratio_column("vs tbb-aff", "ratio_vs_tbb_affinity"));
+  c.insert(c.end(), {{"iters", "iterations"},
+                     {"relws it 1st", "first_relws_iterations"},
+                     {"relws it later", "measured_relws_iterations"},
+                     {"local %", "local_share", 100, 1},
+                     {"spmv last %", "spmv_local_share_last", 100, 1},
+                     {"moved", "pages_moved"},
+                     {"ok", "verified"}});
+  return c;
+}
+
 void results::print(cws::runtime& rt) const {
   out_.add_ratio("ratio_vs_omp_static", "median_s", "omp-static");
   out_.add_ratio("ratio_vs_tbb_affinity", "median_s", "tbb-affinity");
@@ -201,18 +217,7 @@ void results::print(cws::runtime& rt) const {
                          "phases per iteration; {} solves (+{} warm-up) per variant",
                          p.prob.describe(), part.grid_rows, set_.nnz(), p.precond, p.so.tol, part.blocks,
                          part.block_rows, set_.kernels().size() - 3, opt_.common.plan.runs, opt_.common.plan.warmup),
-             {{"variant", "variant"},
-              {"ms/solve", "median_s", 1e3, 1},
-              {"min ms", "min_s", 1e3, 1},
-              {"vs omp", "ratio_vs_omp_static", 1, 2},
-              {"vs tbb-aff", "ratio_vs_tbb_affinity", 1, 2},
-              {"iters", "iterations"},
-              {"relws it 1st", "first_relws_iterations"},
-              {"relws it later", "measured_relws_iterations"},
-              {"local %", "local_share", 100, 1},
-              {"spmv last %", "spmv_local_share_last", 100, 1},
-              {"moved", "pages_moved"},
-              {"ok", "verified"}},
+             columns(),
              {"ms/solve: median over the measured solves of the time to solution (x = 0 to |r|/|b| <= tol), the "
               "wall clock around every phase call; 'vs' columns are time ratios (lower is better);",
               "relws it: CG iterations in which some phase ran as relws (learning), in the first solve (the "

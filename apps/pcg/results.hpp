@@ -36,6 +36,7 @@ class results {
   const std::vector<std::string>& wrong() const noexcept { return wrong_; }
 
  private:
+  static std::vector<cws_apps::column> columns();  // of the table
   bool verify_reference(const variant& v, cws_apps::json& e);
   bool same_as_reference(const variant& v);
   void put_cws(const variant& v, cws_apps::json& e) const;

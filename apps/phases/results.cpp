@@ -28,24 +28,13 @@ std::vector<unsigned> gap_cycles_per_run(const variant_set& set) {
   return cycles;
 }
 
-// The cws breakdown: one row per cws variant and size.
+// The cws breakdown: one row per cws variant and size, a column per part (timeline_figures.hpp).
 cws_apps::table breakdown_table() {
-  return {"cws rt.run broken down, us (median over as many timed extra calls; phase_timeline)",
-          json::array(),
-          {{"variant", "variant"},
-           {"size", "size"},
-           {"setup", "setup_us", 1, 2},
-           {"fork", "fork_us", 1, 2},
-           {"1st steal", "first_steal_us", 1, 2},
-           {"leaves", "leaves_us", 1, 2},
-           {"join", "join_us", 1, 2},
-           {"out", "helpers_out_us", 1, 2},
-           {"collect", "collect_us", 1, 2},
-           {"locality", "locality_us", 1, 2},
-           {"observers", "observers_us", 1, 2},
-           {"policy", "policy_us", 1, 2},
-           {"reloc", "relocalize_us", 1, 2},
-           {"total", "total_us", 1, 2}}};
+  cws_apps::table t{"cws rt.run broken down, us (median over as many timed extra calls; phase_timeline)",
+                    json::array(),
+                    {{"variant", "variant"}, {"size", "size"}}};
+  for (const auto& [title, key] : timeline_figures::table_parts) t.columns.push_back({title, key, 1, 2});
+  return t;
 }
 
 // The gaps of variant v: its JSON list, and its row of the gaps table.
