@@ -1,6 +1,7 @@
 #pragma once
 // The kinds of column of an app's table (report.hpp's column), named by
-// what they show rather than by a scale and a precision:
+// what they show rather than by a scale and a precision, and the columns
+// tables share, so that an app writes only its own:
 //
 //   namespace col = cws_apps::columns;
 //   {col::as_is("variant", "variant"), col::milliseconds("copy ms", "copy_median_s", 2), col::percent("local %",
@@ -8,10 +9,13 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/report.hpp"
 
-namespace cws_apps::columns {
+namespace cws_apps {
+
+namespace columns {
 
 // Strings as they are, counts and booleans.
 inline column as_is(std::string title, std::string key) { return {std::move(title), std::move(key)}; }
@@ -28,4 +32,16 @@ inline column fixed(std::string title, std::string key, int precision = 2) {
   return {std::move(title), std::move(key), 1, precision};
 }
 
-}  // namespace cws_apps::columns
+}  // namespace columns
+
+// The variant, then its headline time (median_s) titled `title` and its
+// fastest run (min_s, "min ms"), both in ms with `precision` decimals.
+inline std::vector<column> time_columns(const std::string& title, int precision) {
+  return {columns::as_is("variant", "variant"), columns::milliseconds(title, "median_s", precision),
+          columns::milliseconds("min ms", "min_s", precision)};
+}
+
+// A time ratio (report::add_ratio), two decimals.
+inline column ratio_column(const std::string& title, const std::string& key) { return columns::fixed(title, key); }
+
+}  // namespace cws_apps

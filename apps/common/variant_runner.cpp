@@ -15,10 +15,6 @@ bool is_chosen(const std::vector<std::string>& chosen, std::string_view name) {
   return std::find(chosen.begin(), chosen.end(), name) != chosen.end();
 }
 
-loop_flavour cws_flavour_of(std::string_view policy) {
-  return policy == cws::policy::user ? loop_flavour::cws_owned : loop_flavour::cws;
-}
-
 json share_or_null(const locality_summary& s) { return s.reported ? json(s.mean_share) : json(nullptr); }
 
 json plan_params(const run_plan& plan) {

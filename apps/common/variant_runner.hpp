@@ -27,6 +27,7 @@
 #include "common/bench_env.hpp"
 #include "common/block_loops.hpp"
 #include "common/locality_tally.hpp"
+#include "common/loop_flavour_names.hpp"
 #include "common/report.hpp"
 #include "common/rounds.hpp"
 
@@ -38,10 +39,6 @@ namespace cws_apps {
 void add_variants_option(CLI::App& app, std::vector<std::string>& chosen, const std::string& help, bool show_default);
 // Whether `name` is one of `chosen`.
 bool is_chosen(const std::vector<std::string>& chosen, std::string_view name);
-
-// The loop flavour of a cws variant under `policy`: `user` places block i on
-// worker floor(i P / blocks) (parallel_for_range_owned), the others bisect.
-loop_flavour cws_flavour_of(std::string_view policy);
 
 // The mean local share of a locality summary, null when no run declared touches.
 json share_or_null(const locality_summary& s);

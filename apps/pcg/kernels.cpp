@@ -21,6 +21,19 @@ rows rows_of(const system& a, std::size_t blk) {
   return {a.part.block_first(blk) - a.part.first, a.part.block_last(blk) - a.part.first};
 }
 
+// partial[blk] = the sum of term(lr) over the local rows lr of each local
+// block blk in [lo, hi), added in row order (the reductions' fixed order);
+// term may also write the row's entries.
+template <class Term>
+void block_sums(const system& a, std::size_t lo, std::size_t hi, double* partial, Term&& term) {
+  for (std::size_t blk = lo; blk < hi; ++blk) {
+    const rows rr = rows_of(a, blk);
+    double s = 0;
+    for (std::size_t lr = rr.lo; lr < rr.hi; ++lr) s += term(lr);
+    partial[blk] = s;
+  }
+}
+
 // sum of a_rc v[c] over row lr (held-row vector v), in column order.
 inline double row_product(const system& a, const double* v, std::size_t lr) {
   double s = 0;
@@ -78,61 +91,42 @@ void zero(const system& a, vectors& v, std::size_t lo, std::size_t hi) {
 
 void start(const system& a, vectors& v, std::size_t lo, std::size_t hi, double* partial) {
   const std::size_t off = a.part.offset();
-  for (std::size_t blk = lo; blk < hi; ++blk) {
-    const rows rr = rows_of(a, blk);
-    double s = 0;
-    for (std::size_t lr = rr.lo; lr < rr.hi; ++lr) {
-      const double b = a.b[lr];
-      v.x[lr + off] = 0;
-      v.r[lr + off] = b;
-      s += b * b;
-    }
-    partial[blk] = s;
-  }
+  block_sums(a, lo, hi, partial, [&](std::size_t lr) {
+    const double b = a.b[lr];
+    v.x[lr + off] = 0;
+    v.r[lr + off] = b;
+    return b * b;
+  });
 }
 
 void spmv(const system& a, vectors& v, std::size_t lo, std::size_t hi, double* partial) {
   const std::size_t off = a.part.offset();
   const double* p = v.p.data();
-  for (std::size_t blk = lo; blk < hi; ++blk) {
-    const rows rr = rows_of(a, blk);
-    double s = 0;
-    for (std::size_t lr = rr.lo; lr < rr.hi; ++lr) {
-      const double q = row_product(a, p, lr);
-      v.q[lr + off] = q;
-      s += p[lr + off] * q;
-    }
-    partial[blk] = s;
-  }
+  block_sums(a, lo, hi, partial, [&](std::size_t lr) {
+    const double q = row_product(a, p, lr);
+    v.q[lr + off] = q;
+    return p[lr + off] * q;
+  });
 }
 
 void update(const system& a, vectors& v, double alpha, std::size_t lo, std::size_t hi, double* partial) {
   const std::size_t off = a.part.offset();
-  for (std::size_t blk = lo; blk < hi; ++blk) {
-    const rows rr = rows_of(a, blk);
-    double s = 0;
-    for (std::size_t h = rr.lo + off; h < rr.hi + off; ++h) {
-      v.x[h] += alpha * v.p[h];
-      const double r = v.r[h] - alpha * v.q[h];
-      v.r[h] = r;
-      s += r * r;
-    }
-    partial[blk] = s;
-  }
+  block_sums(a, lo, hi, partial, [&](std::size_t lr) {
+    const std::size_t h = lr + off;
+    v.x[h] += alpha * v.p[h];
+    const double r = v.r[h] - alpha * v.q[h];
+    v.r[h] = r;
+    return r * r;
+  });
 }
 
 void jacobi(const system& a, vectors& v, std::size_t lo, std::size_t hi, double* partial) {
   const std::size_t off = a.part.offset();
-  for (std::size_t blk = lo; blk < hi; ++blk) {
-    const rows rr = rows_of(a, blk);
-    double s = 0;
-    for (std::size_t lr = rr.lo; lr < rr.hi; ++lr) {
-      const double r = v.r[lr + off], z = r * a.inv_diag[lr];
-      v.z[lr + off] = z;
-      s += r * z;
-    }
-    partial[blk] = s;
-  }
+  block_sums(a, lo, hi, partial, [&](std::size_t lr) {
+    const double r = v.r[lr + off], z = r * a.inv_diag[lr];
+    v.z[lr + off] = z;
+    return r * z;
+  });
 }
 
 void sgs_forward(const system& a, vectors& v, unsigned colour, std::size_t lo, std::size_t hi) {
@@ -179,24 +173,14 @@ void direction(const system& a, vectors& v, const double* z, double beta, bool f
 
 void dot_rr(const system& a, const vectors& v, std::size_t lo, std::size_t hi, double* partial) {
   const std::size_t off = a.part.offset();
-  for (std::size_t blk = lo; blk < hi; ++blk) {
-    const rows rr = rows_of(a, blk);
-    double s = 0;
-    for (std::size_t h = rr.lo + off; h < rr.hi + off; ++h) s += v.r[h] * v.r[h];
-    partial[blk] = s;
-  }
+  block_sums(a, lo, hi, partial, [&](std::size_t lr) { return v.r[lr + off] * v.r[lr + off]; });
 }
 
 void residual(const system& a, const vectors& v, std::size_t lo, std::size_t hi, double* partial) {
-  for (std::size_t blk = lo; blk < hi; ++blk) {
-    const rows rr = rows_of(a, blk);
-    double s = 0;
-    for (std::size_t lr = rr.lo; lr < rr.hi; ++lr) {
-      const double d = a.b[lr] - row_product(a, v.x.data(), lr);
-      s += d * d;
-    }
-    partial[blk] = s;
-  }
+  block_sums(a, lo, hi, partial, [&](std::size_t lr) {
+    const double d = a.b[lr] - row_product(a, v.x.data(), lr);
+    return d * d;
+  });
 }
 
 }  // namespace kernels

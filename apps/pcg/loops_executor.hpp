@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/block_loops.hpp"
@@ -23,12 +24,24 @@ struct phase_tally {
   unsigned relws_iterations = 0;  // CG iterations (spmv phases) with at least one relws phase
 };
 
+// Every count of a phase_tally with its name in cws-pcg's JSON, in the order printed.
+inline constexpr std::pair<const char*, unsigned phase_tally::*> tally_names[] = {
+    {"phases", &phase_tally::phases},
+    {"relws_phases", &phase_tally::relws},
+    {"relws_iterations", &phase_tally::relws_iterations},
+    {"stows_phases", &phase_tally::stows},
+    {"stuws_phases", &phase_tally::stuws},
+    {"random_phases", &phase_tally::random},
+    {"no_template_phases", &phase_tally::no_template},
+    {"diverged_phases", &phase_tally::diverged},
+    {"user_phases", &phase_tally::user}};
+
 class loops_executor final : public executor {
  public:
   // `schedules`: one per kernel for the cws flavours, empty otherwise.
-  // `spmv_kernel`: the phase that starts a CG iteration (for relws_iterations).
-  loops_executor(cws_apps::block_loops& loops, std::vector<cws::schedule*> schedules, std::size_t spmv_kernel)
-      : loops_(loops), schedules_(std::move(schedules)), spmv_(spmv_kernel) {}
+  // `spmv`: the kernel of the phase that starts a CG iteration (for relws_iterations).
+  loops_executor(cws_apps::block_loops& loops, std::vector<cws::schedule*> schedules, std::size_t spmv)
+      : loops_(loops), schedules_(std::move(schedules)), spmv_(spmv) {}
 
   void run(std::size_t kernel, const block_body& body) override {
     loops_.run(kernel, body);
@@ -37,33 +50,10 @@ class loops_executor final : public executor {
     const cws::run_report* r = schedules_.at(kernel)->last_report();
     if (r == nullptr) return;
     ++tally_.phases;
-    switch (r->ran_as) {
-      case cws::ran_as::relws:
-        ++tally_.relws;
-        if (last_relws_iteration_ != iteration_) ++tally_.relws_iterations, last_relws_iteration_ = iteration_;
-        break;
-      case cws::ran_as::stows:
-        ++tally_.stows;
-        break;
-      case cws::ran_as::stuws:
-        ++tally_.stuws;
-        break;
-      case cws::ran_as::random:
-        ++tally_.random;
-        break;
-      case cws::ran_as::random_no_template:
-        ++tally_.no_template;
-        break;
-      case cws::ran_as::random_diverged:
-        ++tally_.diverged;
-        break;
-      case cws::ran_as::user:
-        ++tally_.user;
-        break;
-      case cws::ran_as::other:
-      case cws::ran_as::hinted:  // pcg's loops carry no hints
-        break;
-    }
+    for (const auto& [as, count] : counters)
+      if (as == r->ran_as) ++(tally_.*count);
+    if (r->ran_as == cws::ran_as::relws && last_relws_iteration_ != iteration_)
+      ++tally_.relws_iterations, last_relws_iteration_ = iteration_;
   }
   bool declares_touches() const noexcept override { return loops_.runs_cws_phases(); }
 
@@ -78,6 +68,17 @@ class loops_executor final : public executor {
   const phase_tally& tally() const noexcept { return tally_; }
 
  private:
+  // The count of phase_tally each outcome adds to (ran_as::other and
+  // ran_as::hinted count in `phases` only: pcg's loops carry no hints).
+  static constexpr std::pair<cws::ran_as, unsigned phase_tally::*> counters[] = {
+      {cws::ran_as::relws, &phase_tally::relws},
+      {cws::ran_as::stows, &phase_tally::stows},
+      {cws::ran_as::stuws, &phase_tally::stuws},
+      {cws::ran_as::random, &phase_tally::random},
+      {cws::ran_as::random_no_template, &phase_tally::no_template},
+      {cws::ran_as::random_diverged, &phase_tally::diverged},
+      {cws::ran_as::user, &phase_tally::user}};
+
   cws_apps::block_loops& loops_;
   std::vector<cws::schedule*> schedules_;
   std::size_t spmv_;

@@ -14,9 +14,15 @@
 #include <string>
 #include <system_error>
 
+#include "pcg/names.hpp"
+
 namespace pcg {
 
 namespace {
+
+constexpr name_table<coefficient_kind, 3> coefficient_names{{{coefficient_kind::constant, "constant"},
+                                                             {coefficient_kind::aniso, "aniso"},
+                                                             {coefficient_kind::variable, "variable"}}};
 
 // splitmix64: a well-mixed 64-bit hash of the cell coordinates.
 std::uint64_t mix(std::uint64_t x) noexcept {
@@ -55,24 +61,9 @@ std::size_t row_length(const problem& p, std::size_t i, std::size_t j, std::size
 
 }  // namespace
 
-const char* to_string(coefficient_kind c) noexcept {
-  switch (c) {
-    case coefficient_kind::constant:
-      return "constant";
-    case coefficient_kind::aniso:
-      return "aniso";
-    case coefficient_kind::variable:
-      return "variable";
-  }
-  return "?";
-}
+const char* to_string(coefficient_kind c) noexcept { return name_in(coefficient_names, c); }
 
-coefficient_kind parse_coefficient(const std::string& s) {
-  if (s == "constant") return coefficient_kind::constant;
-  if (s == "aniso") return coefficient_kind::aniso;
-  if (s == "variable") return coefficient_kind::variable;
-  throw std::invalid_argument("unknown coefficient kind '" + s + "' (constant, aniso, variable)");
-}
+coefficient_kind parse_coefficient(const std::string& s) { return value_in(coefficient_names, s, "coefficient kind"); }
 
 std::string problem::describe() const {
   std::string s = fmt::format("n={},{}pt,{}", n, static_cast<int>(stencil), to_string(coef));

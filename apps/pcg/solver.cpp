@@ -6,29 +6,20 @@
 
 #include <cws/touch.hpp>
 
+#include "pcg/names.hpp"
+
 namespace pcg {
 
 namespace {
 constexpr std::size_t k_init = 0, k_start = 1;
-}
+constexpr name_table<preconditioner, 3> preconditioner_names{
+    {{preconditioner::none, "none"}, {preconditioner::jacobi, "jacobi"}, {preconditioner::sgs, "sgs"}}};
+}  // namespace
 
-const char* to_string(preconditioner p) noexcept {
-  switch (p) {
-    case preconditioner::none:
-      return "none";
-    case preconditioner::jacobi:
-      return "jacobi";
-    case preconditioner::sgs:
-      return "sgs";
-  }
-  return "?";
-}
+const char* to_string(preconditioner p) noexcept { return name_in(preconditioner_names, p); }
 
 preconditioner parse_preconditioner(const std::string& s) {
-  if (s == "none") return preconditioner::none;
-  if (s == "jacobi") return preconditioner::jacobi;
-  if (s == "sgs") return preconditioner::sgs;
-  throw std::invalid_argument("unknown preconditioner '" + s + "' (none, jacobi, sgs)");
+  return value_in(preconditioner_names, s, "preconditioner");
 }
 
 double executor::sum(const std::vector<double>& local_partials) {

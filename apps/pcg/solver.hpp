@@ -54,6 +54,8 @@ class executor {
 // kernel index: init (matrix fill, first touch), start, spmv, update, the
 // preconditioner's (jacobi | fwd0 .. fwd{C-1}, bwd{C-2} .. bwd0), direction.
 std::vector<std::string> kernel_names(preconditioner pc, unsigned colours);
+// The kernel index of spmv, the phase that starts a CG iteration.
+inline constexpr std::size_t spmv_kernel = 2;
 
 // Measured solves per variant of cws-pcg and cws-pcg-mpi (--runs): fewer than
 // the other apps' default, a solve is many phases.

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include <cws/cws.hpp>
@@ -20,6 +21,13 @@ namespace phases {
 
 class timeline_figures {
  public:
+  // The parts cws-phases tabulates, {table title, key of to_json}, in the table's order.
+  static constexpr std::pair<const char*, const char*> table_parts[] = {
+      {"setup", "setup_us"},     {"fork", "fork_us"},         {"1st steal", "first_steal_us"},
+      {"leaves", "leaves_us"},   {"join", "join_us"},         {"out", "helpers_out_us"},
+      {"collect", "collect_us"}, {"locality", "locality_us"}, {"observers", "observers_us"},
+      {"policy", "policy_us"},   {"reloc", "relocalize_us"},  {"total", "total_us"}};
+
   void add(const cws::phase_timeline& t) {
     setup_.add(t.setup_s);
     fork_.add(t.fork_s);
