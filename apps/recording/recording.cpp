@@ -1,14 +1,10 @@
 // cws-recording: what recording steal trees costs, measured in one run.
 //
-// Overhead: the runtime is created with recording off, and a recorder is
-// attached by hand for every other phase (ABBA order), so "on" and "off" run
-// on the same threads, pages and caches; the figure is the median of the
-// per-pair time ratios. Kernels: fib(n) (one spawn per call, many steals)
-// and the memcopy copy phase (pre-faulted arrays).
-//
-// Size: --phases copy phases are recorded and encoded as a trace file (the
-// default text archive); the app reports bytes per steal and KB per worker.
-// --trace-out writes that file.
+// Overhead: recording off in the runtime, a recorder attached by hand for
+// every other phase (recording/paired_phases.hpp), so "on" and "off" run on
+// the same threads, pages and caches; the figure is the median of the
+// per-pair time ratios, for fib(n) and the memcopy copy phase. Size: --phases
+// copy phases encoded as a trace file (--trace-out writes it).
 
 #include <fmt/format.h>
 
@@ -21,45 +17,8 @@
 #include "common/bounded_option.hpp"
 #include "common/report.hpp"
 #include "common/table_columns.hpp"
+#include "recording/paired_phases.hpp"
 
-namespace {
-
-std::uint64_t fib(unsigned n) {
-  if (n < 2) return n;
-  std::uint64_t a = 0;
-  cws::spawn([&a, n] { a = fib(n - 1); });
-  std::uint64_t b = fib(n - 2);
-  cws::sync();
-  return a + b;
-}
-
-struct paired {
-  cws_apps::samples off, on, ratios;
-};
-
-// Runs `pairs` pairs of phases of `kernel`, one of each pair with a recorder attached.
-template <class Kernel>
-paired measure_pairs(cws::runtime& rt, cws::schedule& s, unsigned pairs, const Kernel& kernel) {
-  paired out;
-  rt.run(s, kernel);  // warm-up
-  for (unsigned p = 0; p < pairs; ++p) {
-    double t[2] = {0, 0};
-    for (int k = 0; k < 2; ++k) {
-      const bool record = (k == 0) == (p % 2 == 0);  // ABBA: neither side always goes first
-      std::optional<cws::steal_tree::recorder> rec;
-      if (record) rec.emplace(rt);
-      // The wall clock around rt.run, as in every app: the recorder's work
-      // after the phase (its observer call) counts too.
-      t[record] = cws_apps::seconds_of([&] { rt.run(s, kernel); });
-    }
-    out.off.add(t[0]);
-    out.on.add(t[1]);
-    out.ratios.add(t[1] / t[0]);
-  }
-  return out;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"Cost of steal-tree recording: time on vs off in one run, and trace size", "cws-recording"};
@@ -97,17 +56,13 @@ int main(int argc, char** argv) {
           grain);
     };
     std::uint64_t sink = 0;
-    const paired f = measure_pairs(rt, fib_phase, pairs, [&] { sink += fib(n); });
-    const paired c = measure_pairs(rt, copy_phase, pairs, copy);
+    const recording::paired f = recording::measure_pairs(rt, fib_phase, pairs, [&] { sink += recording::fib(n); });
+    const recording::paired c = recording::measure_pairs(rt, copy_phase, pairs, copy);
 
     // Size: `phases` recorded copy phases, encoded as a trace file.
-    cws::steal_tree::recorder rec(rt);
-    for (unsigned p = 0; p < phases; ++p) rt.run(copy_phase, copy);
-    cws::traces::trace_file file = cws::traces::capture(rt);
-    file.phases = rec.phases();
-    const std::size_t bytes = cws::traces::encode(file).size();
-    std::uint64_t steals = 0;
-    for (const auto& r : file.phases) steals += cws::steal_tree::summarize(r.steals).steals;
+    const recording::trace_size t = recording::record_phases(rt, copy_phase, phases, copy);
+    const std::size_t bytes = t.bytes;
+    const std::uint64_t steals = t.steals;
 
     cws_apps::report out("recording", env, {{"n", n}, {"mb_per_array", mib}, {"pairs", pairs}, {"phases", phases}});
     for (const auto& [name, p] : {std::pair{"fib", &f}, std::pair{"memcopy-copy", &c}}) {
@@ -124,7 +79,7 @@ int main(int argc, char** argv) {
     size["kb_per_worker"] = static_cast<double>(bytes) / 1024.0 / rt.workers();
     size["bytes_per_phase"] = static_cast<double>(bytes) / phases;
 
-    env.save_trace(file);  // the copy phases of the size figure
+    env.save_trace(t.file);  // the copy phases of the size figure
     out.print(opt.json,
               fmt::format("cws-recording: fib({}) and memcopy copy ({} MiB), {} off/on pairs each; {} copy phases "
                           "for the size",

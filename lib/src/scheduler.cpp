@@ -230,6 +230,7 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   stats.ran_as = stats.planned = ran_as::other;
   stats.reason.clear();
   stats.template_from.clear();
+  stats.note.clear();
   stats.distance_to_previous.reset();
   stats.converged = false;
   policy.end_phase(stats);  // after the observers: a replaying policy reads the tree just recorded

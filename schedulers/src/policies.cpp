@@ -123,6 +123,9 @@ class replay_policy final : public scheduling_policy {
   // it outlives the policies (runtime::~runtime).
   cws::runtime* rt_ = nullptr;
   schedule_store* store_ = nullptr;
+  // The report of the schedule's latest run (end_phase), which lives in the
+  // schedule as long as this policy does.
+  run_report* last_report_ = nullptr;
   schedule_state* state_ = nullptr;
   steal_tree::recorder* recorder_ = nullptr;
   std::optional<detail::evolve_controller> evolve_;  // the evolving kinds' state machine
@@ -287,6 +290,7 @@ void replay_policy::end_phase(run_report& stats) {
   plan_relocalization(r, record != nullptr);
   if (record != nullptr) next_template(r, stats, *record);
   copy_outcome(stats, r);
+  last_report_ = &stats;  // the schedule's own report: relocalized() adds to its note
 }
 
 // The recorder's record of this run; null when it has none (recording off).
@@ -406,6 +410,10 @@ void replay_policy::copy_outcome(run_report& stats, const iteration_report& r) c
   stats.template_from = r.template_from;
   stats.distance_to_previous = r.distance_to_previous;
   stats.converged = kind_.traits.evolves && state_->converged;
+  // As the history's note (write_report): room reserved once, so that a note
+  // appearing later in a schedule's life allocates nothing.
+  if (stats.note.capacity() < r.note.capacity()) stats.note.reserve(r.note.capacity());
+  stats.note = r.note;
 }
 
 // Under stows every run replays the same tree, so the touches repeat with the
@@ -427,6 +435,7 @@ void replay_policy::relocalized(const relocalization_report& report) {
   else
     fmt::format_to(std::back_inserter(note), "pages still moving after {} stows runs: no more relocalization",
                    s.evolve_counters.settling_runs);
+  if (last_report_ != nullptr && last_report_->phase.iteration == report.iteration) last_report_->note = note;
 }
 
 }  // namespace

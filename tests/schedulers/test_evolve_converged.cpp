@@ -151,6 +151,7 @@ TEST(evolve_converged, a_changed_program_diverges_and_learns_again) {
   EXPECT_FALSE(store.at("phase").converged);
   const std::string note = store.at("phase").history.back().note;
   EXPECT_NE(note.find("diverged"), std::string::npos) << note;
+  EXPECT_EQ(changed.note, note) << "the report rt.run returns carries the run's note";
   const cws::run_report& next = rt.run(s, [&] { result = cws::test::serial_fib(18); });
   EXPECT_TRUE(next.ran_as == cws::ran_as::relws || next.ran_as == cws::ran_as::random_no_template) << next.label();
 }

@@ -92,6 +92,12 @@ struct run_report : phase_stats {
   // that converged (often a relws or audit run) and on every strict run after
   // it; cleared by a divergence or a lasting slowdown (docs/replay.md).
   bool converged = false;
+  // What the policy decided after this run, for people (docs/replay.md):
+  // evolve's convergence or re-learning and why, coarsen's choice, the end
+  // of relocalization ("converged after 3 relws runs ...: switching to
+  // stows; pages in place: no more relocalization"). Empty when it decided
+  // nothing. The schedule's history keeps the same text per run.
+  std::string note;
 
   // --- filled by the core ---
   load_balance balance;
