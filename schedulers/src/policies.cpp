@@ -111,7 +111,8 @@ class replay_policy final : public scheduling_policy {
   iteration_report& write_report(const run_report& stats);
   void report_divergence(const iteration_report& r);
   void plan_relocalization(const iteration_report& r, bool recorded);
-  void next_template(iteration_report& r, const run_report& stats, const steal_tree::phase_record& record);
+  void next_template(iteration_report& r, const run_report& stats, const steal_tree::phase_record& record,
+                     bool repeated);
   void start_over(iteration_report& r, const std::shared_ptr<const steal_tree::tree>& fresh);
   void copy_outcome(run_report& stats, const iteration_report& r) const;
 
@@ -285,10 +286,16 @@ void replay_policy::end_phase(run_report& stats) {
   release_unused_plans();
   iteration_report& r = write_report(stats);
   if (r.diverged) report_divergence(r);
-  if (record != nullptr && state_->previous)
+  // A replay that took its template's steals again (most runs once a
+  // schedule settled) is at distance 0 from the previous run: said without
+  // computing a distance, and its tree is not copied (next_template).
+  const bool repeated = record != nullptr && state_->previous && steal_tree::same_steals(*state_->previous, record->steals);
+  if (repeated)
+    r.distance_to_previous = 0.0;
+  else if (record != nullptr && state_->previous)
     r.distance_to_previous = store_->moved_share(*state_->previous, record->steals);
   plan_relocalization(r, record != nullptr);
-  if (record != nullptr) next_template(r, stats, *record);
+  if (record != nullptr) next_template(r, stats, *record, repeated);
   copy_outcome(stats, r);
   last_report_ = &stats;  // the schedule's own report: relocalized() adds to its note
 }
@@ -366,10 +373,17 @@ void replay_policy::plan_relocalization(const iteration_report& r, bool recorded
 // The next template. The recorded tree is copied once (into a pooled tree:
 // no allocation in steady state) and shared by the template and `previous`.
 void replay_policy::next_template(iteration_report& r, const run_report& stats,
-                                  const steal_tree::phase_record& record) {
+                                  const steal_tree::phase_record& record, bool repeated) {
   schedule_state& s = *state_;
-  std::shared_ptr<const steal_tree::tree> fresh = store_->share(record.steals);
   const replay_mode mode = engine_.mode();
+  // A strict replay's tree is only kept as `previous` (for the next
+  // distance): when it repeats the previous run's steals, that one stands
+  // for it (the time stamps differ, which nothing after the run reads).
+  if (repeated && !r.diverged && (mode == replay_mode::stows || mode == replay_mode::stuws)) {
+    if (evolve_) evolve_->after_run(mode, r, stats, rt_->config(), s.previous, record);
+    return;
+  }
+  std::shared_ptr<const steal_tree::tree> fresh = store_->share(record.steals);
   if (r.diverged || mode == replay_mode::random) {
     start_over(r, fresh);
   } else if (evolve_) {

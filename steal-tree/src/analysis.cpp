@@ -433,6 +433,18 @@ distance schedule_distance(const tree& a, const tree& b, const std::vector<std::
   return d;
 }
 
+bool same_steals(const tree& a, const tree& b) noexcept {
+  if (a.workers != b.workers || a.segments.size() != b.segments.size() || !a.audit.empty() || !b.audit.empty())
+    return false;
+  for (std::size_t i = 0; i < a.segments.size(); ++i) {
+    const segment& x = a.segments[i];
+    const segment& y = b.segments[i];
+    if (x.worker != y.worker || x.parent != y.parent || x.level != y.level || x.step != y.step || x.steals != y.steals)
+      return false;
+  }
+  return true;
+}
+
 // ---------------------------------------------------------------- rendering
 
 std::string describe(const tree& t) {

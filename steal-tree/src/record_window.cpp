@@ -48,6 +48,7 @@ phase_record& record_window::next(std::string_view schedule) {
       lane_of_.reserve(slot + 1);
       slot_bytes_.reserve(slot + 1);
       dirty_.reserve(slot + 1);
+      written_.reserve(slot + 1);
       slots_.emplace_back();
       lane_of_.push_back(nullptr);
       slot_bytes_.push_back(0);
@@ -102,6 +103,7 @@ void record_window::clear() noexcept {
     lane_of_.clear();
     slot_bytes_.clear();
     dirty_.clear();
+    written_.clear();
     held_ = 0;
   }
   order_.clear();
@@ -112,13 +114,13 @@ void record_window::clear() noexcept {
 }
 
 void record_window::trim() {
-  for (std::size_t slot = 0; slot < slots_.size(); ++slot)
-    if (dirty_[slot]) {
-      held_ -= slot_bytes_[slot];
-      slot_bytes_[slot] = sizeof(phase_record) + record_bytes(slots_[slot]);
-      held_ += slot_bytes_[slot];
-      dirty_[slot] = 0;
-    }
+  for (const std::uint32_t slot : written_) {  // O(records written since), not O(window)
+    held_ -= slot_bytes_[slot];
+    slot_bytes_[slot] = sizeof(phase_record) + record_bytes(slots_[slot]);
+    held_ += slot_bytes_[slot];
+    dirty_[slot] = 0;
+  }
+  written_.clear();
   if (max_bytes_ == 0 || held_ <= max_bytes_) return;
   // Moving an empty record in releases the old one's vectors and strings.
   auto release = [&](std::uint32_t slot) {
@@ -154,7 +156,8 @@ void record_window::trim() {
 
 std::size_t record_window::bytes() const noexcept {
   std::size_t n = slots_.size() * sizeof(phase_record) + vector_bytes(order_) + vector_bytes(spare_) +
-                  vector_bytes(lane_of_) + vector_bytes(slot_bytes_) + vector_bytes(dirty_);
+                  vector_bytes(lane_of_) + vector_bytes(slot_bytes_) + vector_bytes(dirty_) +
+                  vector_bytes(written_);
   for (const phase_record& r : slots_) n += record_bytes(r);
   for (const auto& [name, l] : lanes_) n += sizeof(name) + sizeof(l) + string_bytes(name) + vector_bytes(l.ring);
   return n;

@@ -10,10 +10,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cws/schedulers/slowdown_watch.hpp"
 #include "cws/traces/trace_file.hpp"
@@ -82,6 +84,45 @@ TEST(slowdown_watch, a_slowdown_that_ends_before_it_lasted_is_forgotten) {
   // Mostly slow from the start (one fast run in 8): that is what the machine gives, nothing changed.
   slowdown_watch x;
   EXPECT_EQ(first_relearn(x, 1000, [](int i) { return i % 8 == 0 ? 1e-3 : 3e-3; }), -1);
+}
+
+// The watch keeps its windows sorted as runs come and go; its verdicts and
+// figures must be those of the definition (the lower quartiles of the last
+// `recent` runs and of the kept runs before them), computed here from scratch
+// on every run of long sequences with many equal times and a slowdown in the
+// middle, so that every path (ties, eviction, reset) is taken.
+TEST(slowdown_watch, its_sorted_windows_give_the_quartiles_of_the_definition) {
+  constexpr unsigned recent = slowdown_watch::recent, kept = slowdown_watch::kept;
+  const auto quartile = [](std::vector<double> x) {
+    std::sort(x.begin(), x.end());
+    return x[(x.size() - 1) / 4];
+  };
+  for (std::uint32_t seed : {1u, 7u, 42u}) {
+    slowdown_watch w;
+    std::vector<double> all;
+    unsigned slow_runs = 0;
+    std::uint32_t x = seed;
+    for (int i = 0; i < 3000; ++i) {
+      x = x * 1664525u + 1013904223u;
+      const double t = (i / 500 % 2 ? 2e-3 : 1e-3) * (1.0 + static_cast<double>(x >> 28) / 8.0);  // 16 levels: ties
+      const bool relearn = w.add(t, pct);
+      all.push_back(t);
+      const std::size_t n = std::min<std::size_t>(all.size(), kept);
+      if (n < recent + slowdown_watch::min_baseline) continue;
+      const std::vector<double> last(all.end() - recent, all.end());
+      const std::vector<double> before(all.end() - static_cast<std::ptrdiff_t>(n), all.end() - recent);
+      ASSERT_EQ(w.now_s(), quartile(last)) << "seed " << seed << " run " << i;
+      ASSERT_EQ(w.baseline_s(), quartile(before)) << "seed " << seed << " run " << i;
+      slow_runs = w.now_s() > w.baseline_s() * (1.0 + pct / 100.0) ? slow_runs + 1 : 0;
+      ASSERT_EQ(w.slow_runs(), slow_runs);
+      ASSERT_EQ(relearn, slow_runs >= slowdown_watch::persistence);
+      if (relearn) {  // what evolve does when it learns again
+        w.reset();
+        all.clear();
+        slow_runs = 0;
+      }
+    }
+  }
 }
 
 // ------------------------------------------------------------ on the runtime

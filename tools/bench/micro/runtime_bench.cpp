@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 
 #include <cws/cws.hpp>
 
@@ -87,5 +88,41 @@ void one_task_phase(benchmark::State& state) {
   }
 }
 BENCHMARK(one_task_phase)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+
+// A solver's iteration: four schedules run one after the other, each phase a
+// root that spawns one leaf per worker (nothing in the leaves), under one
+// policy. What a phase costs once the policy has its template: fork, join and
+// the after-phase work (recorder, policy, report). Args: policy, workers.
+constexpr const char* solver_policies[] = {"random", "stows", "stuws", "evolve"};
+
+void solver_phase(benchmark::State& state) {
+  const char* policy = solver_policies[state.range(0)];
+  const unsigned workers = static_cast<unsigned>(state.range(1));
+  cws::runtime rt(with_workers(workers));
+  cws::schedule* steps[4];
+  for (int i = 0; i < 4; ++i) steps[i] = &rt.schedule("solver_step_" + std::to_string(i), policy);
+  std::atomic<unsigned> leaves{0};
+  const auto phase = [&leaves, workers] {
+    for (unsigned w = 1; w < workers; ++w) cws::spawn([&leaves] { leaves.fetch_add(1, std::memory_order_relaxed); });
+    leaves.fetch_add(1, std::memory_order_relaxed);
+    cws::sync();
+  };
+  for (int warm = 0; warm < 64; ++warm)  // past learning: evolve converges within its bound
+    for (cws::schedule* s : steps) rt.run(*s, phase);
+  leaves = 0;
+  std::uint64_t phases = 0;
+  for (auto _ : state) {
+    rt.run(*steps[phases % 4], phase);
+    ++phases;
+  }
+  check(state, leaves.load() == phases * workers, "a leaf did not run exactly once");
+  state.SetLabel(policy);
+}
+BENCHMARK(solver_phase)
+    ->ArgsProduct({{0, 1, 2, 3}, {1, 2}})
+    ->ArgNames({"policy", "workers"})
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

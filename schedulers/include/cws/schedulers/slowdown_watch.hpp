@@ -24,11 +24,15 @@
 // the machine that slows every run for that long looks the same; nothing in
 // the run times tells those apart.
 //
-// Fixed storage (a ring of `kept` times), no allocation; one add() costs a
-// partial sort of at most `kept` doubles on the stack.
+// Fixed storage, no allocation, and O(kept) at worst per add() with small
+// constants (it runs after every converged phase, some of 10 us): besides the
+// ring of times, the recent runs and the baseline's are each kept sorted, so
+// a quartile is an index, and a run moving from one to the other is a binary
+// search and a shift of at most `kept` doubles.
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 
 namespace cws::schedulers::detail {
@@ -43,6 +47,14 @@ class slowdown_watch {
   // Records one run's time; true when the slowdown (now over baseline by more
   // than pct percent) has lasted `persistence` runs in a row. pct 0: never.
   bool add(double seconds, unsigned pct) noexcept {
+    if (std::isnan(seconds)) seconds = 0;  // the sorted windows need times that compare
+    if (count_ == kept) erase(base_, base_size_, times_[next_]);  // the oldest run leaves the baseline
+    if (count_ >= recent) {                                         // the oldest recent run joins it
+      const double moving = times_[(next_ + kept - recent) % kept];
+      erase(recent_, recent_size_, moving);
+      insert(base_, base_size_, moving);
+    }
+    insert(recent_, recent_size_, seconds);
     times_[next_] = seconds;
     next_ = (next_ + 1) % kept;
     if (count_ < kept) ++count_;
@@ -50,11 +62,8 @@ class slowdown_watch {
       slow_runs_ = 0;
       return false;
     }
-    std::array<double, kept> scratch;
-    // The ring, newest first: the recent runs, then the baseline's.
-    for (unsigned i = 0; i < count_; ++i) scratch[i] = times_[(next_ + kept - 1 - i) % kept];
-    now_ = lower_quartile(scratch.data(), recent);
-    baseline_ = lower_quartile(scratch.data() + recent, count_ - recent);
+    now_ = lower_quartile(recent_.data(), recent_size_);
+    baseline_ = lower_quartile(base_.data(), base_size_);
     const bool slow = baseline_ > 0 && now_ > baseline_ * (1.0 + pct / 100.0);
     slow_runs_ = slow ? slow_runs_ + 1 : 0;
     return slow_runs_ >= persistence;
@@ -70,14 +79,31 @@ class slowdown_watch {
   unsigned runs() const noexcept { return count_; }           // times kept
 
  private:
-  // The lower quartile of x[0..n) (reorders it).
-  static double lower_quartile(double* x, unsigned n) noexcept {
-    double* q = x + (n - 1) / 4;
-    std::nth_element(x, q, x + n);
-    return *q;
+  // The lower quartile of the sorted x[0..n).
+  static double lower_quartile(const double* x, unsigned n) noexcept { return x[(n - 1) / 4]; }
+
+  // Sorted arrays of `n` times: insert one, or remove one equal to `t` (present:
+  // every time removed was inserted before, bit for bit).
+  template <std::size_t N>
+  static void insert(std::array<double, N>& x, unsigned& n, double t) noexcept {
+    double* at = std::upper_bound(x.data(), x.data() + n, t);
+    std::copy_backward(at, x.data() + n, x.data() + n + 1);
+    *at = t;
+    ++n;
+  }
+  template <std::size_t N>
+  static void erase(std::array<double, N>& x, unsigned& n, double t) noexcept {
+    double* at = std::lower_bound(x.data(), x.data() + n, t);
+    if (at == x.data() + n || *at != t) return;  // not there (cannot happen)
+    std::copy(at + 1, x.data() + n, at);
+    --n;
   }
 
-  std::array<double, kept> times_{};
+  std::array<double, kept> times_{};  // the ring, oldest at next_ once full
+  std::array<double, recent> recent_{};  // the last `recent` times, sorted
+  std::array<double, kept - recent> base_{};  // the times before those, sorted
+  unsigned recent_size_ = 0;
+  unsigned base_size_ = 0;
   unsigned next_ = 0;   // where the next time goes
   unsigned count_ = 0;  // times kept (<= kept)
   unsigned slow_runs_ = 0;

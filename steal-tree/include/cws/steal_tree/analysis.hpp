@@ -204,6 +204,15 @@ struct distance_workspace {
 distance schedule_distance(const tree& a, const tree& b, const std::vector<std::uint32_t>& node_of_worker,
                            distance_workspace& ws);
 
+// True when b ran the same schedule as a: the same workers and, segment by
+// segment in the same order, the same worker, parent, (level, step) and
+// outgoing steal points — two runs that differ at most in time stamps and
+// task counts, so that schedule_distance(a, b) is 0. False when either
+// carries audit records (compare those with schedule_distance). O(segments +
+// steals), no allocation: what a replaying policy checks after every run
+// before it pays for a distance or a copy of the tree.
+bool same_steals(const tree& a, const tree& b) noexcept;
+
 // ---------------------------------------------------------------- rendering
 
 // Indented text rendering for `cws-trace show`: a summary line, one line per

@@ -116,8 +116,14 @@ class record_window {
     std::uint32_t newest() const noexcept { return ring[(head + ring.size() - 1) % ring.size()]; }
   };
 
-  // Marks `slot` as written since it was last counted.
-  void touch(std::uint32_t slot) noexcept { dirty_[slot] = 1; }
+  // Marks `slot` as written since it was last counted. written_ has room for
+  // every slot (reserved as slots are made) and holds each at most once, so
+  // the push cannot allocate or throw.
+  void touch(std::uint32_t slot) noexcept {
+    if (dirty_[slot]) return;
+    dirty_[slot] = 1;
+    written_.push_back(slot);
+  }
 
   std::size_t per_schedule_;
   std::size_t max_bytes_;
@@ -130,7 +136,8 @@ class record_window {
   // records written since, not every tree of the window.
   std::vector<lane*> lane_of_;
   std::vector<std::size_t> slot_bytes_;
-  std::vector<std::uint8_t> dirty_;  // per slot: written since counted
+  std::vector<std::uint8_t> dirty_;     // per slot: written since counted
+  std::vector<std::uint32_t> written_;  // the dirty slots: trim() recounts these, not every slot
   std::size_t held_ = 0;              // sum of slot_bytes_
   std::uint64_t evicted_ = 0;
   std::uint64_t trimmed_ = 0;
