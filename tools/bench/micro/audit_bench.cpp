@@ -1,0 +1,170 @@
+// What an audit run costs (issue 21): evolve asks the recorder for one run in
+// audit mode when relws runs cannot balance a phase, and that run records
+// every task (on_task_begin, on_spawn) and builds per-task audit records with
+// parent links when the phase ends. Measured on an unbalanced search tree
+// (UTS-like, see below), by the wall clock around rt.run, in three variants:
+//
+//   uts_phase/normal   the recorded run every phase makes (no audit)
+//   uts_phase/audit    the same phase with recorder::audit_next_phase()
+//   uts_phase/paired   both, alternately, in one process: the medians of each
+//                      and their ratio (audit_over_normal), the figure the
+//                      issue asks to keep near 1.1
+//
+// Every variant also reports after_phase_ms: rt.run's wall time minus the
+// phase's own (run_report::wall_s), i.e. what runs on the calling thread
+// after the workers stopped (the recorder's merge, the policy's end of phase).
+//
+// The tree: a node's state is a 64-bit hash; it mixes it `work` times (the
+// stand-in for UTS's SHA-1 per node), then, above the depth limit, spawns a
+// geometric number of children (mean 4, at most 32: UTS's T1 shape with a
+// cap) whose states are hashes of its own and their rank. The root spawns 4.
+// Deterministic for a seed, so every run checks the node count against a
+// serial walk of the same tree.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include <cws/cws.hpp>
+
+#include "micro.hpp"
+
+namespace {
+
+using cws_micro::check;
+
+struct uts_shape {
+  std::uint32_t depth = 10;  // leaves at this depth
+  std::uint32_t work = 64;   // hash rounds per node
+};
+
+constexpr std::uint64_t seed = 19;
+constexpr std::uint32_t root_children = 4;
+constexpr std::uint32_t max_children = 32;
+// P(another child) = mean / (1 + mean) with mean 4, as a 64-bit threshold.
+constexpr std::uint64_t another_child = 0xCCCCCCCCCCCCCCCCull;
+
+constexpr std::uint64_t mix(std::uint64_t x) noexcept {  // splitmix64's finalizer
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t node_hash(std::uint64_t state, std::uint32_t work) noexcept {
+  for (std::uint32_t i = 0; i < work; ++i) state = mix(state);
+  return state;
+}
+
+std::uint32_t children_of(std::uint64_t hash, std::uint32_t depth, const uts_shape& shape) noexcept {
+  if (depth >= shape.depth) return 0;
+  if (depth == 0) return root_children;
+  std::uint32_t n = 0;
+  for (std::uint64_t r = hash; n < max_children && (r = mix(r)) < another_child;) ++n;
+  return n;
+}
+
+std::uint64_t child_state(std::uint64_t hash, std::uint32_t rank) noexcept { return mix(hash ^ (rank + 1)); }
+
+// Nodes of the subtree at `state`, spawning every child.
+std::uint64_t uts(std::uint64_t state, std::uint32_t depth, const uts_shape& shape) {
+  const std::uint64_t h = node_hash(state, shape.work);
+  const std::uint32_t n = children_of(h, depth, shape);
+  std::array<std::uint64_t, max_children> counts{};
+  for (std::uint32_t i = 0; i < n; ++i)
+    cws::spawn([&counts, &shape, i, s = child_state(h, i), depth] { counts[i] = uts(s, depth + 1, shape); });
+  cws::sync();
+  std::uint64_t total = 1;
+  for (std::uint32_t i = 0; i < n; ++i) total += counts[i];
+  return total;
+}
+
+std::uint64_t serial_uts(std::uint64_t state, std::uint32_t depth, const uts_shape& shape) {
+  const std::uint64_t h = node_hash(state, shape.work);
+  std::uint64_t total = 1;
+  for (std::uint32_t i = 0, n = children_of(h, depth, shape); i < n; ++i)
+    total += serial_uts(child_state(h, i), depth + 1, shape);
+  return total;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+// One timed run of the tree: rt.run's wall time and the part after the phase.
+struct run_time {
+  double run_s = 0;
+  double after_s = 0;
+};
+
+enum variant : std::int64_t { normal = 0, audit = 1, paired = 2 };
+
+// Args: variant, depth, work rounds. Two workers, recording on (the default).
+void uts_phase(benchmark::State& state) {
+  const auto which = static_cast<variant>(state.range(0));
+  const uts_shape shape{static_cast<std::uint32_t>(state.range(1)), static_cast<std::uint32_t>(state.range(2))};
+  cws::runtime_config cfg = cws::runtime_config::from_env();
+  cfg.workers = 2;
+  cfg.record = true;
+  cws::runtime rt(cfg);
+  cws::steal_tree::recorder* rec = cws::steal_tree::recorder_of(rt);
+  if (!check(state, rec != nullptr, "no steal-tree recorder attached")) return;
+  auto& s = rt.schedule("uts");
+  const std::uint64_t expected = serial_uts(seed, 0, shape);
+
+  auto timed_run = [&](bool audited) -> run_time {
+    if (audited) rec->audit_next_phase();
+    std::uint64_t nodes = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    const cws::run_report& r = rt.run(s, [&] { nodes = uts(seed, 0, shape); });
+    const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    check(state, nodes == expected, "the tree's node count differs from the serial walk");
+    const cws::steal_tree::phase_record* last = rec->latest("uts");
+    check(state, last != nullptr && last->steals.audit.size() == (audited ? expected : 0),
+          "the recorded run has the wrong number of audit records");
+    return {run_s, std::max(0.0, run_s - r.wall_s)};
+  };
+
+  std::vector<double> normal_s, audit_s, after_normal_s, after_audit_s;
+  for (auto _ : state) {
+    double timed = 0;
+    if (which != audit) {
+      const run_time t = timed_run(false);
+      normal_s.push_back(t.run_s);
+      after_normal_s.push_back(t.after_s);
+      timed += t.run_s;
+    }
+    if (which != normal) {
+      const run_time t = timed_run(true);
+      audit_s.push_back(t.run_s);
+      after_audit_s.push_back(t.after_s);
+      timed += t.run_s;
+    }
+    state.SetIterationTime(timed);
+  }
+  state.counters["tasks"] = static_cast<double>(expected);
+  if (!normal_s.empty()) {
+    state.counters["normal_ms"] = median(normal_s) * 1e3;
+    state.counters["after_normal_ms"] = median(after_normal_s) * 1e3;
+  }
+  if (!audit_s.empty()) {
+    state.counters["audit_ms"] = median(audit_s) * 1e3;
+    state.counters["after_audit_ms"] = median(after_audit_s) * 1e3;
+  }
+  if (!normal_s.empty() && !audit_s.empty()) state.counters["audit_over_normal"] = median(audit_s) / median(normal_s);
+}
+BENCHMARK(uts_phase)
+    ->ArgNames({"variant", "depth", "work"})
+    ->Args({normal, 10, 64})
+    ->Args({audit, 10, 64})
+    ->Args({paired, 10, 64})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
