@@ -9,6 +9,8 @@
 //   uts_phase/paired   both, alternately, in one process: the medians of each
 //                      and their ratio (audit_over_normal), the figure the
 //                      issue asks to keep near 1.1
+//   uts_plan           the planner on such an audit run (evolve plans right
+//                      after its audit run, inside the same rt.run)
 //
 // Every variant also reports after_*_ms: rt.run's wall time minus the
 // phase's own (run_report::wall_s), i.e. what runs on the calling thread
@@ -36,6 +38,7 @@
 #include <vector>
 
 #include <cws/cws.hpp>
+#include <cws/steal_tree/plan.hpp>
 
 #include "micro.hpp"
 
@@ -218,5 +221,35 @@ BENCHMARK(uts_phase)
     ->Args({paired, 10, 64})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
+
+// The planner on an audit run of the tree (what evolve does after its audit
+// run, in the same rt.run): the run recorded on 2 workers, planned for
+// `workers` (Arg 1), so that the workers the recording lacks get carved
+// subtrees. Timed: steal_tree::plan alone.
+void uts_plan(benchmark::State& state) {
+  const uts_shape shape{static_cast<std::uint32_t>(state.range(0)), 64};
+  cws::runtime_config cfg = cws::runtime_config::from_env();
+  cfg.workers = 2;
+  cfg.record = true;
+  cfg.audit = true;
+  cws::runtime rt(cfg);
+  cws::steal_tree::recorder* rec = cws::steal_tree::recorder_of(rt);
+  if (!check(state, rec != nullptr, "no steal-tree recorder attached")) return;
+  rt.run(rt.schedule("uts"), [&] { uts(seed, 0, shape); });
+  const cws::steal_tree::tree& recorded = rec->latest("uts")->steals;
+  cws::steal_tree::plan_options options;
+  options.workers = static_cast<std::uint32_t>(state.range(1));
+  cws::steal_tree::plan_summary summary;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const cws::steal_tree::tree planned = cws::steal_tree::plan(recorded, options, &summary);
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    benchmark::DoNotOptimize(planned.segments.data());
+  }
+  state.counters["tasks"] = static_cast<double>(recorded.audit.size());
+  state.counters["steals_added"] = static_cast<double>(summary.steals_after - summary.steals_before);
+  state.counters["max_share_ratio"] = summary.after.max_share_ratio;
+}
+BENCHMARK(uts_plan)->ArgNames({"depth", "workers"})->Args({10, 4})->UseManualTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
