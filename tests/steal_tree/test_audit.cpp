@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -16,16 +17,28 @@
 namespace {
 
 namespace st = cws::steal_tree;
-using cws::test::config;
 
-TEST(steal_tree_audit_runs, one_worker_uniform_tree) {
-  auto cfg = config(1);
-  cfg.audit = true;
-  cws::runtime rt(cfg);
-  st::recorder* rec = st::recorder_of(rt);
-  ASSERT_NE(rec, nullptr);
+// A runtime of `workers` whose runs are all audited, or only those
+// audit_next_phase asks for.
+class steal_tree_audit_runs : public ::testing::Test {
+ protected:
+  void start(unsigned workers, bool audit_every_run, unsigned history = 64) {
+    cws::runtime_config cfg = cws::test::config(workers);
+    cfg.audit = audit_every_run;
+    cfg.history = history;
+    rt.emplace(cfg);
+    rec = st::recorder_of(*rt);
+    ASSERT_NE(rec, nullptr);
+    ASSERT_EQ(rec->audit(), audit_every_run);
+  }
+  std::optional<cws::runtime> rt;
+  st::recorder* rec = nullptr;
+};
+
+TEST_F(steal_tree_audit_runs, one_worker_uniform_tree) {
+  ASSERT_NO_FATAL_FAILURE(start(1, true));
   std::uint64_t n = 0;
-  const auto& s = rt.run([&] { n = cws::test::uniform_tree(5, 3); });
+  const auto& s = rt->run([&] { n = cws::test::uniform_tree(5, 3); });
   ASSERT_EQ(n, cws::test::uniform_tree_tasks(5, 3));
   const st::phase_record& r = *rec->latest("default");
   cws::test::check_audit(r, s, "1 worker");
@@ -34,18 +47,15 @@ TEST(steal_tree_audit_runs, one_worker_uniform_tree) {
   for (std::size_t i = 1; i < r.steals.audit.size(); ++i) EXPECT_LT(r.steals.audit[i].parent, i);
 }
 
-TEST(steal_tree_audit_runs, audit_next_phase_audits_one_run) {
-  cws::runtime rt(config(2));
-  st::recorder* rec = st::recorder_of(rt);
-  ASSERT_NE(rec, nullptr);
-  ASSERT_FALSE(rec->audit());
-  auto& s = rt.schedule("tree");
+TEST_F(steal_tree_audit_runs, audit_next_phase_audits_one_run) {
+  ASSERT_NO_FATAL_FAILURE(start(2, false));
+  auto& s = rt->schedule("tree");
   for (int round = 0; round < 3; ++round) {
-    rt.run(s, [] { cws::test::uniform_tree(4, 4); });
+    rt->run(s, [] { cws::test::uniform_tree(4, 4); });
     EXPECT_TRUE(rec->latest("tree")->steals.audit.empty()) << "round " << round;
     rec->audit_next_phase();
     EXPECT_TRUE(rec->wants_task_events());
-    const auto& stats = rt.run(s, [] { cws::test::uniform_tree(4, 4); });
+    const auto& stats = rt->run(s, [] { cws::test::uniform_tree(4, 4); });
     EXPECT_FALSE(rec->wants_task_events());
     const st::phase_record& r = *rec->latest("tree");
     cws::test::check_audit(r, stats, "audited round " + std::to_string(round));
@@ -56,15 +66,11 @@ TEST(steal_tree_audit_runs, audit_next_phase_audits_one_run) {
 // Steals whatever the load: the forced steal of record_checks, with the
 // stolen child spawning a uniform subtree (and the root one after the steal),
 // so that parents are found across workers and below a stolen root.
-TEST(steal_tree_audit_runs, parents_across_a_forced_steal) {
-  auto cfg = config(2);
-  cfg.audit = true;
-  cws::runtime rt(cfg);
-  st::recorder* rec = st::recorder_of(rt);
-  ASSERT_NE(rec, nullptr);
+TEST_F(steal_tree_audit_runs, parents_across_a_forced_steal) {
+  ASSERT_NO_FATAL_FAILURE(start(2, true));
   for (int round = 0; round < 5; ++round) {
     std::atomic<bool> started{false};
-    const auto& s = rt.run([&] {
+    const auto& s = rt->run([&] {
       cws::spawn([&] {
         started = true;
         cws::test::uniform_tree(3, 3);
@@ -86,22 +92,18 @@ TEST(steal_tree_audit_runs, parents_across_a_forced_steal) {
   }
 }
 
-TEST(steal_tree_audit_runs, logs_keep_their_storage) {
-  auto cfg = config(1);
-  cfg.history = 4;
-  cws::runtime rt(cfg);
-  st::recorder* rec = st::recorder_of(rt);
-  ASSERT_NE(rec, nullptr);
+TEST_F(steal_tree_audit_runs, logs_keep_their_storage) {
+  ASSERT_NO_FATAL_FAILURE(start(1, false, 4));
   const std::size_t before = rec->buffer_bytes();
   rec->audit_next_phase();
-  rt.run([] { cws::test::uniform_tree(6, 3); });
+  rt->run([] { cws::test::uniform_tree(6, 3); });
   const std::size_t grown = rec->buffer_bytes();
   EXPECT_GT(grown, before) << "the audit logs grew to the phase's size";
   for (int i = 0; i < 3; ++i) {
     rec->audit_next_phase();
-    rt.run([] { cws::test::uniform_tree(6, 3); });
+    rt->run([] { cws::test::uniform_tree(6, 3); });
     EXPECT_EQ(rec->buffer_bytes(), grown) << "the same phase again: nothing grows";
-    rt.run([] { cws::test::uniform_tree(6, 3); });
+    rt->run([] { cws::test::uniform_tree(6, 3); });
     EXPECT_EQ(rec->buffer_bytes(), grown) << "a normal run keeps the audit logs' storage";
   }
 }

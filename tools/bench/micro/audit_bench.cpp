@@ -17,7 +17,7 @@
 // after the workers stopped (the recorder's merge, the policy's end of phase);
 // merge_*_ms, the wall time of the recorder's on_phase_end alone (between two
 // observers registered around it), where the audit records are built, and
-// merge_audit_cpu_ms, the calling thread's CPU time in it;
+// merge_*_cpu_ms, the calling thread's CPU time in it;
 // and *_cpu_ms, the process's CPU time (all threads, std::clock) over rt.run,
 // with its ratio audit_over_normal_cpu: on a loaded machine the workers wait
 // for a core, which the wall clock counts and the CPU time does not.
@@ -35,6 +35,8 @@
 #include <chrono>
 #include <cstdint>
 #include <ctime>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <cws/cws.hpp>
@@ -172,46 +174,33 @@ void uts_phase(benchmark::State& state) {
     return {run_s, std::max(0.0, run_s - r.wall_s), cpu_s, merge_timer.seconds(), merge_timer.cpu_seconds()};
   };
 
-  std::vector<double> normal_s, audit_s, after_normal_s, after_audit_s, normal_cpu_s, audit_cpu_s, merge_normal_s,
-      merge_audit_s, merge_audit_cpu_s;
+  std::vector<run_time> normal_runs, audit_runs;
   for (auto _ : state) {
     double timed = 0;
-    if (which != audit) {
-      const run_time t = timed_run(false);
-      normal_s.push_back(t.run_s);
-      after_normal_s.push_back(t.after_s);
-      normal_cpu_s.push_back(t.cpu_s);
-      merge_normal_s.push_back(t.merge_s);
-      timed += t.run_s;
-    }
-    if (which != normal) {
-      const run_time t = timed_run(true);
-      audit_s.push_back(t.run_s);
-      after_audit_s.push_back(t.after_s);
-      audit_cpu_s.push_back(t.cpu_s);
-      merge_audit_s.push_back(t.merge_s);
-      merge_audit_cpu_s.push_back(t.merge_cpu_s);
-      timed += t.run_s;
-    }
+    if (which != audit) timed += normal_runs.emplace_back(timed_run(false)).run_s;
+    if (which != normal) timed += audit_runs.emplace_back(timed_run(true)).run_s;
     state.SetIterationTime(timed);
   }
+  auto median_of = [](const std::vector<run_time>& runs, double run_time::*field) {
+    std::vector<double> v;
+    for (const run_time& r : runs) v.push_back(r.*field);
+    return median(std::move(v));
+  };
   state.counters["tasks"] = static_cast<double>(expected);
-  if (!normal_s.empty()) {
-    state.counters["normal_ms"] = median(normal_s) * 1e3;
-    state.counters["after_normal_ms"] = median(after_normal_s) * 1e3;
-    state.counters["normal_cpu_ms"] = median(normal_cpu_s) * 1e3;
-    state.counters["merge_normal_ms"] = median(merge_normal_s) * 1e3;
+  for (const auto& [name, runs] : {std::pair{"normal", &normal_runs}, std::pair{"audit", &audit_runs}}) {
+    if (runs->empty()) continue;
+    const std::string n(name);
+    state.counters[n + "_ms"] = median_of(*runs, &run_time::run_s) * 1e3;
+    state.counters["after_" + n + "_ms"] = median_of(*runs, &run_time::after_s) * 1e3;
+    state.counters[n + "_cpu_ms"] = median_of(*runs, &run_time::cpu_s) * 1e3;
+    state.counters["merge_" + n + "_ms"] = median_of(*runs, &run_time::merge_s) * 1e3;
+    state.counters["merge_" + n + "_cpu_ms"] = median_of(*runs, &run_time::merge_cpu_s) * 1e3;
   }
-  if (!audit_s.empty()) {
-    state.counters["audit_ms"] = median(audit_s) * 1e3;
-    state.counters["after_audit_ms"] = median(after_audit_s) * 1e3;
-    state.counters["audit_cpu_ms"] = median(audit_cpu_s) * 1e3;
-    state.counters["merge_audit_ms"] = median(merge_audit_s) * 1e3;
-    state.counters["merge_audit_cpu_ms"] = median(merge_audit_cpu_s) * 1e3;
-  }
-  if (!normal_s.empty() && !audit_s.empty()) {
-    state.counters["audit_over_normal"] = median(audit_s) / median(normal_s);
-    state.counters["audit_over_normal_cpu"] = median(audit_cpu_s) / median(normal_cpu_s);
+  if (!normal_runs.empty() && !audit_runs.empty()) {
+    state.counters["audit_over_normal"] =
+        median_of(audit_runs, &run_time::run_s) / median_of(normal_runs, &run_time::run_s);
+    state.counters["audit_over_normal_cpu"] =
+        median_of(audit_runs, &run_time::cpu_s) / median_of(normal_runs, &run_time::cpu_s);
   }
 }
 BENCHMARK(uts_phase)
