@@ -1,7 +1,6 @@
 #include "audit_log.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <tuple>
 
 namespace cws::steal_tree {
@@ -12,8 +11,6 @@ template <class T>
 std::size_t vector_bytes(const std::vector<T>& v) noexcept {
   return v.capacity() * sizeof(T);
 }
-
-constexpr std::uint64_t max_index = std::numeric_limits<std::uint32_t>::max() - 1;  // below no_parent
 
 }  // namespace
 
@@ -41,46 +38,6 @@ bool audit_log::worker_log::enter(std::uint32_t segment) {
   open.push_back(open_segment{segment, static_cast<std::uint32_t>(running.size())});
   unseen = segment + 1;
   return true;
-}
-
-void audit_log::on_task_begin(unsigned worker, cws::segment_id seg, const cws::task_tag& tag) noexcept {
-  if (worker >= logs_.size()) [[unlikely]]
-    return;  // cannot happen: begin_phase covered every worker of the phase
-  worker_log& b = logs_[worker];
-  const std::uint64_t seq = cws::segment_seq(seg);
-  const std::uint32_t level = tag.segment == seg ? tag.level : 0;  // a segment's root is at level 0
-  std::uint32_t parent = no_parent;
-  const bool entered = !b.open.empty() && b.open.back().segment == seq;  // the innermost open segment (usual)
-  if (seq > max_index || b.tasks.size() > max_index || !(entered || b.enter(static_cast<std::uint32_t>(seq))))
-      [[unlikely]] {
-    b.damaged = true;
-  } else {
-    const std::size_t slot = b.open.back().base + std::size_t{level};
-    if (level > 0) {
-      if (slot - 1 < b.running.size()) parent = b.running[slot - 1];
-      if (parent == no_parent) b.damaged = true;
-    }
-    if (slot >= b.running.size()) b.running.resize(slot + 1, no_parent);
-    b.running[slot] = static_cast<std::uint32_t>(b.tasks.size());
-  }
-  b.tasks.push_back(task_entry{tag.segment, tag.level, tag.step, static_cast<std::uint32_t>(seq), parent});
-}
-
-void audit_log::on_spawn(unsigned worker, const cws::task_tag& tag) noexcept {
-  if (worker >= logs_.size()) [[unlikely]]
-    return;
-  worker_log& b = logs_[worker];
-  const std::uint64_t seq = cws::segment_seq(tag.segment);
-  std::uint32_t parent = no_parent;
-  const bool entered = !b.open.empty() && b.open.back().segment == seq;  // the innermost open segment (usual)
-  if (cws::segment_worker(tag.segment) == worker && tag.level >= 1 && seq <= max_index &&
-      (entered || b.enter(static_cast<std::uint32_t>(seq)))) [[likely]] {
-    const std::size_t slot = b.open.back().base + std::size_t{tag.level} - 1;
-    if (slot < b.running.size()) parent = b.running[slot];
-  }
-  if (parent == no_parent) [[unlikely]]
-    b.damaged = true;
-  b.spawns.push_back(spawn_entry{static_cast<std::uint32_t>(seq), tag.level, tag.step, parent});
 }
 
 // Temporary index of a segment: first_segment_[worker] + its sequence

@@ -33,6 +33,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -52,15 +53,16 @@ class block_log {
   static constexpr std::size_t block = std::size_t{1} << 14;  // entries
 
   std::size_t size() const noexcept { return size_; }
-  void clear() noexcept { size_ = 0; }
+  void clear() noexcept {
+    size_ = 0;
+    next_ = end_ = nullptr;
+  }
   void push_back(const T& value) {
-    if (size_ == blocks_.size() * block) [[unlikely]]
-      blocks_.push_back(std::make_unique_for_overwrite<T[]>(block));
-    blocks_[size_ / block][size_ % block] = value;
+    if (next_ == end_) [[unlikely]]
+      next_block();
+    *next_++ = value;
     ++size_;
   }
-  T& operator[](std::size_t i) noexcept { return blocks_[i / block][i % block]; }
-  const T& operator[](std::size_t i) const noexcept { return blocks_[i / block][i % block]; }
   // Calls f(entry) for every entry, in order.
   template <class F>
   void for_each(F&& f) const {
@@ -72,7 +74,14 @@ class block_log {
   std::size_t bytes() const noexcept { return blocks_.size() * block * sizeof(T) + blocks_.capacity() * sizeof(void*); }
 
  private:
+  void next_block() {  // size_ is a multiple of `block` here
+    if (size_ / block == blocks_.size()) blocks_.push_back(std::make_unique_for_overwrite<T[]>(block));
+    next_ = blocks_[size_ / block].get();
+    end_ = next_ + block;
+  }
   std::vector<std::unique_ptr<T[]>> blocks_;
+  T* next_ = nullptr;  // where the next entry goes, in the current block
+  T* end_ = nullptr;
   std::size_t size_ = 0;
 };
 
@@ -82,9 +91,9 @@ class audit_log {
   // makes room for `workers` of them.
   void begin_phase(unsigned workers);
 
-  // Hot path, on worker `worker` (its own log only).
-  void on_task_begin(unsigned worker, cws::segment_id seg, const cws::task_tag& tag) noexcept;
-  void on_spawn(unsigned worker, const cws::task_tag& tag) noexcept;
+  // Hot path, on worker `worker` (its own log only); inline, below.
+  void on_task_begin(unsigned worker, cws::segment_id seg, const cws::task_tag& tag);
+  void on_spawn(unsigned worker, const cws::task_tag& tag);
 
   // After the phase: appends the audit records of workers 0 .. workers - 1
   // to `out` (grouped by worker, in the order their tasks started), with
@@ -147,5 +156,48 @@ class audit_log {
   std::vector<std::uint32_t> roots_of_;       // per temporary segment: its stolen children in roots_ (CSR)
   std::vector<std::uint32_t> kept_;           // damaged input only: new index of every record
 };
+
+// Indices into a worker's task log stay below no_parent.
+inline constexpr std::uint64_t max_audit_index = std::numeric_limits<std::uint32_t>::max() - 1;
+
+inline void audit_log::on_task_begin(unsigned worker, cws::segment_id seg, const cws::task_tag& tag) {
+  if (worker >= logs_.size()) [[unlikely]]
+    return;  // cannot happen: begin_phase covered every worker of the phase
+  worker_log& b = logs_[worker];
+  const std::uint64_t seq = cws::segment_seq(seg);
+  const std::uint32_t level = tag.segment == seg ? tag.level : 0;  // a segment's root is at level 0
+  std::uint32_t parent = no_parent;
+  const bool entered = !b.open.empty() && b.open.back().segment == seq;  // the innermost open segment (usual)
+  if (seq > max_audit_index || b.tasks.size() > max_audit_index || !(entered || b.enter(static_cast<std::uint32_t>(seq))))
+      [[unlikely]] {
+    b.damaged = true;
+  } else {
+    const std::size_t slot = b.open.back().base + std::size_t{level};
+    if (level > 0) {
+      if (slot - 1 < b.running.size()) parent = b.running[slot - 1];
+      if (parent == no_parent) b.damaged = true;
+    }
+    if (slot >= b.running.size()) b.running.resize(slot + 1, no_parent);
+    b.running[slot] = static_cast<std::uint32_t>(b.tasks.size());
+  }
+  b.tasks.push_back(task_entry{tag.segment, tag.level, tag.step, static_cast<std::uint32_t>(seq), parent});
+}
+
+inline void audit_log::on_spawn(unsigned worker, const cws::task_tag& tag) {
+  if (worker >= logs_.size()) [[unlikely]]
+    return;
+  worker_log& b = logs_[worker];
+  const std::uint64_t seq = cws::segment_seq(tag.segment);
+  std::uint32_t parent = no_parent;
+  const bool entered = !b.open.empty() && b.open.back().segment == seq;  // the innermost open segment (usual)
+  if (cws::segment_worker(tag.segment) == worker && tag.level >= 1 && seq <= max_audit_index &&
+      (entered || b.enter(static_cast<std::uint32_t>(seq)))) [[likely]] {
+    const std::size_t slot = b.open.back().base + std::size_t{tag.level} - 1;
+    if (slot < b.running.size()) parent = b.running[slot];
+  }
+  if (parent == no_parent) [[unlikely]]
+    b.damaged = true;
+  b.spawns.push_back(spawn_entry{static_cast<std::uint32_t>(seq), tag.level, tag.step, parent});
+}
 
 }  // namespace cws::steal_tree
