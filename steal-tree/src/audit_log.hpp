@@ -9,7 +9,8 @@
 // allocation once the logs have grown to the phase's size (they keep their
 // capacity across phases). After the phase, on the calling thread: one pass
 // over the task logs plus one over the spawn logs of the workers whose tasks
-// were stolen: O(tasks + spawns + segments log segments), no hash map.
+// were stolen (a binary search among the stolen children of the spawning
+// segment, for the spawns of a segment that has some), no hash map.
 //
 // Parent links. A task runs from start to end on one worker inside one
 // segment, and while a task at level L of segment S runs, no other task at
