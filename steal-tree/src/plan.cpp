@@ -245,6 +245,24 @@ void carve_out(planning& p, std::uint32_t x, std::uint32_t w, std::vector<std::u
   p.segs[to].tasks = moved;
 }
 
+// The first of `candidates` in `before` order that `takes` accepts, or none:
+// the order a full sort would give, but sorted only as far as needed (the
+// first candidate is usually taken; a full sort of a busy worker's tasks in
+// every round was most of the planner's time). `before` must be a strict
+// total order, so the result is the full sort's.
+template <class Before, class Takes>
+std::uint32_t first_taken(std::vector<std::uint32_t>& candidates, Before before, Takes takes) {
+  std::size_t batch = 16;
+  for (auto from = candidates.begin(); from != candidates.end();) {
+    const auto to = from + static_cast<std::ptrdiff_t>(std::min<std::size_t>(batch, candidates.end() - from));
+    std::partial_sort(from, to, candidates.end(), before);
+    for (; from != to; ++from)
+      if (takes(*from)) return *from;
+    batch *= 2;
+  }
+  return none;
+}
+
 // Greedy carving: from a busiest worker to an idle one, else to the nearest
 // light one (below 1/P), the subtree whose size best fits what both need.
 // Each carve strictly lowers the sum of squared loads, so it ends.
@@ -290,16 +308,14 @@ void carve(planning& p, const std::vector<std::uint32_t>& position, double toler
           if (s.worker == from && s.root != x && size[x] <= limit) candidates.push_back(x);
         }
         auto miss = [&](std::uint32_t x) { return std::abs(static_cast<double>(size[x]) - want); };
-        std::sort(candidates.begin(), candidates.end(), [&](auto u, auto v) {
+        const std::uint32_t x = first_taken(candidates, [&](auto u, auto v) {
           return std::tuple(miss(u), p.f.depth[u], u) < std::tuple(miss(v), p.f.depth[v], v);
-        });
-        for (const std::uint32_t x : candidates)
-          if (may_take(p, x, w, stack)) {
-            carve_out(p, x, w, stack);
-            carved = true;
-            break;
-          }
-        if (carved) break;
+        }, [&](std::uint32_t y) { return may_take(p, y, w, stack); });
+        if (x != none) {
+          carve_out(p, x, w, stack);
+          carved = true;
+          break;
+        }
       }
       if (carved) break;
     }
@@ -308,6 +324,70 @@ void carve(planning& p, const std::vector<std::uint32_t>& position, double toler
 }
 
 // ---------------------------------------------------------------- writing the tree
+
+[[noreturn]] void fail_two_origins() {  // cannot happen: one origin per planned segment
+  fail("internal error: tasks of two recorded segments named in one planned segment");
+}
+
+// Planned names (see plan.hpp): step[x] = rank of x among the tasks its
+// planned segment spawned[x] spawns at level[x], by recorded step. Sorts
+// every spawned task by (planned segment, level, recorded step).
+void name_by_sorting(const planning& p, const std::vector<std::uint32_t>& level,
+                     const std::vector<std::uint32_t>& spawned_in, std::vector<std::uint32_t>& step) {
+  const std::vector<audit_record>& a = p.t.audit;
+  std::vector<std::uint32_t> named;
+  named.reserve(a.size());
+  for (std::uint32_t x = 0; x < a.size(); ++x)
+    if (a[x].parent != none) named.push_back(x);
+  std::sort(named.begin(), named.end(), [&](auto u, auto v) {
+    return std::tuple(spawned_in[u], level[u], a[u].step) < std::tuple(spawned_in[v], level[v], a[v].step);
+  });
+  for (std::size_t i = 0; i < named.size(); ++i) {
+    const std::uint32_t x = named[i];
+    if (i == 0 || spawned_in[named[i - 1]] != spawned_in[x] || level[named[i - 1]] != level[x]) {
+      step[x] = 0;
+    } else {
+      if (a[named[i - 1]].spawn_segment != a[x].spawn_segment) fail_two_origins();
+      step[x] = step[named[i - 1]] + 1;
+    }
+  }
+}
+
+// The same names without sorting, in O(tasks): the tasks a planned segment
+// spawns at one level were all spawned in one recorded segment at one level,
+// where tasks got their steps in spawn order; and in a recorded run, the
+// tasks at one level of a segment run one after the other (each spawning its
+// children before the next starts), so visiting every record in the order
+// its segment ran them, and its children by step, meets each group in
+// recorded-step order: ranks are counters. Returns false, leaving the work to
+// name_by_sorting, if some group is not met in increasing step order (a
+// recording that does not follow that rule).
+bool name_in_spawn_order(const planning& p, const std::vector<std::uint32_t>& level,
+                         const std::vector<std::uint32_t>& spawned_in, std::vector<std::uint32_t>& step) {
+  const std::vector<audit_record>& a = p.t.audit;
+  const auto n = static_cast<std::uint32_t>(a.size());
+  const std::size_t k = p.segs.size();
+  // One counter per (planned segment, level): slot offset[s] + level.
+  std::vector<std::uint32_t> offset(k + 1, 0);
+  for (std::uint32_t x = 0; x < n; ++x)
+    if (a[x].parent != none) offset[spawned_in[x] + 1] = std::max(offset[spawned_in[x] + 1], level[x] + 1);
+  std::partial_sum(offset.begin(), offset.end(), offset.begin());
+  std::vector<std::uint32_t> count(offset[k], 0), origin(offset[k], none), last(offset[k], 0);
+  for (std::uint32_t y = 0; y < n; ++y)  // the records of a recorded segment are in the order it ran them
+    for (const std::uint32_t c : p.f.children(y)) {
+      const std::uint32_t slot = offset[spawned_in[c]] + level[c];
+      if (origin[slot] == none) {
+        origin[slot] = a[c].spawn_segment;
+      } else if (origin[slot] != a[c].spawn_segment) {
+        fail_two_origins();
+      } else if (a[c].step <= last[slot]) {
+        return false;
+      }
+      last[slot] = a[c].step;
+      step[c] = count[slot]++;
+    }
+  return true;
+}
 
 tree write_plan(const planning& p, bool keep_audit) {
   const tree& t = p.t;
@@ -319,27 +399,12 @@ tree write_plan(const planning& p, bool keep_audit) {
   // Names: level relative to the spawning planned segment's root; step = rank
   // among that segment's spawns at that level, by recorded step.
   std::vector<std::uint32_t> level(n, 0), step(n, 0), spawned_in(n, none);
-  std::vector<std::uint32_t> named;
-  named.reserve(n);
   for (std::uint32_t x = 0; x < n; ++x) {
     if (a[x].parent == none) continue;
     spawned_in[x] = p.seg_of[a[x].parent];
     level[x] = f.depth[x] - f.depth[p.segs[spawned_in[x]].root];
-    named.push_back(x);
   }
-  std::sort(named.begin(), named.end(), [&](auto u, auto v) {
-    return std::tuple(spawned_in[u], level[u], a[u].step) < std::tuple(spawned_in[v], level[v], a[v].step);
-  });
-  for (std::size_t i = 0; i < named.size(); ++i) {
-    const std::uint32_t x = named[i];
-    if (i == 0 || spawned_in[named[i - 1]] != spawned_in[x] || level[named[i - 1]] != level[x]) {
-      step[x] = 0;
-    } else {
-      if (a[named[i - 1]].spawn_segment != a[x].spawn_segment)  // cannot happen: one origin per planned segment
-        fail("internal error: tasks of two recorded segments named in one planned segment");
-      step[x] = step[named[i - 1]] + 1;
-    }
-  }
+  if (!name_in_spawn_order(p, level, spawned_in, step)) name_by_sorting(p, level, spawned_in, step);
 
   // Planned segment tree and its pre-order (children by (level, step)).
   std::vector<std::uint32_t> parent(k, none), first(k + 1, 0), kids;

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "audit_log.hpp"
 #include "cws/detail/clock.hpp"
 #include "cws/error.hpp"
 
@@ -29,7 +29,11 @@ std::size_t vector_bytes(const std::vector<T>& v) noexcept {
 // ---------------------------------------------------------------- life cycle
 
 recorder::recorder(cws::runtime& rt)
-    : rt_(rt), audit_(rt.config().audit), buffers_(rt.workers()), window_(rt.config().history, rt.config().history_bytes) {
+    : rt_(rt),
+      audit_(rt.config().audit),
+      audit_log_(std::make_unique<audit_log>()),
+      buffers_(rt.workers()),
+      window_(rt.config().history, rt.config().history_bytes) {
   for (buffer& b : buffers_) b.segments.reserve(initial_segments);
   rt_.add_observer(*this);
 }
@@ -61,9 +65,8 @@ std::size_t recorder::merge_scratch::bytes() const noexcept {
 }
 
 std::size_t recorder::buffer_bytes() const noexcept {
-  std::size_t n = vector_bytes(buffers_) + scratch_.bytes() + spare_bytes(spare_steals_);
-  for (const buffer& b : buffers_)
-    n += vector_bytes(b.segments) + vector_bytes(b.paths) + vector_bytes(b.tasks) + vector_bytes(b.spawns);
+  std::size_t n = vector_bytes(buffers_) + scratch_.bytes() + spare_bytes(spare_steals_) + audit_log_->bytes();
+  for (const buffer& b : buffers_) n += vector_bytes(b.segments) + vector_bytes(b.paths);
   return n;
 }
 
@@ -75,11 +78,9 @@ void recorder::on_phase_begin(const cws::phase_info& info) {
   for (buffer& b : buffers_) {
     b.segments.clear();
     b.paths.clear();
-    b.tasks.clear();
-    b.spawns.clear();
-    b.running.clear();
     b.overflow = false;
   }
+  if (auditing_) audit_log_->begin_phase(static_cast<unsigned>(buffers_.size()));
   in_phase_ = true;
   current_schedule_ = info.schedule;
   phase_start_ns_ = now_ns();
@@ -130,37 +131,12 @@ void recorder::on_segment_end(unsigned worker, cws::segment_id seg, std::uint64_
   s.ended = true;
 }
 
-// Audit mode. A task runs from start to end on one worker, inside one segment,
-// and while a task at level L of segment S runs, no other task at level L of S
-// starts (its siblings wait in the deque below it; nested segments are other
-// segments). So the task "running at level L - 1 of S" when a task is spawned
-// at (S, L, s) is its parent.
+// Audit runs (audit_log.hpp), on the worker.
 void recorder::on_task_begin(unsigned worker, cws::segment_id seg, const cws::task_tag& tag) {
-  if (worker >= buffers_.size()) [[unlikely]]
-    return;
-  buffer& b = buffers_[worker];
-  const auto index = static_cast<std::uint32_t>(b.tasks.size());
-  b.tasks.push_back(raw_task{seg, tag});
-  const std::uint64_t seq = cws::segment_seq(seg);
-  const std::uint32_t level = tag.segment == seg ? tag.level : 0;  // a segment's root is at level 0
-  if (seq >= b.running.size()) b.running.resize(seq + 1);
-  std::vector<std::uint32_t>& running = b.running[seq];
-  if (level >= running.size()) running.resize(level + 1, no_parent);
-  running[level] = index;
+  audit_log_->on_task_begin(worker, seg, tag);
 }
 
-void recorder::on_spawn(unsigned worker, const cws::task_tag& tag) {
-  if (worker >= buffers_.size()) [[unlikely]]
-    return;
-  buffer& b = buffers_[worker];
-  const std::uint64_t seq = cws::segment_seq(tag.segment);
-  std::uint32_t parent = no_parent;
-  if (cws::segment_worker(tag.segment) == worker && seq < b.running.size() && tag.level >= 1 &&
-      tag.level - 1 < b.running[seq].size())
-    parent = b.running[seq][tag.level - 1];
-  if (parent == no_parent) b.overflow = true;
-  b.spawns.push_back(raw_spawn{tag, parent});
-}
+void recorder::on_spawn(unsigned worker, const cws::task_tag& tag) { audit_log_->on_spawn(worker, tag); }
 
 void recorder::on_phase_end(const cws::phase_stats& stats) {
   if (!in_phase_) return;
@@ -343,60 +319,9 @@ void recorder::merge(unsigned workers, tree& t) {
 // The audit records of every worker (grouped by worker, in start order),
 // with their parent links. Returns true when an event could not be placed.
 bool recorder::merge_audit(tree& t, unsigned workers,
-                           const std::function<std::uint32_t(cws::segment_id)>& segment_index) const {
-  bool damaged = false;
-  std::size_t total = 0;
-  for (unsigned w = 0; w < workers; ++w) total += buffers_[w].tasks.size();
-  t.audit.reserve(total);
-  // Index in t.audit of every worker's i-th task (no_parent if dropped).
-  std::vector<std::vector<std::uint32_t>> index_of(workers);
-  for (unsigned w = 0; w < workers; ++w) {
-    index_of[w].reserve(buffers_[w].tasks.size());
-    for (const raw_task& rt : buffers_[w].tasks) {
-      const std::uint32_t exec = segment_index(rt.segment);
-      const std::uint32_t spawn = segment_index(rt.tag.segment);
-      if (exec == no_parent || (spawn == no_parent && rt.tag.segment != cws::no_segment)) {
-        damaged = true;
-        index_of[w].push_back(no_parent);
-        continue;
-      }
-      index_of[w].push_back(static_cast<std::uint32_t>(t.audit.size()));
-      t.audit.push_back(audit_record{exec, spawn, rt.tag.level, rt.tag.step, w, no_parent});
-    }
-  }
-  // Parent of each spawned task, by its tag.
-  struct tag_hash {
-    std::size_t operator()(const cws::task_tag& g) const noexcept {
-      std::uint64_t h = g.segment * 0x9e3779b97f4a7c15ull;
-      h ^= (std::uint64_t{g.level} << 32 | g.step) + (h << 6) + (h >> 2);
-      return static_cast<std::size_t>(h ^ (h >> 31));
-    }
-  };
-  std::unordered_map<cws::task_tag, std::uint32_t, tag_hash> parent_of;
-  parent_of.reserve(total);
-  for (unsigned w = 0; w < workers; ++w)
-    for (const raw_spawn& sp : buffers_[w].spawns) {
-      const std::uint32_t p = sp.parent < index_of[w].size() ? index_of[w][sp.parent] : no_parent;
-      if (p == no_parent)
-        damaged = true;
-      else
-        parent_of.emplace(sp.tag, p);
-    }
-  std::size_t a = 0;
-  for (unsigned w = 0; w < workers; ++w)
-    for (std::size_t i = 0; i < buffers_[w].tasks.size(); ++i) {
-      if (index_of[w][i] == no_parent) continue;
-      const cws::task_tag& tag = buffers_[w].tasks[i].tag;
-      if (tag.segment != cws::no_segment) {
-        auto it = parent_of.find(tag);
-        if (it == parent_of.end())
-          damaged = true;
-        else
-          t.audit[a].parent = it->second;
-      }
-      ++a;
-    }
-  return damaged;
+                           const std::function<std::uint32_t(cws::segment_id)>& segment_index) {
+  return audit_log_->merge(
+      t.audit, workers, [this](unsigned w) { return buffers_[w].segments.size(); }, segment_index);
 }
 
 void register_recorder() {

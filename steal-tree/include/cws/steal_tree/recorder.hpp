@@ -16,8 +16,11 @@
 // phase): each worker appends to its own cache-line separated buffer, without
 // locks or atomics, and the buffers are merged on the calling thread when the
 // phase ends. Nothing is recorded per task unless runtime_config::audit is set
-// (CWS_AUDIT=1); then every executed task adds one audit_record (tests and
-// small runs only).
+// (CWS_AUDIT=1) or audit_next_phase() asked for one run; then every executed
+// task adds one audit_record, for about 10 % more time than a normal run
+// (cws-micro-bench uts_phase, 1.2 M small tasks): a few bytes per task and
+// per spawn in the worker's own log, parent links known as the tasks start,
+// and after the phase a linear pass without hashing (src/audit_log.hpp).
 //
 // Layout of a recorded tree (see tree.hpp for the fields):
 //   * segments are in pre-order of the steal tree: segments[0] is the root
@@ -46,9 +49,10 @@
 // run; older runs are dropped (runtime::trace_to streams every run to a file).
 // Once the window is full, a new run reuses the storage of the run it evicts
 // and the per-worker buffers and merge scratch persist, so recording a phase
-// allocates nothing in steady state (audit mode excepted: its merge builds a
-// hash map per phase; and runs dropped for the byte bound free their storage,
-// so past the bound each new run allocates its own).
+// allocates nothing in steady state (audit runs too, once their logs and the
+// evicted run's audit records have the phase's size; but runs dropped for
+// the byte bound free their storage, so past the bound each new run
+// allocates its own).
 //
 // Threading: phases(), latest() and clear() may be called between phases
 // only (from the thread that runs them), like everything else on the runtime.
@@ -70,6 +74,8 @@
 #include "cws/steal_tree/tree_storage.hpp"
 
 namespace cws::steal_tree {
+
+class audit_log;
 
 // Name under which the recorder is registered (runtime::extension(name)).
 inline constexpr std::string_view extension_name = "steal_tree";
@@ -135,25 +141,11 @@ class recorder final : public cws::observer, public cws::runtime_extension {
     std::uint32_t path = no_path;  // its root's pedigree: root.level entries of its worker's buffer::paths
     bool ended = false;
   };
-  // Audit mode only.
-  struct raw_task {
-    cws::segment_id segment;  // executing segment
-    cws::task_tag tag;
-  };
-  struct raw_spawn {
-    cws::task_tag tag;     // the spawned task
-    std::uint32_t parent;  // the spawning task: index into the same worker's `tasks`
-  };
   // One per worker, written only by that worker during a phase.
   struct alignas(64) buffer {
     std::vector<raw_segment> segments;  // indexed by the segment's sequence number
     std::vector<std::uint32_t> paths;   // the segments' pedigrees, concatenated
     bool overflow = false;              // an event that did not fit the core's contract
-    // Audit mode only: executed tasks in start order, spawns, and per open
-    // segment (by sequence number) the task running at each level.
-    std::vector<raw_task> tasks;
-    std::vector<raw_spawn> spawns;
-    std::vector<std::vector<std::uint32_t>> running;
   };
 
   // Index arrays of merge(), kept between phases so that merging reuses them.
@@ -166,12 +158,14 @@ class recorder final : public cws::observer, public cws::runtime_extension {
   // Builds the phase's tree into `t`, overwriting it in place (t is usually an
   // evicted record's tree: its vectors keep their capacity).
   void merge(unsigned workers, tree& t);
-  bool merge_audit(tree& t, unsigned workers, const std::function<std::uint32_t(cws::segment_id)>& segment_index) const;
+  // Audit runs: t.audit from the audit log. Returns true when an event could not be placed.
+  bool merge_audit(tree& t, unsigned workers, const std::function<std::uint32_t(cws::segment_id)>& segment_index);
 
   cws::runtime& rt_;
   const bool audit_;
   bool audit_next_ = false;  // audit_next_phase(), until that phase begins
   bool auditing_ = false;    // this phase records audit records
+  std::unique_ptr<audit_log> audit_log_;  // per-task events of audit runs (src/audit_log.hpp)
   std::vector<buffer> buffers_;
   std::uint64_t phase_start_ns_ = 0;
   bool in_phase_ = false;
