@@ -85,7 +85,7 @@ void put_cws_figures(cws_apps::json& entry, const cws_apps::locality_tally& loca
       sum.hinted() ? json(static_cast<double>(sum.het_inlined) / static_cast<double>(sum.hinted())) : json(nullptr);
   cws_apps::put_locality(entry, loc, "local_share");
   const cws_apps::locality_summary init_loc = locality.summarize(init.schedule->name(), init.first, init.end);
-  entry["init_local_share"] = init_loc.reported ? json(init_loc.mean_share) : json(nullptr);
+  entry["init_local_share"] = cws_apps::share_or_null(init_loc);
 
   bool converged = true;
   for (const measured_runs& k : kernel) {

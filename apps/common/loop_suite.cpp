@@ -99,9 +99,7 @@ void loop_suite::add_cws(const std::string& p, const std::string& suffix, cws::n
 
 json loop_suite::params(json own) const {
   own["iters"] = opt_.common.iters;
-  own["runs"] = opt_.common.plan.runs;
-  own["warmup"] = opt_.common.plan.warmup;
-  own["order"] = to_string(opt_.common.plan.order);
+  own.update(plan_params(opt_.common.plan));
   own["policies"] = policies_;
   own["follow_init"] = opt_.follow_init;
   own["evolve_init"] = opt_.evolve_init;

@@ -1,7 +1,7 @@
 // cws-fib: the spawn-overhead benchmark. fib(n) with one spawn per call and no
 // cutoff, so nearly all the time is task creation, sync and stealing. Compared
 // with a TBB task_group of the same shape and with the serial recursion
-// (fib/recursions.hpp); the variants are measured and reported by
+// (common/spawning_fib.hpp); the variants are measured and reported by
 // fib/variants.hpp, and every evaluation must give fib(n).
 
 #include <fmt/format.h>

@@ -14,14 +14,15 @@
 namespace {
 
 std::vector<std::string> notes(const std::string& page_homes) {
-  return {"ms/step: median over runs of the mean time of one step k (one phase), the wall clock around the call "
-          "(rt.run, tbb::parallel_for, the OpenMP region); init: one init phase; GB/s: the matrix read and written "
-          "once per step; 'vs' columns are time ratios (lower is better);",
-          "desig .. div: means over the measured steps: steals designated, extra, taken back, schedule distance to "
-          "the previous step, share replayed, diverged;",
-          fmt::format("local %: mean share of declared bytes on a page homed on the toucher's node (page homes: {}); "
-                      "last %: the last step; moved / reloc ms: evolve's relocalizations, inside ms/step",
-                      page_homes)};
+  return {
+      "ms/step: median over runs of the mean time of one step k (one phase), the wall clock around the call "
+      "(rt.run, tbb::parallel_for, the OpenMP region); init: one init phase; GB/s: the matrix read and written "
+      "once per step; 'vs' columns are time ratios (lower is better);",
+      "desig .. div: means over the measured steps: steals designated, extra, taken back, schedule distance to "
+      "the previous step, share replayed, diverged;",
+      fmt::format("local %: mean share of declared bytes on a page homed on the toucher's node (page homes: {}); "
+                  "last %: the last step; moved / reloc ms: evolve's relocalizations, inside ms/step",
+                  page_homes)};
 }
 
 }  // namespace
@@ -34,8 +35,9 @@ int main(int argc, char** argv) {
   bool full = false;
   const std::size_t most = 46340;  // i*j of the init must fit an int, as in PolyBench
   cws_apps::add_bounded_option(app, "--size", n, "Vertices n (an n x n matrix of int distances)", std::size_t{1}, most);
-  cws_apps::add_bounded_option(app, "--tile-rows", tile_rows, "Rows per tile (0: n / (16 x workers))", 0ul, most);
-  cws_apps::add_bounded_option(app, "--tile-cols", tile_cols, "Columns per tile (0: n / 2)", 0ul, most);
+  cws_apps::add_bounded_option(app, "--tile-rows", tile_rows, "Rows per tile (0: n / (16 x workers))", std::size_t{},
+                               most);
+  cws_apps::add_bounded_option(app, "--tile-cols", tile_cols, "Columns per tile (0: n / 2)", std::size_t{}, most);
   app.add_flag("--full", full, "All n steps (the whole algorithm) instead of --iters");
   cws_apps::add_suite_options(
       app, opt,

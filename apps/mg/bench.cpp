@@ -69,24 +69,22 @@ void bench::add_cws(std::vector<variant>& list, const std::string& p, std::optio
 json bench::params() const {
   std::vector<std::string> strategy_list;
   for (strategy st : strategies_) strategy_list.emplace_back(to_string(st));
-  return {{"class", std::string(1, cls_.name)},
-          {"size", cls_.size()},
-          {"nit", cls_.iterations},
-          {"levels", lt_},
-          {"verify_value", cls_.verify_value},
-          {"epsilon", mg::verify_epsilon},
-          {"bytes_per_variant", mg::hierarchy::bytes_for(lt_)},
-          {"block_planes", s_.block},
-          {"serial_below", s_.serial_below},
-          {"parallel_levels", level_table_},
-          {"iters", opt_.iters},
-          {"runs", opt_.plan.runs},
-          {"warmup", opt_.plan.warmup},
-          {"order", cws_apps::to_string(opt_.plan.order)},
-          {"policies", policies_},
-          {"schedules", strategy_list},
-          {"evolve_init", s_.evolve_init},
-          {"page_homes", env_.rt().page_homes().name()}};
+  return cws_apps::with_plan_params({{"class", std::string(1, cls_.name)},
+                                     {"size", cls_.size()},
+                                     {"nit", cls_.iterations},
+                                     {"levels", lt_},
+                                     {"verify_value", cls_.verify_value},
+                                     {"epsilon", mg::verify_epsilon},
+                                     {"bytes_per_variant", mg::hierarchy::bytes_for(lt_)},
+                                     {"block_planes", s_.block},
+                                     {"serial_below", s_.serial_below},
+                                     {"parallel_levels", level_table_},
+                                     {"iters", opt_.iters}},
+                                    opt_.plan,
+                                    {{"policies", policies_},
+                                     {"schedules", strategy_list},
+                                     {"evolve_init", s_.evolve_init},
+                                     {"page_homes", env_.rt().page_homes().name()}});
 }
 
 int bench::run(const std::string& program, const verify_fn& verify, std::function<std::string()> ok_note) {
