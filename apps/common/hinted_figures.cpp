@@ -4,27 +4,9 @@
 
 namespace pufferfish {
 
-void phase_counts::add(const cws::worker_stats& w) noexcept {
-  tasks += w.tasks;
-  steals += w.steals;
-  hinted_leaf += w.hinted_leaf;
-  hinted_node += w.hinted_node;
-  hinted_root += w.hinted_root;
-  het_inlined += w.het_inlined;
-  place_steals += w.place_steals;
-  reclaimed += w.reclaimed;
-}
-
 phase_counts& phase_counts::operator+=(const phase_counts& o) noexcept {
   phases += o.phases;
-  tasks += o.tasks;
-  steals += o.steals;
-  hinted_leaf += o.hinted_leaf;
-  hinted_node += o.hinted_node;
-  hinted_root += o.hinted_root;
-  het_inlined += o.het_inlined;
-  place_steals += o.place_steals;
-  reclaimed += o.reclaimed;
+  cws_apps::add_counts(work, o.work);
   return *this;
 }
 
@@ -38,7 +20,7 @@ counter_tally::~counter_tally() {
 void counter_tally::on_phase_end(const cws::phase_stats& stats) {
   phase_counts c;
   c.phases = 1;
-  for (const cws::worker_stats& w : stats.per_worker) c.add(w);
+  cws_apps::add_counts(c.work, stats);
   log_[stats.phase.schedule].push_back({stats.phase.iteration, c});
 }
 
@@ -73,16 +55,9 @@ void put_cws_figures(cws_apps::json& entry, const cws_apps::locality_tally& loca
   entry["follows"] = follows;
   entry["phases"] = sum.phases;
   const double phases = sum.phases ? static_cast<double>(sum.phases) : 1.0;
-  entry["tasks_per_phase"] = static_cast<double>(sum.tasks) / phases;
-  entry["steals_per_phase"] = static_cast<double>(sum.steals) / phases;
-  entry["hinted_leaf"] = sum.hinted_leaf;
-  entry["hinted_node"] = sum.hinted_node;
-  entry["hinted_root"] = sum.hinted_root;
-  entry["het_inlined"] = sum.het_inlined;
-  entry["place_steals"] = sum.place_steals;
-  entry["reclaimed"] = sum.reclaimed;
-  entry["het_share"] =
-      sum.hinted() ? json(static_cast<double>(sum.het_inlined) / static_cast<double>(sum.hinted())) : json(nullptr);
+  entry["tasks_per_phase"] = static_cast<double>(sum.work.tasks) / phases;
+  entry["steals_per_phase"] = static_cast<double>(sum.work.steals) / phases;
+  cws_apps::put_hinted_counts(entry, sum.work, [](std::uint64_t total) { return total; });
   cws_apps::put_locality(entry, loc, "local_share");
   const cws_apps::locality_summary init_loc = locality.summarize(init.schedule->name(), init.first, init.end);
   entry["init_local_share"] = cws_apps::share_or_null(init_loc);

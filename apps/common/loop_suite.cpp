@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace cws_apps {
@@ -51,6 +52,17 @@ std::vector<column> standard_columns(const table_words& w) {
                      {"reloc ms", "relocalization_s", 1e3, 2},
                      {"ok", "verified"}});
   return c;
+}
+
+std::size_t block_rows(std::size_t asked, std::size_t rows, unsigned workers) {
+  return asked == 0 ? std::max<std::size_t>(1, rows / (16 * std::size_t{workers})) : std::min(asked, rows);
+}
+
+std::string locality_note(const std::string& page_homes, const std::string& last_phase, const std::string& time_title) {
+  return fmt::format(
+      "local %: mean share of declared bytes on a page homed on the toucher's node (page homes: {}); last %: the "
+      "last {}; moved / reloc ms: evolve's relocalizations, inside {}",
+      page_homes, last_phase, time_title);
 }
 
 loop_suite::loop_suite(bench_env& env, const suite_options& o, suite_spec spec)

@@ -25,6 +25,11 @@ json with_plan_params(json before, const run_plan& plan, const json& after) {
   return before;
 }
 
+void put_check(json& entry, std::vector<std::string>& wrong, const std::string& mismatch) {
+  if (!mismatch.empty()) wrong.push_back(mismatch);
+  entry["verified"] = mismatch.empty();
+}
+
 int report_failures(const std::string& app_name, const std::vector<std::string>& wrong, const std::string& more) {
   if (wrong.empty()) return 0;
   const std::string others = wrong.size() > 1 ? fmt::format(" (and {} more{})", wrong.size() - 1, more) : "";

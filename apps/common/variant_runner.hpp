@@ -61,6 +61,10 @@ struct variant_hooks {
   std::function<void(Variant&, const phase_timer&, json& entry, std::vector<std::string>& wrong)> finish;
 };
 
+// entry["verified"]: whether `mismatch` is empty (the check passed); a
+// mismatch also goes on `wrong`.
+void put_check(json& entry, std::vector<std::string>& wrong, const std::string& mismatch);
+
 // No failures: 0. Otherwise one line on stderr, "<app>: error: <first
 // failure>" followed by " (and N more<more>)" when there are N others, and 1.
 int report_failures(const std::string& app_name, const std::vector<std::string>& wrong, const std::string& more = "");

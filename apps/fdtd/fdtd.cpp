@@ -12,22 +12,6 @@
 #include "fdtd/field_phases.hpp"
 #include "fdtd/reference.hpp"
 
-namespace {
-
-std::vector<std::string> notes(const std::string& page_homes) {
-  return {
-      "ms/step: median over runs of the mean time of one time step, the wall clock around the calls of its two "
-      "phases (rt.run, tbb::parallel_for, the OpenMP region); e ms / h ms: each phase alone; GB/s: 9 field "
-      "transfers per step (e: ey, ex, hz read, ey, ex written; h: ex, ey, hz read, hz written);",
-      "desig/ph .. div: means over the measured e and h phases: steals designated, extra, schedule distance to "
-      "the phase's previous run, share replayed, diverged; 'vs' columns are time ratios (lower is better);",
-      fmt::format("local %: mean share of declared bytes on a page homed on the toucher's node (page homes: {}); "
-                  "last %: the last h phase; moved / reloc ms: evolve's relocalizations, inside ms/step",
-                  page_homes)};
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   CLI::App app{"PolyBench fdtd-2d (SC14): cws under each policy vs TBB vs OpenMP static", "cws-fdtd"};
   cws_apps::suite_options opt;
@@ -50,8 +34,7 @@ int main(int argc, char** argv) {
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
     cws_apps::bench_env env(opt.common);
-    if (block == 0) block = std::max<std::size_t>(1, nx / (16 * std::size_t{env.workers()}));
-    block = std::min(block, nx);
+    block = cws_apps::block_rows(block, nx, env.workers());
     const std::size_t blocks = (nx + block - 1) / block, cells = nx * ny;
     cws_apps::suite_spec spec{.app = "fdtd",
                               .phases = {"init", "e", "h"},
@@ -100,6 +83,11 @@ int main(int argc, char** argv) {
         cws_apps::standard_columns({.per = "ph",
                                     .split = {{"e ms", "e_median_s", 1e3, 3}, {"h ms", "h_median_s", 1e3, 3}},
                                     .taken_back = false}),
-        notes(homes));
+        {"ms/step: median over runs of the mean time of one time step, the wall clock around the calls of its two "
+         "phases (rt.run, tbb::parallel_for, the OpenMP region); e ms / h ms: each phase alone; GB/s: 9 field "
+         "transfers per step (e: ey, ex, hz read, ey, ex written; h: ex, ey, hz read, hz written);",
+         "desig/ph .. div: means over the measured e and h phases: steals designated, extra, schedule distance to "
+         "the phase's previous run, share replayed, diverged; 'vs' columns are time ratios (lower is better);",
+         cws_apps::locality_note(homes, "h phase", "ms/step")});
   });
 }
