@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/table_columns.hpp"
+
 namespace pufferfish {
 
 phase_counts& phase_counts::operator+=(const phase_counts& o) noexcept {
@@ -74,22 +76,20 @@ void put_cws_figures(cws_apps::json& entry, const cws_apps::locality_tally& loca
 }
 
 std::vector<cws_apps::column> table_columns(const std::string& time_title) {
-  return {{"variant", "variant"},
-          {time_title, "median_s", 1e3, 3},
-          {"min ms", "min_s", 1e3, 3},
-          {"init ms", "init_median_s", 1e3, 2},
-          {"vs serial", "ratio_vs_serial", 1, 2},
-          {"vs random-ft", "ratio_vs_random_ft", 1, 2},
-          {"vs hinted", "ratio_vs_hinted", 1, 2},
-          {"tasks/ph", "tasks_per_phase", 1, 0},
-          {"leaf", "hinted_leaf"},
-          {"node", "hinted_node"},
-          {"root", "hinted_root"},
-          {"het %", "het_share", 100, 1},
-          {"local %", "local_share", 100, 1},
-          {"last %", "local_share_last", 100, 1},
-          {"moved", "pages_moved"},
-          {"ok", "verified"}};
+  std::vector<cws_apps::column> c = cws_apps::time_columns(time_title, 3);
+  c.insert(c.end(), {{"init ms", "init_median_s", 1e3, 2},
+                     {"vs serial", "ratio_vs_serial", 1, 2},
+                     {"vs random-ft", "ratio_vs_random_ft", 1, 2},
+                     {"vs hinted", "ratio_vs_hinted", 1, 2},
+                     {"tasks/ph", "tasks_per_phase", 1, 0},
+                     {"leaf", "hinted_leaf"},
+                     {"node", "hinted_node"},
+                     {"root", "hinted_root"},
+                     {"het %", "het_share", 100, 1}});
+  const std::vector<cws_apps::column> locality = cws_apps::locality_columns();
+  c.insert(c.end(), locality.begin(), locality.end());
+  c.push_back({"ok", "verified"});
+  return c;
 }
 
 const std::vector<cws_apps::ratio_spec>& ratios() {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "common/table_columns.hpp"
+
 namespace cws_apps {
 
 void add_suite_options(CLI::App& app, suite_options& o, const std::string& follow_help, const std::string& footprint,
@@ -43,14 +45,12 @@ std::vector<column> standard_columns(const table_words& w) {
                      {"extra/" + w.per, "extra_steals_per_iter", 1, 1}});
   if (w.taken_back) c.push_back({"back/" + w.per, "taken_back_per_iter", 1, 1});
   if (w.waiting) c.push_back({"wait ms/" + w.per, "waiting_s_per_iter", 1e3, 2});
-  c.insert(c.end(), {{"dist %", "mean_distance", 100, 1},
-                     {"replayed %", "replayed_share", 100, 0},
-                     {"div", "diverged_iterations"},
-                     {"local %", "local_share", 100, 1},
-                     {"last %", "local_share_last", 100, 1},
-                     {"moved", "pages_moved"},
-                     {"reloc ms", "relocalization_s", 1e3, 2},
-                     {"ok", "verified"}});
+  c.insert(
+      c.end(),
+      {{"dist %", "mean_distance", 100, 1}, {"replayed %", "replayed_share", 100, 0}, {"div", "diverged_iterations"}});
+  const std::vector<column> locality = locality_columns();
+  c.insert(c.end(), locality.begin(), locality.end());
+  c.insert(c.end(), {{"reloc ms", "relocalization_s", 1e3, 2}, {"ok", "verified"}});
   return c;
 }
 
