@@ -79,6 +79,17 @@ inline void expect_usage_error(const run_result& r) {
   EXPECT_EQ(r.out, "") << r.dump();
 }
 
+// The cell values (cws-sor) and input pixels (cws-srad) the apps' READMEs
+// specify: splitmix64's finaliser of (i << 32) ^ j, its top 24 bits k,
+// (k + 0.5) / 2^24.
+inline float unit_value(std::uint64_t i, std::uint64_t j) {
+  std::uint64_t x = ((i << 32) ^ j) + 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return (static_cast<float>(x >> 40) + 0.5f) * 0x1p-24f;
+}
+
 // The variants of the hinted stencil apps (cws-sor, cws-srad), in document order.
 inline const std::vector<std::string> hinted_stencil_variants = {
     "serial",     "cws-hinted",        "cws-hinted-hpt", "cws-random-ft", "cws-random-il",

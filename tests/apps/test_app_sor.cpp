@@ -40,16 +40,6 @@ std::size_t two_way_tasks(std::size_t len, std::size_t tile) {
   return len <= tile ? 1 : 1 + four_way_tasks(len / 2, tile) + two_way_tasks(len - len / 2, tile);
 }
 
-// The cell values the app's README specifies: splitmix64's finaliser of
-// (i << 32) ^ j, its top 24 bits k, (k + 0.5) / 2^24.
-float unit_value(std::uint64_t i, std::uint64_t j) {
-  std::uint64_t x = ((i << 32) ^ j) + 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return (static_cast<float>(x >> 40) + 0.5f) * 0x1p-24f;
-}
-
 // Red-black SOR written out whole-grid, as a textbook would: the checksum
 // the app's serial program must reach.
 double textbook_sor_checksum(std::size_t n, unsigned sweeps) {

@@ -22,16 +22,6 @@ using strings = std::vector<std::string>;
 
 json srad_json(strings args, const env_list& env = {}) { return json_of(CWS_APP_SRAD, std::move(args), env); }
 
-// The input pixels the app's README specifies: splitmix64's finaliser of
-// (i << 32) ^ j, its top 24 bits k, (k + 0.5) / 2^24.
-float unit_value(std::uint64_t i, std::uint64_t j) {
-  std::uint64_t x = ((i << 32) ^ j) + 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return (static_cast<float>(x >> 40) + 0.5f) * 0x1p-24f;
-}
-
 // Rodinia's SRAD v1 written out whole-image with clamped neighbour tables, in
 // float, the region statistics in double: the checksum of J the app's serial
 // program must reach.
