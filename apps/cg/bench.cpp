@@ -41,8 +41,6 @@ std::size_t default_block_rows(char cls) {
 
 bool is_follower(kernel k) { return k != kernel::init && k != kernel::spmv; }
 
-json share_or_null(bool reported, double share) { return reported ? json(share) : json(nullptr); }
-
 }  // namespace
 
 void keep_spmv_history(cws::runtime_config& cfg, int iters, const cws_apps::run_plan& plan) {
@@ -95,27 +93,25 @@ void bench::add_cws(std::vector<variant>& list, const std::string& p, const std:
 
 json bench::params() const {
   const std::optional<double> zeta_ref = cg::reference_zeta(cls_, iters_);
-  return {{"class", std::string(1, cls_.name)},
-          {"na", cls_.na},
-          {"nonzer", cls_.nonzer},
-          {"niter", cls_.niter},
-          {"iters", iters_},
-          {"shift", cls_.shift},
-          {"nnz", matrix_.nnz()},
-          {"block_rows", s_.block},
-          {"blocks", blocks_},
-          {"phases_per_iter", 4 * cg::cg_steps + 4},
-          {"operations_per_iter", cg::operations(cls_, 1)},
-          {"zeta_ref", zeta_ref ? json(*zeta_ref) : json(nullptr)},
-          {"zeta_tolerance", cg::zeta_tolerance},
-          {"runs", opt_.plan.runs},
-          {"warmup", opt_.plan.warmup},
-          {"order", cws_apps::to_string(opt_.plan.order)},
-          {"policies", policies_},
-          {"init", s_.init},
-          {"follow_spmv", s_.follow_spmv},
-          {"evolve_init", s_.evolve_init},
-          {"page_homes", env_.rt().page_homes().name()}};
+  return cws_apps::with_plan_params({{"class", std::string(1, cls_.name)},
+                                     {"na", cls_.na},
+                                     {"nonzer", cls_.nonzer},
+                                     {"niter", cls_.niter},
+                                     {"iters", iters_},
+                                     {"shift", cls_.shift},
+                                     {"nnz", matrix_.nnz()},
+                                     {"block_rows", s_.block},
+                                     {"blocks", blocks_},
+                                     {"phases_per_iter", 4 * cg::cg_steps + 4},
+                                     {"operations_per_iter", cg::operations(cls_, 1)},
+                                     {"zeta_ref", zeta_ref ? json(*zeta_ref) : json(nullptr)},
+                                     {"zeta_tolerance", cg::zeta_tolerance}},
+                                    opt_.plan,
+                                    {{"policies", policies_},
+                                     {"init", s_.init},
+                                     {"follow_spmv", s_.follow_spmv},
+                                     {"evolve_init", s_.evolve_init},
+                                     {"page_homes", env_.rt().page_homes().name()}});
 }
 
 int bench::run(const std::string& program, const verify_fn& verify) {
@@ -200,8 +196,8 @@ void bench::put_cws_figures(const variant& v, json& e) {
   cws_apps::locality_summary all;
   for (const auto& [k, per] : timed_kernels) {
     const cws_apps::locality_summary s = measured(v, k, per);
-    per_kernel[cg::kernel_name(k)] = {{"local_share", share_or_null(s.reported, s.mean_share)},
-                                      {"local_share_last", share_or_null(s.reported, s.last_share)},
+    per_kernel[cg::kernel_name(k)] = {{"local_share", cws_apps::share_or_null(s)},
+                                      {"local_share_last", cws_apps::if_reported(s, s.last_share)},
                                       {"pages_moved", s.pages_moved},
                                       {"relocalization_s", s.relocalization_s}};
     all = cws_apps::merged(all, s);
@@ -209,7 +205,7 @@ void bench::put_cws_figures(const variant& v, json& e) {
   const auto init_sum = tally_.summarize(v.schedules[cg::index(kernel::init)]->name(), 0, 1);
   e["kernels_locality"] = per_kernel;
   e["all_local_bytes_share"] = all.touched_bytes ? json(all.byte_share()) : json(nullptr);
-  e["init_local_share"] = share_or_null(init_sum.reported, init_sum.mean_share);
+  e["init_local_share"] = cws_apps::share_or_null(init_sum);
   e["relocalizations"] = all.relocalizations + init_sum.relocalizations;
   e["pages_moved"] = all.pages_moved + init_sum.pages_moved;
   e["pages_failed"] = all.pages_failed + init_sum.pages_failed;

@@ -21,6 +21,7 @@
 #include <optional>
 
 #include "cg/bench.hpp"
+#include "common/bounded_option.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"NAS CG (NPB 3.x, SC14): cws under each policy vs TBB vs OpenMP static", "cws-cg"};
@@ -28,20 +29,18 @@ int main(int argc, char** argv) {
   opt.iters = 0;  // the class's niter
   std::string class_name = "W";
   cg_app::settings s;
-  app.add_option("--class", class_name, "NPB problem class: S, W, A, B or C")
-      ->check(CLI::IsMember({"S", "W", "A", "B", "C"}))
-      ->capture_default_str();
-  app.add_option("--block", s.block,
-                 "Rows per row block, the leaf of every loop (0: by class, S 32, W and A 128, B and C 1024; the same "
-                 "for every worker count, so that zeta is bitwise the same on any number of workers)")
-      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 24))
-      ->capture_default_str();
-  app.add_option("--init", s.init,
-                 "How the untimed init phase copies the matrix into a variant's arrays (their first touch): serial "
-                 "(one task on worker 0, as NPB's serial makea: every page starts on one node) or blocks (a loop "
-                 "over the row blocks under the variant's init policy)")
-      ->check(CLI::IsMember({"serial", "blocks"}))
-      ->capture_default_str();
+  cws_apps::add_checked_option(app, "--class", class_name, "NPB problem class: S, W, A, B or C",
+                               CLI::IsMember({"S", "W", "A", "B", "C"}));
+  cws_apps::add_bounded_option(app, "--block", s.block,
+                               "Rows per row block, the leaf of every loop (0: by class, S 32, W and A 128, B and C "
+                               "1024; the same for every worker count, so that zeta is bitwise the same on any number "
+                               "of workers)",
+                               std::size_t{0}, std::size_t{1} << 24);
+  cws_apps::add_checked_option(app, "--init", s.init,
+                               "How the untimed init phase copies the matrix into a variant's arrays (their first "
+                               "touch): serial (one task on worker 0, as NPB's serial makea: every page starts on one "
+                               "node) or blocks (a loop over the row blocks under the variant's init policy)",
+                               CLI::IsMember({"serial", "blocks"}));
   app.add_flag("--follow-spmv", s.follow_spmv,
                "Under replaying policies, every vector kernel replays the spmv schedule's template (schedule::follow) "
                "instead of its own; without it, evolve gets an extra variant cws-evolve-follow that does");

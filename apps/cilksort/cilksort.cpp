@@ -36,20 +36,18 @@ int main(int argc, char** argv) {
   app.add_flag("--vary-input", p.vary_input,
                "A new input (seed + sort number) for every sort instead of the same one, so a replayed template "
                "meets a different tree");
-  app.add_option("--quick-size", p.quick_size,
-                 "Ranges shorter than this are sorted serially (std::sort); PufferFish: 1024")
-      ->check(CLI::Range(std::size_t{4}, std::size_t{1} << 34))
-      ->capture_default_str();
-  app.add_option("--merge-size", p.merge_size,
-                 "Merges whose shorter run is shorter than this are serial (std::merge); PufferFish: 1024")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 34))
-      ->capture_default_str();
-  app.add_option("--merge-hints", p.hints_name,
-                 "Hints of a merge task: pieces (its two input runs and its output range, three hints whose pages "
-                 "find_place counts per node) or envelope (one range from the lowest to the highest input index, as "
-                 "the PufferFish port)")
-      ->check(CLI::IsMember({"pieces", "envelope"}))
-      ->capture_default_str();
+  cws_apps::add_bounded_option(app, "--quick-size", p.quick_size,
+                               "Ranges shorter than this are sorted serially (std::sort); PufferFish: 1024",
+                               std::size_t{4}, std::size_t{1} << 34);
+  cws_apps::add_bounded_option(
+      app, "--merge-size", p.merge_size,
+      "Merges whose shorter run is shorter than this are serial (std::merge); PufferFish: 1024", std::size_t{1},
+      std::size_t{1} << 34);
+  cws_apps::add_checked_option(app, "--merge-hints", p.hints_name,
+                               "Hints of a merge task: pieces (its two input runs and its output range, three hints "
+                               "whose pages find_place counts per node) or envelope (one range from the lowest to the "
+                               "highest input index, as the PufferFish port)",
+                               CLI::IsMember({"pieces", "envelope"}));
   cws_apps::add_variants_option(app, chosen, "Comma-separated variants to run (default: all)", false);
   app.add_flag("--corrupt-output", p.corrupt_output,
                "Test only: damage every sorted output before it is checked (the run must then fail, exit 1)");
@@ -80,18 +78,19 @@ int main(int argc, char** argv) {
     cws_apps::report out("cilksort", env, cilksort::params(p, opt, variants, expected.of(p.input), env.rt()));
     std::vector<cilksort::sort_lines> line_blocks;  // of the cws variants
     cws_apps::variant_runner runner(env, opt, out, app.get_name());
-    runner.measure(variants, {
-        .prepare = [&](cilksort::variant& v) { cilksort::prepare(v, env, p); },
-        .one_run = [&](cilksort::variant& v, cws_apps::phase_timer& t) { cilksort::one_run(v, env, p, expected, t); },
-        .finish =
-            [&](cilksort::variant& v, const cws_apps::phase_timer& t, cws_apps::json& e,
-                std::vector<std::string>& wrong) {
-              cilksort::put_entry(e, v, t);
-              if (!v.failure.empty()) wrong.push_back(v.name + ": " + v.failure);  // checked by one_run
-              if (v.is_cws())
-                line_blocks.push_back(cilksort::put_cws_figures(e, v, env.rt(), tally, opt.plan, opt.iters));
-              cilksort::release(v);
-            }});
+    runner.measure(
+        variants,
+        {.prepare = [&](cilksort::variant& v) { cilksort::prepare(v, env, p); },
+         .one_run = [&](cilksort::variant& v, cws_apps::phase_timer& t) { cilksort::one_run(v, env, p, expected, t); },
+         .finish =
+             [&](cilksort::variant& v, const cws_apps::phase_timer& t, cws_apps::json& e,
+                 std::vector<std::string>& wrong) {
+               cilksort::put_entry(e, v, t);
+               if (!v.failure.empty()) wrong.push_back(v.name + ": " + v.failure);  // checked by one_run
+               if (v.is_cws())
+                 line_blocks.push_back(cilksort::put_cws_figures(e, v, env.rt(), tally, opt.plan, opt.iters));
+               cilksort::release(v);
+             }});
     runner.add_ratios(cilksort::ratios());
     if (!opt.json && !quiet) cilksort::print_sort_lines(line_blocks);
     cilksort::print_table(out, p, opt, env.rt());

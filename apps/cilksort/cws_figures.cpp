@@ -60,7 +60,7 @@ sort_lines put_cws_figures(cws_apps::json& e, const variant& v, const cws::runti
   cws_apps::put_locality(e, tally.summarize(v.sort_schedule->name(), end - c.sorts, end));
   const std::uint64_t init_end = v.init_schedule->iterations();
   const cws_apps::locality_summary init = tally.summarize(v.init_schedule->name(), init_end - c.sorts, init_end);
-  e["init_local_share"] = init.reported ? cws_apps::json(init.mean_share) : cws_apps::json(nullptr);
+  e["init_local_share"] = cws_apps::share_or_null(init);
   cws_apps::put_phase_breakdown(e, v.clock);
 
   cws_apps::put_summary(e, lines, policy);

@@ -2,29 +2,13 @@
 
 #include <algorithm>
 
-namespace pufferfish {
+#include "common/table_columns.hpp"
 
-void phase_counts::add(const cws::worker_stats& w) noexcept {
-  tasks += w.tasks;
-  steals += w.steals;
-  hinted_leaf += w.hinted_leaf;
-  hinted_node += w.hinted_node;
-  hinted_root += w.hinted_root;
-  het_inlined += w.het_inlined;
-  place_steals += w.place_steals;
-  reclaimed += w.reclaimed;
-}
+namespace pufferfish {
 
 phase_counts& phase_counts::operator+=(const phase_counts& o) noexcept {
   phases += o.phases;
-  tasks += o.tasks;
-  steals += o.steals;
-  hinted_leaf += o.hinted_leaf;
-  hinted_node += o.hinted_node;
-  hinted_root += o.hinted_root;
-  het_inlined += o.het_inlined;
-  place_steals += o.place_steals;
-  reclaimed += o.reclaimed;
+  cws_apps::add_counts(work, o.work);
   return *this;
 }
 
@@ -38,7 +22,7 @@ counter_tally::~counter_tally() {
 void counter_tally::on_phase_end(const cws::phase_stats& stats) {
   phase_counts c;
   c.phases = 1;
-  for (const cws::worker_stats& w : stats.per_worker) c.add(w);
+  cws_apps::add_counts(c.work, stats);
   log_[stats.phase.schedule].push_back({stats.phase.iteration, c});
 }
 
@@ -73,19 +57,12 @@ void put_cws_figures(cws_apps::json& entry, const cws_apps::locality_tally& loca
   entry["follows"] = follows;
   entry["phases"] = sum.phases;
   const double phases = sum.phases ? static_cast<double>(sum.phases) : 1.0;
-  entry["tasks_per_phase"] = static_cast<double>(sum.tasks) / phases;
-  entry["steals_per_phase"] = static_cast<double>(sum.steals) / phases;
-  entry["hinted_leaf"] = sum.hinted_leaf;
-  entry["hinted_node"] = sum.hinted_node;
-  entry["hinted_root"] = sum.hinted_root;
-  entry["het_inlined"] = sum.het_inlined;
-  entry["place_steals"] = sum.place_steals;
-  entry["reclaimed"] = sum.reclaimed;
-  entry["het_share"] =
-      sum.hinted() ? json(static_cast<double>(sum.het_inlined) / static_cast<double>(sum.hinted())) : json(nullptr);
+  entry["tasks_per_phase"] = static_cast<double>(sum.work.tasks) / phases;
+  entry["steals_per_phase"] = static_cast<double>(sum.work.steals) / phases;
+  cws_apps::put_hinted_counts(entry, sum.work, [](std::uint64_t total) { return total; });
   cws_apps::put_locality(entry, loc, "local_share");
   const cws_apps::locality_summary init_loc = locality.summarize(init.schedule->name(), init.first, init.end);
-  entry["init_local_share"] = init_loc.reported ? json(init_loc.mean_share) : json(nullptr);
+  entry["init_local_share"] = cws_apps::share_or_null(init_loc);
 
   bool converged = true;
   for (const measured_runs& k : kernel) {
@@ -99,22 +76,20 @@ void put_cws_figures(cws_apps::json& entry, const cws_apps::locality_tally& loca
 }
 
 std::vector<cws_apps::column> table_columns(const std::string& time_title) {
-  return {{"variant", "variant"},
-          {time_title, "median_s", 1e3, 3},
-          {"min ms", "min_s", 1e3, 3},
-          {"init ms", "init_median_s", 1e3, 2},
-          {"vs serial", "ratio_vs_serial", 1, 2},
-          {"vs random-ft", "ratio_vs_random_ft", 1, 2},
-          {"vs hinted", "ratio_vs_hinted", 1, 2},
-          {"tasks/ph", "tasks_per_phase", 1, 0},
-          {"leaf", "hinted_leaf"},
-          {"node", "hinted_node"},
-          {"root", "hinted_root"},
-          {"het %", "het_share", 100, 1},
-          {"local %", "local_share", 100, 1},
-          {"last %", "local_share_last", 100, 1},
-          {"moved", "pages_moved"},
-          {"ok", "verified"}};
+  std::vector<cws_apps::column> c = cws_apps::time_columns(time_title, 3);
+  c.insert(c.end(), {{"init ms", "init_median_s", 1e3, 2},
+                     {"vs serial", "ratio_vs_serial", 1, 2},
+                     {"vs random-ft", "ratio_vs_random_ft", 1, 2},
+                     {"vs hinted", "ratio_vs_hinted", 1, 2},
+                     {"tasks/ph", "tasks_per_phase", 1, 0},
+                     {"leaf", "hinted_leaf"},
+                     {"node", "hinted_node"},
+                     {"root", "hinted_root"},
+                     {"het %", "het_share", 100, 1}});
+  const std::vector<cws_apps::column> locality = cws_apps::locality_columns();
+  c.insert(c.end(), locality.begin(), locality.end());
+  c.push_back({"ok", "verified"});
+  return c;
 }
 
 const std::vector<cws_apps::ratio_spec>& ratios() {

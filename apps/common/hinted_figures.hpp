@@ -19,6 +19,7 @@
 
 #include <cws/cws.hpp>
 
+#include "common/hinted_counts.hpp"
 #include "common/locality_tally.hpp"
 #include "common/report.hpp"
 #include "common/variant_runner.hpp"
@@ -26,21 +27,12 @@
 
 namespace pufferfish {
 
-// Per-worker counters summed over workers and phases.
+// Per-worker counters summed over workers and phases (common/hinted_counts.hpp).
 struct phase_counts {
   std::uint64_t phases = 0;
-  std::uint64_t tasks = 0;
-  std::uint64_t steals = 0;
-  std::uint64_t hinted_leaf = 0;
-  std::uint64_t hinted_node = 0;
-  std::uint64_t hinted_root = 0;
-  std::uint64_t het_inlined = 0;
-  std::uint64_t place_steals = 0;
-  std::uint64_t reclaimed = 0;
+  cws::worker_stats work{};
 
-  void add(const cws::worker_stats& w) noexcept;
   phase_counts& operator+=(const phase_counts& o) noexcept;
-  std::uint64_t hinted() const noexcept { return hinted_leaf + hinted_node + hinted_root; }
 };
 
 // An observer keeping, per schedule name, the counters of every phase run

@@ -181,6 +181,15 @@ class locality_tally final : public cws::observer {
   std::map<std::string, schedule_log, std::less<>> log_;
 };
 
+// `value` when some run of `s` declared touches (a locality report to take
+// it from), null otherwise.
+inline nlohmann::ordered_json if_reported(const locality_summary& s, double value) {
+  return s.reported ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
+}
+
+// The mean local share of a locality summary, null when no run declared touches.
+inline nlohmann::ordered_json share_or_null(const locality_summary& s) { return if_reported(s, s.mean_share); }
+
 // Sets on `entry`: <share_key> (mean share, null when no run declared
 // touches), <share_key>_min, <share_key>_last, local_bytes_share (byte-weighted over the runs),
 // unknown_bytes, locality_phases, relocalizations, pages_examined,
@@ -189,10 +198,10 @@ class locality_tally final : public cws::observer {
 inline void put_locality(nlohmann::ordered_json& entry, const locality_summary& s,
                          const std::string& share_key = "local_share") {
   using value = nlohmann::ordered_json;
-  entry[share_key] = s.reported ? value(s.mean_share) : value(nullptr);
-  entry[share_key + "_min"] = s.reported ? value(s.min_share) : value(nullptr);
-  entry[share_key + "_last"] = s.reported ? value(s.last_share) : value(nullptr);
-  entry["local_bytes_share"] = s.reported ? value(s.byte_share()) : value(nullptr);
+  entry[share_key] = share_or_null(s);
+  entry[share_key + "_min"] = if_reported(s, s.min_share);
+  entry[share_key + "_last"] = if_reported(s, s.last_share);
+  entry["local_bytes_share"] = if_reported(s, s.byte_share());
   entry["unknown_bytes"] = s.unknown_bytes;
   entry["locality_phases"] = s.reported;
   entry["relocalizations"] = s.relocalizations;

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
+
+#include "common/table_columns.hpp"
 
 namespace cws_apps {
 
@@ -42,15 +45,24 @@ std::vector<column> standard_columns(const table_words& w) {
                      {"extra/" + w.per, "extra_steals_per_iter", 1, 1}});
   if (w.taken_back) c.push_back({"back/" + w.per, "taken_back_per_iter", 1, 1});
   if (w.waiting) c.push_back({"wait ms/" + w.per, "waiting_s_per_iter", 1e3, 2});
-  c.insert(c.end(), {{"dist %", "mean_distance", 100, 1},
-                     {"replayed %", "replayed_share", 100, 0},
-                     {"div", "diverged_iterations"},
-                     {"local %", "local_share", 100, 1},
-                     {"last %", "local_share_last", 100, 1},
-                     {"moved", "pages_moved"},
-                     {"reloc ms", "relocalization_s", 1e3, 2},
-                     {"ok", "verified"}});
+  c.insert(
+      c.end(),
+      {{"dist %", "mean_distance", 100, 1}, {"replayed %", "replayed_share", 100, 0}, {"div", "diverged_iterations"}});
+  const std::vector<column> locality = locality_columns();
+  c.insert(c.end(), locality.begin(), locality.end());
+  c.insert(c.end(), {{"reloc ms", "relocalization_s", 1e3, 2}, {"ok", "verified"}});
   return c;
+}
+
+std::size_t block_rows(std::size_t asked, std::size_t rows, unsigned workers) {
+  return asked == 0 ? std::max<std::size_t>(1, rows / (16 * std::size_t{workers})) : std::min(asked, rows);
+}
+
+std::string locality_note(const std::string& page_homes, const std::string& last_phase, const std::string& time_title) {
+  return fmt::format(
+      "local %: mean share of declared bytes on a page homed on the toucher's node (page homes: {}); last %: the "
+      "last {}; moved / reloc ms: evolve's relocalizations, inside {}",
+      page_homes, last_phase, time_title);
 }
 
 loop_suite::loop_suite(bench_env& env, const suite_options& o, suite_spec spec)
@@ -99,9 +111,7 @@ void loop_suite::add_cws(const std::string& p, const std::string& suffix, cws::n
 
 json loop_suite::params(json own) const {
   own["iters"] = opt_.common.iters;
-  own["runs"] = opt_.common.plan.runs;
-  own["warmup"] = opt_.common.plan.warmup;
-  own["order"] = to_string(opt_.common.plan.order);
+  own.update(plan_params(opt_.common.plan));
   own["policies"] = policies_;
   own["follow_init"] = opt_.follow_init;
   own["evolve_init"] = opt_.evolve_init;

@@ -97,6 +97,14 @@ struct loop_variant {
 // the buffers.
 using suite_hooks = variant_hooks<loop_variant>;
 
+// Rows (or tiles) per leaf block: `asked`, at most `rows`; when 0, rows /
+// (16 x workers), at least 1.
+std::size_t block_rows(std::size_t asked, std::size_t rows, unsigned workers);
+
+// The table's footnote on the locality columns: local %, last % (the last
+// `last_phase`), moved / reloc ms (inside `time_title`), with the page-home backend.
+std::string locality_note(const std::string& page_homes, const std::string& last_phase, const std::string& time_title);
+
 // The words of the standard results table.
 struct table_words {
   std::string time_title = "ms/step";  // the headline column (median_s)

@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "common/bounded_option.hpp"
 #include "common/grid_difference.hpp"
 #include "common/rounds.hpp"
 #include "common/variant_runner.hpp"
@@ -23,15 +24,15 @@ double checksum(const float* a, std::size_t n) {
 
 void add_count_option(CLI::App& app, const std::string& name, std::size_t& value, const std::string& help,
                       std::size_t min, std::size_t max) {
-  app.add_option(name, value, help)->check(CLI::Range(min, max))->capture_default_str();
+  cws_apps::add_bounded_option(app, name, value, help, min, max);
 }
 
 void add_row_options(CLI::App& app, row_options& o, const row_help& help) {
   add_count_option(app, "--tile", o.tile, help.tile, 1, std::size_t{1} << 20);
-  app.add_option("--recursion", o.recursion,
-                 fmt::format("regular: {0}'s binary splitter; irregular: {0}-ir's 2-/4-way one", help.title))
-      ->check(CLI::IsMember({"regular", "irregular"}))
-      ->capture_default_str();
+  cws_apps::add_checked_option(
+      app, "--recursion", o.recursion,
+      fmt::format("regular: {0}'s binary splitter; irregular: {0}-ir's 2-/4-way one", help.title),
+      CLI::IsMember({"regular", "irregular"}));
   app.add_option("--variants", o.variants, "Comma-separated variants to run (default: all): " + variant_names())
       ->delimiter(',');
   o.common.iters = help.iters;
@@ -105,8 +106,7 @@ int row_suite::run(const row_hooks& hooks, const std::vector<float>& expected, c
              t.time_reported(spec_.step.name, iters, [&] { return hooks.step(v); });
            },
        .finish =
-           [&](row_variant& v, const cws_apps::phase_timer& timer, cws_apps::json& e,
-               std::vector<std::string>& wrong) {
+           [&](row_variant& v, const cws_apps::phase_timer& timer, cws_apps::json& e, std::vector<std::string>& wrong) {
              cws_apps::put_timing(e, timer[spec_.step.name]);  // median_s / min_s: one step
              cws_apps::put_timing(e, timer["init"], "init_");
              e["placement"] = cws::numa::to_string(v.kind.placement);
@@ -115,8 +115,8 @@ int row_suite::run(const row_hooks& hooks, const std::vector<float>& expected, c
              const float* got = v.arrays.at(spec_.data.result).data();
              if (hooks.verify) hooks.verify(v, e, wrong);
              if (!expected.empty())
-               if (auto w = cws_apps::grid_difference(v.name, spec_.data.what, got, expected.data(),
-                                                      spec_.data.cells, spec_.data.cols);
+               if (auto w = cws_apps::grid_difference(v.name, spec_.data.what, got, expected.data(), spec_.data.cells,
+                                                      spec_.data.cols);
                    !w.empty())
                  wrong.push_back(std::move(w));
              e["checksum"] = checksum(got, spec_.data.cells);

@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "common/grid_difference.hpp"
 #include "common/loop_suite.hpp"
@@ -56,9 +58,32 @@ double run_stencil_step(loop_variant& v, std::size_t phase, two_buffers& b, cons
   return seconds;
 }
 
+// The prepare and one_run hooks of a stencil app (the app adds finish):
+// prepare allocates variant v's buffers, buffers[v.index], and first-touches
+// them with an untimed init run; a run is one init (phase 0, timed as
+// "init") and `steps` steps (phase 1, timed as "step"). init_rows and
+// step_rows as run_stencil_init's and run_stencil_step's.
+template <class InitRows, class StepRows>
+suite_hooks stencil_hooks(std::vector<std::optional<two_buffers>>& buffers, const row_grid& g, unsigned steps,
+                          InitRows init_rows, StepRows step_rows) {
+  const auto init = [&buffers, g, init_rows](loop_variant& v) {
+    return run_stencil_init(v, 0, *buffers[v.index], g, init_rows);
+  };
+  const auto step = [&buffers, g, step_rows](loop_variant& v) {
+    return run_stencil_step(v, 1, *buffers[v.index], g, step_rows);
+  };
+  return {
+      .prepare = [&buffers, g, init](loop_variant& v) { buffers[v.index].emplace(g.cells(), v.placement), init(v); },
+      .one_run =
+          [init, step, steps](loop_variant& v, phase_timer& t) {
+            t.time_reported("init", 1, [&] { return init(v); });
+            t.time_reported("step", steps, [&] { return step(v); });
+          },
+      .finish = {}};
+}
+
 // "<variant>: 3 cell(s) differ ..." when `got` is not `want` cell for cell, else "" (grid_difference.hpp).
-inline std::string compare_grids(const std::string& variant, const double* got, const double* want,
-                                 const row_grid& g) {
+inline std::string compare_grids(const std::string& variant, const double* got, const double* want, const row_grid& g) {
   return grid_difference(variant, "cell(s)", got, want, g.cells(), g.cols);
 }
 

@@ -41,6 +41,13 @@ inline std::vector<column> time_columns(const std::string& title, int precision)
           columns::milliseconds("min ms", "min_s", precision)};
 }
 
+// The locality columns: the measured phases' mean local share ("local %"),
+// the last one's ("last %"), and the pages relocalized after them ("moved").
+inline std::vector<column> locality_columns() {
+  return {columns::percent("local %", "local_share"), columns::percent("last %", "local_share_last"),
+          columns::as_is("moved", "pages_moved")};
+}
+
 // A time ratio (report::add_ratio), two decimals.
 inline column ratio_column(const std::string& title, const std::string& key) { return columns::fixed(title, key); }
 

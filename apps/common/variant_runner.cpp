@@ -15,10 +15,19 @@ bool is_chosen(const std::vector<std::string>& chosen, std::string_view name) {
   return std::find(chosen.begin(), chosen.end(), name) != chosen.end();
 }
 
-json share_or_null(const locality_summary& s) { return s.reported ? json(s.mean_share) : json(nullptr); }
-
 json plan_params(const run_plan& plan) {
   return {{"runs", plan.runs}, {"warmup", plan.warmup}, {"order", to_string(plan.order)}};
+}
+
+json with_plan_params(json before, const run_plan& plan, const json& after) {
+  before.update(plan_params(plan));
+  before.update(after);
+  return before;
+}
+
+void put_check(json& entry, std::vector<std::string>& wrong, const std::string& mismatch) {
+  if (!mismatch.empty()) wrong.push_back(mismatch);
+  entry["verified"] = mismatch.empty();
 }
 
 int report_failures(const std::string& app_name, const std::vector<std::string>& wrong, const std::string& more) {

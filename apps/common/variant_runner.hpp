@@ -40,11 +40,11 @@ void add_variants_option(CLI::App& app, std::vector<std::string>& chosen, const 
 // Whether `name` is one of `chosen`.
 bool is_chosen(const std::vector<std::string>& chosen, std::string_view name);
 
-// The mean local share of a locality summary, null when no run declared touches.
-json share_or_null(const locality_summary& s);
-
 // The run plan among an app's params: runs, warmup, order.
 json plan_params(const run_plan& plan);
+// An app's params with the run plan's in their place: `before`, then runs,
+// warmup and order, then `after`.
+json with_plan_params(json before, const run_plan& plan, const json& after);
 
 // report::add_ratio's arguments: entry[name] = entry[key] / <baseline>'s.
 struct ratio_spec {
@@ -60,6 +60,10 @@ struct variant_hooks {
   // message per failed check on `wrong`; release the variant's memory.
   std::function<void(Variant&, const phase_timer&, json& entry, std::vector<std::string>& wrong)> finish;
 };
+
+// entry["verified"]: whether `mismatch` is empty (the check passed); a
+// mismatch also goes on `wrong`.
+void put_check(json& entry, std::vector<std::string>& wrong, const std::string& mismatch);
 
 // No failures: 0. Otherwise one line on stderr, "<app>: error: <first
 // failure>" followed by " (and N more<more>)" when there are N others, and 1.

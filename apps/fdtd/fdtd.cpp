@@ -12,21 +12,6 @@
 #include "fdtd/field_phases.hpp"
 #include "fdtd/reference.hpp"
 
-namespace {
-
-std::vector<std::string> notes(const std::string& page_homes) {
-  return {"ms/step: median over runs of the mean time of one time step, the wall clock around the calls of its two "
-          "phases (rt.run, tbb::parallel_for, the OpenMP region); e ms / h ms: each phase alone; GB/s: 9 field "
-          "transfers per step (e: ey, ex, hz read, ey, ex written; h: ex, ey, hz read, hz written);",
-          "desig/ph .. div: means over the measured e and h phases: steals designated, extra, schedule distance to "
-          "the phase's previous run, share replayed, diverged; 'vs' columns are time ratios (lower is better);",
-          fmt::format("local %: mean share of declared bytes on a page homed on the toucher's node (page homes: {}); "
-                      "last %: the last h phase; moved / reloc ms: evolve's relocalizations, inside ms/step",
-                      page_homes)};
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   CLI::App app{"PolyBench fdtd-2d (SC14): cws under each policy vs TBB vs OpenMP static", "cws-fdtd"};
   cws_apps::suite_options opt;
@@ -34,10 +19,11 @@ int main(int argc, char** argv) {
   std::size_t nx = 2048, ny = 2048, block = 0;
   bool h_own = false;
   const std::size_t most = std::size_t{1} << 20;
-  cws_apps::add_bounded_option(app, "--nx", nx, "Rows of each field", 2ul, most);
-  cws_apps::add_bounded_option(app, "--ny", ny, "Columns of each field", 2ul, most);
+  cws_apps::add_bounded_option(app, "--nx", nx, "Rows of each field", std::size_t{2}, most);
+  cws_apps::add_bounded_option(app, "--ny", ny, "Columns of each field", std::size_t{2}, most);
   cws_apps::add_bounded_option(app, "--block", block,
-                               "Rows per leaf block of the cws, TBB and OpenMP loops (0: nx / (16 x workers))", 0ul, most);
+                               "Rows per leaf block of the cws, TBB and OpenMP loops (0: nx / (16 x workers))",
+                               std::size_t{}, most);
   app.add_flag("--h-own-template", h_own,
                "Under replaying policies, the h phase replays its own template instead of the e phase's");
   cws_apps::add_suite_options(
@@ -48,11 +34,13 @@ int main(int argc, char** argv) {
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
     cws_apps::bench_env env(opt.common);
-    if (block == 0) block = std::max<std::size_t>(1, nx / (16 * std::size_t{env.workers()}));
-    block = std::min(block, nx);
+    block = cws_apps::block_rows(block, nx, env.workers());
     const std::size_t blocks = (nx + block - 1) / block, cells = nx * ny;
-    cws_apps::suite_spec spec{
-        .app = "fdtd", .phases = {"init", "e", "h"}, .baselines = cws_apps::standard_baselines(), .n = nx, .grain = block};
+    cws_apps::suite_spec spec{.app = "fdtd",
+                              .phases = {"init", "e", "h"},
+                              .baselines = cws_apps::standard_baselines(),
+                              .n = nx,
+                              .grain = block};
     // h replays e's template: both split the same rows, and a block's h update reads what its e update wrote.
     if (!h_own) spec.follows.emplace_back(fdtd::h_phase, fdtd::e_phase);
     cws_apps::loop_suite suite(env, opt, std::move(spec));
@@ -67,7 +55,8 @@ int main(int argc, char** argv) {
     cws_apps::report out("fdtd", env, params);
     std::vector<std::optional<fdtd::field_arrays>> arrays(suite.variants().size());
     const cws_apps::suite_hooks hooks{
-        .prepare = [&](cws_apps::loop_variant& v) { fdtd::run_init(v, arrays[v.index].emplace(nx, ny, v.placement).view); },
+        .prepare =
+            [&](cws_apps::loop_variant& v) { fdtd::run_init(v, arrays[v.index].emplace(nx, ny, v.placement).view); },
         .one_run = [&](cws_apps::loop_variant& v,
                        cws_apps::phase_timer& t) { fdtd::one_run(v, *arrays[v.index], opt.common.iters, t); },
         .finish =
@@ -77,7 +66,8 @@ int main(int argc, char** argv) {
               e["e_median_s"] = a.e_samples.median(), e["h_median_s"] = a.h_samples.median();
               e["gbps"] = 9 * field_bytes / t["step"].median() / 1e9;
               bool ok = true;  // "<variant>: ex: 12 value(s) differ ..., first at row 3 column 4 (x instead of y)"
-              for (auto [name, got, want] : {std::tuple{"ex", a.view.ex, &expected.ex}, {"ey", a.view.ey, &expected.ey},
+              for (auto [name, got, want] : {std::tuple{"ex", a.view.ex, &expected.ex},
+                                             {"ey", a.view.ey, &expected.ey},
                                              {"hz", a.view.hz, &expected.hz}})
                 if (auto w = cws_apps::grid_difference(name, "value(s)", got, want->data(), cells, ny); !w.empty())
                   ok = false, wrong.push_back(v.name + ": " + w);
@@ -90,8 +80,14 @@ int main(int argc, char** argv) {
                     "{} time steps per run (2 phases each), {} runs (+{} warm-up)",
                     nx, ny, field_bytes / (1 << 20), block, blocks, opt.common.iters, opt.common.plan.runs,
                     opt.common.plan.warmup),
-        cws_apps::standard_columns(
-            {.per = "ph", .split = {{"e ms", "e_median_s", 1e3, 3}, {"h ms", "h_median_s", 1e3, 3}}, .taken_back = false}),
-        notes(homes));
+        cws_apps::standard_columns({.per = "ph",
+                                    .split = {{"e ms", "e_median_s", 1e3, 3}, {"h ms", "h_median_s", 1e3, 3}},
+                                    .taken_back = false}),
+        {"ms/step: median over runs of the mean time of one time step, the wall clock around the calls of its two "
+         "phases (rt.run, tbb::parallel_for, the OpenMP region); e ms / h ms: each phase alone; GB/s: 9 field "
+         "transfers per step (e: ey, ex, hz read, ey, ex written; h: ex, ey, hz read, hz written);",
+         "desig/ph .. div: means over the measured e and h phases: steals designated, extra, schedule distance to "
+         "the phase's previous run, share replayed, diverged; 'vs' columns are time ratios (lower is better);",
+         cws_apps::locality_note(homes, "h phase", "ms/step")});
   });
 }

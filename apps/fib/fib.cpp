@@ -1,7 +1,7 @@
 // cws-fib: the spawn-overhead benchmark. fib(n) with one spawn per call and no
 // cutoff, so nearly all the time is task creation, sync and stealing. Compared
 // with a TBB task_group of the same shape and with the serial recursion
-// (fib/recursions.hpp); the variants are measured and reported by
+// (common/spawning_fib.hpp); the variants are measured and reported by
 // fib/variants.hpp, and every evaluation must give fib(n).
 
 #include <fmt/format.h>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/bench_env.hpp"
+#include "common/bounded_option.hpp"
 #include "common/report.hpp"
 #include "fib/variants.hpp"
 
@@ -18,7 +19,7 @@ int main(int argc, char** argv) {
   CLI::App app{"fib(n) with one spawn per call and no cutoff: cws vs TBB task_group vs serial", "cws-fib"};
   cws_apps::common_options opt;
   unsigned n = 30;
-  app.add_option("-n,--n", n, "Argument of fib")->check(CLI::Range(2u, 50u))->capture_default_str();
+  cws_apps::add_bounded_option(app, "-n,--n", n, "Argument of fib", 2u, 50u);
   cws_apps::add_common_options(app, opt);
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "common/spawning_fib.hpp"
 #include "common/table_columns.hpp"
-#include "fib/recursions.hpp"
 
 namespace fib {
+
+namespace recursions = cws_apps::spawning_fib;
 
 namespace {
 
@@ -33,7 +35,7 @@ std::vector<std::string> policy_list(const std::string& option) {
 }
 
 variant_runner::variant_runner(cws_apps::bench_env& env, const cws_apps::common_options& opt, unsigned n)
-    : env_(env), opt_(opt), n_(n), expected_(serial(n)), spawns_(spawn_count(n)) {}
+    : env_(env), opt_(opt), n_(n), expected_(recursions::value(n)), spawns_(recursions::spawn_count(n)) {}
 
 void variant_runner::run(cws_apps::report& out, std::vector<std::string> policies) {
   cws::runtime& rt = env_.rt();
@@ -50,16 +52,17 @@ void variant_runner::run(cws_apps::report& out, std::vector<std::string> policie
         out, "cws-" + p,
         [&](std::uint64_t& steals) {
           std::uint64_t r = 0;
-          steals += rt.run(rt.schedule("fib-" + p, p), [&] { r = with_cws(n); }).steals();
+          steals += rt.run(rt.schedule("fib-" + p, p), [&] { r = recursions::with_cws(n); }).steals();
           return r;
         },
         true);
     if (p == "random" && best_random_tree(rt) != nullptr) template_note = "the fastest cws-random run";
   }
   add(
-      out, "tbb-task-group", [&](std::uint64_t&) { return env_.in_tbb([&] { return with_tbb(n); }); }, false);
+      out, "tbb-task-group", [&](std::uint64_t&) { return env_.in_tbb([&] { return recursions::with_tbb(n); }); },
+      false);
   add(
-      out, "serial", [&](std::uint64_t&) { return serial(opaque(n)); }, false);
+      out, "serial", [&](std::uint64_t&) { return recursions::serial(recursions::opaque(n)); }, false);
 }
 
 void variant_runner::add(cws_apps::report& out, const std::string& variant, const evaluation& evaluate, bool is_cws) {

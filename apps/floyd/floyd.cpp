@@ -11,21 +11,6 @@
 #include "floyd/reference.hpp"
 #include "floyd/tile_phases.hpp"
 
-namespace {
-
-std::vector<std::string> notes(const std::string& page_homes) {
-  return {"ms/step: median over runs of the mean time of one step k (one phase), the wall clock around the call "
-          "(rt.run, tbb::parallel_for, the OpenMP region); init: one init phase; GB/s: the matrix read and written "
-          "once per step; 'vs' columns are time ratios (lower is better);",
-          "desig .. div: means over the measured steps: steals designated, extra, taken back, schedule distance to "
-          "the previous step, share replayed, diverged;",
-          fmt::format("local %: mean share of declared bytes on a page homed on the toucher's node (page homes: {}); "
-                      "last %: the last step; moved / reloc ms: evolve's relocalizations, inside ms/step",
-                      page_homes)};
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   CLI::App app{"PolyBench floyd-warshall (SC14): cws under each policy vs TBB vs OpenMP static", "cws-floyd"};
   cws_apps::suite_options opt;
@@ -34,8 +19,9 @@ int main(int argc, char** argv) {
   bool full = false;
   const std::size_t most = 46340;  // i*j of the init must fit an int, as in PolyBench
   cws_apps::add_bounded_option(app, "--size", n, "Vertices n (an n x n matrix of int distances)", std::size_t{1}, most);
-  cws_apps::add_bounded_option(app, "--tile-rows", tile_rows, "Rows per tile (0: n / (16 x workers))", 0ul, most);
-  cws_apps::add_bounded_option(app, "--tile-cols", tile_cols, "Columns per tile (0: n / 2)", 0ul, most);
+  cws_apps::add_bounded_option(app, "--tile-rows", tile_rows, "Rows per tile (0: n / (16 x workers))", std::size_t{},
+                               most);
+  cws_apps::add_bounded_option(app, "--tile-cols", tile_cols, "Columns per tile (0: n / 2)", std::size_t{}, most);
   app.add_flag("--full", full, "All n steps (the whole algorithm) instead of --iters");
   cws_apps::add_suite_options(
       app, opt,
@@ -51,7 +37,7 @@ int main(int argc, char** argv) {
       return cws_apps::report_error(
           app.get_name(), fmt::format("--iters {} is more than the {} steps of n = {}", steps, n, n).c_str(), 2);
     cws_apps::bench_env env(opt.common);
-    if (tile_rows == 0) tile_rows = std::max<std::size_t>(1, n / (16 * std::size_t{env.workers()}));
+    tile_rows = cws_apps::block_rows(tile_rows, n, env.workers());
     if (tile_cols == 0) tile_cols = std::max<std::size_t>(1, n / 2);
     const floyd::tiling tiles(n, tile_rows, tile_cols);
     cws_apps::loop_suite suite(
@@ -83,10 +69,9 @@ int main(int argc, char** argv) {
             [&](cws_apps::loop_variant& v, const cws_apps::phase_timer& t, cws_apps::json& e,
                 std::vector<std::string>& wrong) {
               e["gbps"] = 2 * matrix_bytes / t["step"].median() / 1e9;
-              const std::string w =
-                  cws_apps::grid_difference(v.name, "distance(s)", path[v.index]->data(), expected.data(), n * n, n);
-              if (!w.empty()) wrong.push_back(w);
-              e["verified"] = w.empty();
+              cws_apps::put_check(
+                  e, wrong,
+                  cws_apps::grid_difference(v.name, "distance(s)", path[v.index]->data(), expected.data(), n * n, n));
               path[v.index].reset();
             }};
     return suite.run(out, hooks,
@@ -95,6 +80,12 @@ int main(int argc, char** argv) {
                                  n, n, n, matrix_bytes / (1 << 20), tiles.rows, tiles.cols, tiles.count, steps - 1,
                                  steps == n ? "the whole algorithm" : fmt::format("{} of {}", steps, n),
                                  opt.common.plan.runs, opt.common.plan.warmup),
-                     cws_apps::standard_columns({}), notes(homes));
+                     cws_apps::standard_columns({}),
+                     {"ms/step: median over runs of the mean time of one step k (one phase), the wall clock around the "
+                      "call (rt.run, tbb::parallel_for, the OpenMP region); init: one init phase; GB/s: the matrix "
+                      "read and written once per step; 'vs' columns are time ratios (lower is better);",
+                      "desig .. div: means over the measured steps: steals designated, extra, taken back, schedule "
+                      "distance to the previous step, share replayed, diverged;",
+                      cws_apps::locality_note(homes, "step", "ms/step")});
   });
 }

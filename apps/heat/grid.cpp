@@ -1,6 +1,6 @@
 #include "heat/grid.hpp"
 
-#include <algorithm>
+#include "common/five_point.hpp"
 
 namespace heat {
 
@@ -23,15 +23,9 @@ void init_rows(double* a, double* b, std::size_t n, std::size_t lo, std::size_t 
 }
 
 void step_rows(const double* cur, double* next, std::size_t n, std::size_t lo, std::size_t hi) {
-  lo = std::max<std::size_t>(lo, 1);
-  hi = std::min(hi, n - 1);
-  for (std::size_t i = lo; i < hi; ++i) {
-    const double* up = cur + (i - 1) * n;
-    const double* row = cur + i * n;
-    const double* down = cur + (i + 1) * n;
-    double* out = next + i * n;
-    for (std::size_t j = 1; j + 1 < n; ++j) out[j] = 0.25 * ((up[j] + down[j]) + (row[j - 1] + row[j + 1]));
-  }
+  cws_apps::five_point_rows(cur, next, n, n, lo, hi, [](double up, double down, double left, double right) {
+    return 0.25 * ((up + down) + (left + right));
+  });
 }
 
 }  // namespace heat

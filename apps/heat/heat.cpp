@@ -9,28 +9,13 @@
 #include "common/stencil_grid.hpp"
 #include "heat/grid.hpp"
 
-namespace {
-
-std::vector<std::string> notes(const std::string& page_homes) {
-  return {"ms/iter: median over runs of the mean time of one iteration (one step phase), the wall clock around the "
-          "call (rt.run, tbb::parallel_for, the OpenMP region); init: one init phase; GB/s: one grid read and one "
-          "written per iteration; 'vs' columns are time ratios (lower is better);",
-          "desig .. div: means over the measured step iterations: steals designated, extra, taken back, waiting "
-          "time summed over workers, schedule distance to the previous iteration, share replayed, diverged;",
-          fmt::format("local %: mean share of declared bytes on a page homed on the toucher's node (page homes: {}); "
-                      "last %: the last step phase; moved / reloc ms: evolve's relocalizations, inside ms/iter",
-                      page_homes)};
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   CLI::App app{"2D Jacobi heat diffusion (SC14): cws under each policy vs TBB vs OpenMP static", "cws-heat"};
   cws_apps::suite_options opt;
   opt.common.iters = 20;
   std::size_t n = 2048, block = 0;
-  cws_apps::add_bounded_option(app, "--size", n, "Grid side N (an N x N grid of doubles, two buffers)",
-                               std::size_t{3}, std::size_t{1} << 16);
+  cws_apps::add_bounded_option(app, "--size", n, "Grid side N (an N x N grid of doubles, two buffers)", std::size_t{3},
+                               std::size_t{1} << 16);
   cws_apps::add_bounded_option(app, "--block", block,
                                "Rows per leaf block of the cws, TBB and OpenMP loops (0: N / (16 x workers))",
                                std::size_t{0}, std::size_t{1} << 16);
@@ -44,8 +29,7 @@ int main(int argc, char** argv) {
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
     cws_apps::bench_env env(opt.common);
-    if (block == 0) block = std::max<std::size_t>(1, n / (16 * std::size_t{env.workers()}));
-    block = std::min(block, n);
+    block = cws_apps::block_rows(block, n, env.workers());
     const std::size_t blocks = (n + block - 1) / block;
     const cws_apps::row_grid grid{n, n};
     cws_apps::loop_suite suite(env, opt,
@@ -63,38 +47,28 @@ int main(int argc, char** argv) {
     cws_apps::report out("heat", env, params);
     std::vector<std::optional<cws_apps::two_buffers>> g(suite.variants().size());
     const double* expected = nullptr;  // the serial variant's final grid (serial finishes first; its grids stay)
-    const auto init = [&](cws_apps::loop_variant& v) {
-      return cws_apps::run_stencil_init(v, 0, *g[v.index], grid, [n](double* a, double* b, auto lo, auto hi) {
-        heat::init_rows(a, b, n, lo, hi);
-      });
+    cws_apps::suite_hooks hooks = cws_apps::stencil_hooks(
+        g, grid, opt.common.iters, [n](double* a, double* b, auto lo, auto hi) { heat::init_rows(a, b, n, lo, hi); },
+        [n](const double* c, double* x, auto lo, auto hi) { heat::step_rows(c, x, n, lo, hi); });
+    hooks.finish = [&](cws_apps::loop_variant& v, const cws_apps::phase_timer& t, cws_apps::json& e,
+                       std::vector<std::string>& wrong) {
+      e["gbps"] = 2 * grid_bytes / t["step"].median() / 1e9;
+      cws_apps::put_check(e, wrong, expected ? cws_apps::compare_grids(v.name, g[v.index]->cur, expected, grid) : "");
+      if (expected == nullptr) expected = g[v.index]->cur;
+      if (v.loop != cws_apps::loop_flavour::serial) g[v.index].reset();
     };
-    const auto step = [&](cws_apps::loop_variant& v) {
-      return cws_apps::run_stencil_step(v, 1, *g[v.index], grid, [n](const double* c, double* x, auto lo, auto hi) {
-        heat::step_rows(c, x, n, lo, hi);
-      });
-    };
-    const cws_apps::suite_hooks hooks{
-        .prepare = [&](cws_apps::loop_variant& v) { g[v.index].emplace(grid.cells(), v.placement), init(v); },
-        .one_run =
-            [&](cws_apps::loop_variant& v, cws_apps::phase_timer& t) {
-              t.time_reported("init", 1, [&] { return init(v); });
-              t.time_reported("step", opt.common.iters, [&] { return step(v); });
-            },
-        .finish =
-            [&](cws_apps::loop_variant& v, const cws_apps::phase_timer& t, cws_apps::json& e,
-                std::vector<std::string>& wrong) {
-              e["gbps"] = 2 * grid_bytes / t["step"].median() / 1e9;
-              const std::string w = expected ? cws_apps::compare_grids(v.name, g[v.index]->cur, expected, grid) : "";
-              if (expected == nullptr) expected = g[v.index]->cur;
-              if (!w.empty()) wrong.push_back(w);
-              e["verified"] = w.empty();
-              if (v.loop != cws_apps::loop_flavour::serial) g[v.index].reset();
-            }};
     return suite.run(out, hooks,
                      fmt::format("cws-heat: {} x {} grid of doubles (2 x {:.0f} MiB), blocks of {} rows ({} blocks), "
                                  "{} iterations per run, {} runs (+{} warm-up)",
                                  n, n, grid_bytes / (1 << 20), block, blocks, opt.common.iters, opt.common.plan.runs,
                                  opt.common.plan.warmup),
-                     cws_apps::standard_columns({.time_title = "ms/iter", .waiting = true}), notes(homes));
+                     cws_apps::standard_columns({.time_title = "ms/iter", .waiting = true}),
+                     {"ms/iter: median over runs of the mean time of one iteration (one step phase), the wall clock "
+                      "around the call (rt.run, tbb::parallel_for, the OpenMP region); init: one init phase; GB/s: one "
+                      "grid read and one written per iteration; 'vs' columns are time ratios (lower is better);",
+                      "desig .. div: means over the measured step iterations: steals designated, extra, taken back, "
+                      "waiting time summed over workers, schedule distance to the previous iteration, share replayed, "
+                      "diverged;",
+                      cws_apps::locality_note(homes, "step phase", "ms/iter")});
   });
 }

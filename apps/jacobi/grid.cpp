@@ -1,6 +1,6 @@
 #include "jacobi/grid.hpp"
 
-#include <algorithm>
+#include "common/five_point.hpp"
 
 namespace jacobi {
 
@@ -10,15 +10,9 @@ void init_rows(double* a, double* b, std::size_t cols, std::size_t lo, std::size
 }
 
 void sweep_rows(const double* cur, double* next, std::size_t cols, std::size_t rows, std::size_t lo, std::size_t hi) {
-  lo = std::max<std::size_t>(lo, 1);
-  hi = std::min(hi, rows - 1);
-  for (std::size_t i = lo; i < hi; ++i) {
-    const double* up = cur + (i - 1) * cols;
-    const double* row = cur + i * cols;
-    const double* down = cur + (i + 1) * cols;
-    double* out = next + i * cols;
-    for (std::size_t j = 1; j + 1 < cols; ++j) out[j] = 0.25 * ((up[j] + down[j]) + (row[j - 1] + row[j + 1]) + source);
-  }
+  cws_apps::five_point_rows(cur, next, rows, cols, lo, hi, [](double up, double down, double left, double right) {
+    return 0.25 * ((up + down) + (left + right) + source);
+  });
 }
 
 std::vector<double> reference_run(std::size_t rows, std::size_t cols, unsigned sweeps) {

@@ -19,8 +19,8 @@ int main(int argc, char** argv) {
   const std::size_t most = std::size_t{1} << 20;
   cws_apps::add_bounded_option(app, "--rows", s.rows, "Grid rows", std::size_t{3}, most);
   cws_apps::add_bounded_option(app, "--cols", s.cols, "Grid columns", std::size_t{3}, most);
-  cws_apps::add_bounded_option(app, "--block", block, "Rows per leaf block (0: rows / (16 x workers))",
-                               std::size_t{0}, most);
+  cws_apps::add_bounded_option(app, "--block", block, "Rows per leaf block (0: rows / (16 x workers))", std::size_t{0},
+                               most);
   cws_apps::add_suite_options(app, opt, "Under replaying policies, the sweeps replay the init phase's template",
                               "interleaved: 2 grids per variant; sequential: 2 at a time; both keep the serial "
                               "program's grid for the verification",
@@ -28,8 +28,7 @@ int main(int argc, char** argv) {
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
     cws_apps::bench_env env(opt.common);
-    if (block == 0) block = std::max<std::size_t>(1, s.rows / (16 * std::size_t{env.workers()}));
-    block = std::min(block, s.rows);
+    block = cws_apps::block_rows(block, s.rows, env.workers());
     cws_apps::loop_suite suite(env, opt,
                                {.app = "jacobi",
                                 .phases = {"init", "sweep"},
@@ -42,32 +41,16 @@ int main(int argc, char** argv) {
         "jacobi", env,
         suite.params({{"rows", s.rows}, {"cols", s.cols}, {"block_rows", block}, {"bytes_per_step", 2 * grid_bytes}}));
     std::vector<std::optional<cws_apps::two_buffers>> g(suite.variants().size());
-    const auto init = [&](cws_apps::loop_variant& v) {
-      return cws_apps::run_stencil_init(v, 0, *g[v.index], s, [&](double* a, double* b, auto lo, auto hi) {
-        jacobi::init_rows(a, b, s.cols, lo, hi);
-      });
+    cws_apps::suite_hooks hooks = cws_apps::stencil_hooks(
+        g, s, opt.common.iters,
+        [&](double* a, double* b, auto lo, auto hi) { jacobi::init_rows(a, b, s.cols, lo, hi); },
+        [&](const double* c, double* x, auto lo, auto hi) { jacobi::sweep_rows(c, x, s.cols, s.rows, lo, hi); });
+    hooks.finish = [&](cws_apps::loop_variant& v, const cws_apps::phase_timer& t, cws_apps::json& e,
+                       std::vector<std::string>& wrong) {
+      e["gbps"] = 2 * grid_bytes / t["step"].median() / 1e9;
+      cws_apps::put_check(e, wrong, cws_apps::compare_grids(v.name, g[v.index]->cur, expected.data(), s));
+      g[v.index].reset();
     };
-    const auto sweep = [&](cws_apps::loop_variant& v) {
-      return cws_apps::run_stencil_step(v, 1, *g[v.index], s, [&](const double* c, double* x, auto lo, auto hi) {
-        jacobi::sweep_rows(c, x, s.cols, s.rows, lo, hi);
-      });
-    };
-    const cws_apps::suite_hooks hooks{
-        .prepare = [&](cws_apps::loop_variant& v) { g[v.index].emplace(s.cells(), v.placement), init(v); },
-        .one_run =
-            [&](cws_apps::loop_variant& v, cws_apps::phase_timer& t) {
-              t.time_reported("init", 1, [&] { return init(v); });
-              t.time_reported("step", opt.common.iters, [&] { return sweep(v); });
-            },
-        .finish =
-            [&](cws_apps::loop_variant& v, const cws_apps::phase_timer& t, cws_apps::json& e,
-                std::vector<std::string>& wrong) {
-              e["gbps"] = 2 * grid_bytes / t["step"].median() / 1e9;
-              const std::string w = cws_apps::compare_grids(v.name, g[v.index]->cur, expected.data(), s);
-              if (!w.empty()) wrong.push_back(w);
-              e["verified"] = w.empty();
-              g[v.index].reset();
-            }};
     return suite.run(out, hooks,
                      fmt::format("cws-jacobi: {} x {} grid of doubles, blocks of {} rows, {} sweeps per run, {} runs "
                                  "(+{} warm-up)",

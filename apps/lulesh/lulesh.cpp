@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "common/bounded_option.hpp"
 #include "common/variant_runner.hpp"
 #include "lulesh/results.hpp"
 #include "lulesh/variants.hpp"
@@ -33,30 +34,25 @@ int main(int argc, char** argv) {
   opt.plan.runs = 3;
   lulesh::problem p;
   std::vector<std::string> chosen = lulesh::variant_names();
-  app.add_option("-s,--size", p.edge,
-                 "Elements per edge of the cube (PufferFish's paper: 32; LULESH 2.0's default: 30)")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{400}))
-      ->capture_default_str();
-  app.add_option("--recursion", p.recursion_name,
-                 "PufferFish's loop splitter: regular (binary; bench name lulesh) or irregular (2- and 4-way; "
-                 "lulesh-ir)")
-      ->check(CLI::IsMember({"regular", "irregular"}))
-      ->capture_default_str();
-  app.add_option("--factor", p.grain.factor, "PufferFish's grain: a loop over n items has leaves of n / (32 x factor)")
-      ->check(CLI::Range(1u, 1u << 20))
-      ->capture_default_str();
-  app.add_option("--tile", p.grain.tile, "Fixed leaf size of every loop instead (0: use --factor)")
-      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 30))
-      ->capture_default_str();
-  app.add_option("--cycles", p.max_cycles, "Stop after this many cycles (0: run to the stop time, 1e-2 s)")
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
-      ->capture_default_str();
-  app.add_option("--initial", p.initial_name,
-                 "Initial conditions: 2.0 (LULESH 2.0: blast energy scaled with the size, analytic first step; its "
-                 "published results are checked) or 1.0 (LULESH 1.0 and PufferFish's port: the 45^3 energy, "
-                 "first step 1e-7)")
-      ->check(CLI::IsMember({"2.0", "1.0"}))
-      ->capture_default_str();
+  cws_apps::add_bounded_option(app, "-s,--size", p.edge,
+                               "Elements per edge of the cube (PufferFish's paper: 32; LULESH 2.0's default: 30)",
+                               std::size_t{1}, std::size_t{400});
+  cws_apps::add_checked_option(
+      app, "--recursion", p.recursion_name,
+      "PufferFish's loop splitter: regular (binary; bench name lulesh) or irregular (2- and 4-way; lulesh-ir)",
+      CLI::IsMember({"regular", "irregular"}));
+  cws_apps::add_bounded_option(app, "--factor", p.grain.factor,
+                               "PufferFish's grain: a loop over n items has leaves of n / (32 x factor)", 1u, 1u << 20);
+  cws_apps::add_bounded_option(app, "--tile", p.grain.tile, "Fixed leaf size of every loop instead (0: use --factor)",
+                               std::size_t{0}, std::size_t{1} << 30);
+  cws_apps::add_bounded_option(app, "--cycles", p.max_cycles,
+                               "Stop after this many cycles (0: run to the stop time, 1e-2 s)", std::int64_t{0},
+                               std::int64_t{1} << 40);
+  cws_apps::add_checked_option(app, "--initial", p.initial_name,
+                               "Initial conditions: 2.0 (LULESH 2.0: blast energy scaled with the size, analytic "
+                               "first step; its published results are checked) or 1.0 (LULESH 1.0 and PufferFish's "
+                               "port: the 45^3 energy, first step 1e-7)",
+                               CLI::IsMember({"2.0", "1.0"}));
   cws_apps::add_variants_option(app, chosen,
                                 "Comma-separated variants to run besides serial (always run: the reference)", true);
   cws_apps::add_common_options(app, opt);

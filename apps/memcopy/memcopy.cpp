@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/bounded_option.hpp"
+#include "common/suite_hooks.hpp"
 #include "memcopy/copy_suite.hpp"
 
 int main(int argc, char** argv) {
@@ -65,20 +66,18 @@ int main(int argc, char** argv) {
       for (std::size_t i = 0; i < n; ++i) ok = ok && b[i] == static_cast<double>(i);
       return ok;
     };
-    runner.measure(
-        suite.variants(),
-        {[&](memcopy::variant& v) { suite.prepare(v); },
-        [&](memcopy::variant& v, cws_apps::phase_timer& t) { suite.one_run(v, t); },
-        [&](memcopy::variant& v, const cws_apps::phase_timer& t, cws_apps::json& e, std::vector<std::string>& wrong) {
-          // The copy's breakdown, read before the verification's copy adds to it.
-          const cws_apps::cws_phase_clock copy_clock = v.loops->clock(memcopy::copy_phase);
-          const bool ok = verify(v);
-          if (!ok && wrong.empty()) wrong.push_back("a variant produced a wrong copy");
-          suite.put_figures(v, t, e);
-          e["verified"] = ok;
-          if (v.runs_cws()) suite.report_cws(v, e, copy_clock, runner.notes());
-          v.m = memcopy::arrays{};  // under --order sequential the next variant's arrays take their place
-        }});
+    runner.measure(suite.variants(),
+                   cws_apps::suite_object_hooks(suite, [&](memcopy::variant& v, const cws_apps::phase_timer& t,
+                                                           cws_apps::json& e, std::vector<std::string>& wrong) {
+                     // The copy's breakdown, read before the verification's copy adds to it.
+                     const cws_apps::cws_phase_clock copy_clock = v.loops->clock(memcopy::copy_phase);
+                     const bool ok = verify(v);
+                     if (!ok && wrong.empty()) wrong.push_back("a variant produced a wrong copy");
+                     suite.put_figures(v, t, e);
+                     e["verified"] = ok;
+                     if (v.runs_cws()) suite.report_cws(v, e, copy_clock, runner.notes());
+                     v.m = memcopy::arrays{};  // under --order sequential the next variant's arrays take their place
+                   }));
     return suite.conclude(runner);
   });
 }

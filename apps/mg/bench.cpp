@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/table_columns.hpp"
+
 namespace mg_app {
 
 using cws_apps::json;
@@ -69,24 +71,22 @@ void bench::add_cws(std::vector<variant>& list, const std::string& p, std::optio
 json bench::params() const {
   std::vector<std::string> strategy_list;
   for (strategy st : strategies_) strategy_list.emplace_back(to_string(st));
-  return {{"class", std::string(1, cls_.name)},
-          {"size", cls_.size()},
-          {"nit", cls_.iterations},
-          {"levels", lt_},
-          {"verify_value", cls_.verify_value},
-          {"epsilon", mg::verify_epsilon},
-          {"bytes_per_variant", mg::hierarchy::bytes_for(lt_)},
-          {"block_planes", s_.block},
-          {"serial_below", s_.serial_below},
-          {"parallel_levels", level_table_},
-          {"iters", opt_.iters},
-          {"runs", opt_.plan.runs},
-          {"warmup", opt_.plan.warmup},
-          {"order", cws_apps::to_string(opt_.plan.order)},
-          {"policies", policies_},
-          {"schedules", strategy_list},
-          {"evolve_init", s_.evolve_init},
-          {"page_homes", env_.rt().page_homes().name()}};
+  return cws_apps::with_plan_params({{"class", std::string(1, cls_.name)},
+                                     {"size", cls_.size()},
+                                     {"nit", cls_.iterations},
+                                     {"levels", lt_},
+                                     {"verify_value", cls_.verify_value},
+                                     {"epsilon", mg::verify_epsilon},
+                                     {"bytes_per_variant", mg::hierarchy::bytes_for(lt_)},
+                                     {"block_planes", s_.block},
+                                     {"serial_below", s_.serial_below},
+                                     {"parallel_levels", level_table_},
+                                     {"iters", opt_.iters}},
+                                    opt_.plan,
+                                    {{"policies", policies_},
+                                     {"schedules", strategy_list},
+                                     {"evolve_init", s_.evolve_init},
+                                     {"page_homes", env_.rt().page_homes().name()}});
 }
 
 int bench::run(const std::string& program, const verify_fn& verify, std::function<std::string()> ok_note) {
@@ -160,21 +160,20 @@ cws_apps::table_text bench::text() const {
                 "levels {} down to {} in parallel with {} leaves ({} planes per leaf), coarser levels on the "
                 "caller",
                 lt_, first_parallel_, leaves, s_.block);
+  std::vector<cws_apps::column> own_columns{{"par %", "parallel_calls_share", 100, 0},
+                                            {"phases", "phases_per_benchmark", 1, 0},
+                                            {"replayed %", "replayed_share", 100, 0},
+                                            {"div", "diverged_phases"}};
+  const std::vector<cws_apps::column> locality = cws_apps::locality_columns();
+  own_columns.insert(own_columns.end(), locality.begin(), locality.end());
+  own_columns.insert(own_columns.end(), {{"reloc ms", "relocalization_s", 1e3, 1}, {"ok", "verified"}});
   return {
       fmt::format("cws-mg: NAS MG class {} ({}^3, {} V-cycles, {} levels, {:.0f} MB per variant); {}; {} runs (+{} "
                   "warm-up)",
                   cls_.name, cls_.size(), cls_.iterations, lt_,
                   static_cast<double>(mg::hierarchy::bytes_for(lt_)) / 1e6, parallel_text, opt_.plan.runs,
                   opt_.plan.warmup),
-      cws_apps::npb_columns(2, {{"par %", "parallel_calls_share", 100, 0},
-                                {"phases", "phases_per_benchmark", 1, 0},
-                                {"replayed %", "replayed_share", 100, 0},
-                                {"div", "diverged_phases"},
-                                {"local %", "local_share", 100, 1},
-                                {"last %", "local_share_last", 100, 1},
-                                {"moved", "pages_moved"},
-                                {"reloc ms", "relocalization_s", 1e3, 1},
-                                {"ok", "verified"}}),
+      cws_apps::npb_columns(2, own_columns),
       {"ms/iter: median over runs of NPB's timed region (initial residual, nit x (V-cycle, residual), norm) over "
        "nit, the wall clock around the whole region for every variant; Mop/s: NPB's 58 x nit x n^3 over that time;",
        "vs omp: time ratio to omp-static (lower is better); par %: share of the region spent inside the parallel "

@@ -4,36 +4,32 @@
 #include <cstdlib>
 #include <vector>
 
+#include "common/bounded_option.hpp"
+
 namespace pcg {
 
 void add_options(CLI::App& app, options& o) {
   problem_flags& p = o.problem;
   p.prob.n = 64;
-  app.add_option("--size", p.prob.n, "Grid side n (n^3 unknowns)")
-      ->check(CLI::Range(std::size_t{2}, std::size_t{1024}))
-      ->capture_default_str();
-  app.add_option("--stencil", p.stencil, "7 or 27 points")->check(CLI::IsMember({7, 27}))->capture_default_str();
-  app.add_option("--coef", p.coef, "Coefficients: constant (Poisson), aniso (weak z coupling), variable (3 decades)")
-      ->check(CLI::IsMember({"constant", "aniso", "variable"}))
-      ->capture_default_str();
+  cws_apps::add_bounded_option(app, "--size", p.prob.n, "Grid side n (n^3 unknowns)", std::size_t{2},
+                               std::size_t{1024});
+  cws_apps::add_checked_option(app, "--stencil", p.stencil, "7 or 27 points", CLI::IsMember({7, 27}));
+  cws_apps::add_checked_option(app, "--coef", p.coef,
+                               "Coefficients: constant (Poisson), aniso (weak z coupling), variable (3 decades)",
+                               CLI::IsMember({"constant", "aniso", "variable"}));
   // CLI::Range lets NaN through (every comparison with it is false): refused first.
   const CLI::Validator not_nan(
       [](std::string& v) { return std::isnan(std::strtod(v.c_str(), nullptr)) ? "not a number: " + v : std::string(); },
       "");
-  app.add_option("--anisotropy", p.prob.anisotropy, "z coupling of --coef aniso")
-      ->check(not_nan)
-      ->check(CLI::Range(1e-6, 1e6))
-      ->capture_default_str();
-  app.add_option("--precond", p.precond, "Preconditioner: none, jacobi, sgs (multicolour symmetric Gauss-Seidel)")
-      ->check(CLI::IsMember({"none", "jacobi", "sgs"}))
-      ->capture_default_str();
-  app.add_option("--tol", p.so.tol, "Stop at |r| / |b| <= tol")
-      ->check(not_nan)
-      ->check(CLI::Range(1e-15, 0.5))
-      ->capture_default_str();
-  app.add_option("--max-iters", p.so.max_iters, "Give up (exit 1) after this many iterations")
-      ->check(CLI::Range(1u, 1000000u))
-      ->capture_default_str();
+  cws_apps::add_checked_option(app, "--anisotropy", p.prob.anisotropy, "z coupling of --coef aniso", not_nan)
+      ->check(CLI::Range(1e-6, 1e6));
+  cws_apps::add_checked_option(app, "--precond", p.precond,
+                               "Preconditioner: none, jacobi, sgs (multicolour symmetric Gauss-Seidel)",
+                               CLI::IsMember({"none", "jacobi", "sgs"}));
+  cws_apps::add_checked_option(app, "--tol", p.so.tol, "Stop at |r| / |b| <= tol", not_nan)
+      ->check(CLI::Range(1e-15, 0.5));
+  cws_apps::add_bounded_option(app, "--max-iters", p.so.max_iters, "Give up (exit 1) after this many iterations", 1u,
+                               1000000u);
   app.add_option("--block-rows", p.block_rows,
                  "Rows per block, the leaf of every loop and unit of the reductions (0: about 16 blocks per worker, "
                  "whole pages)")

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "common/table_columns.hpp"
+#include "common/variant_runner.hpp"
 
 namespace pcg {
 
@@ -52,30 +53,28 @@ std::string solve_line(const variant& v) {
 json run_params(const options& o, const variant_set& set, const std::vector<std::string>& policies, cws::runtime& rt) {
   const problem_flags& p = o.problem;
   const std::optional<schedule_file_status>& file = set.file();
-  return {{"size", p.prob.n},
-          {"rows", set.part().grid_rows},
-          {"nnz", set.nnz()},
-          {"stencil", p.stencil},
-          {"coef", p.coef},
-          {"anisotropy", p.prob.anisotropy},
-          {"precond", p.precond},
-          {"colours", p.prob.colours()},
-          {"phases_per_iteration", set.kernels().size() - 3},
-          {"kernels", set.kernels()},
-          {"tol", p.so.tol},
-          {"block_rows", set.part().block_rows},
-          {"blocks", set.part().blocks},
-          {"runs", o.common.plan.runs},
-          {"warmup", o.common.plan.warmup},
-          {"order", cws_apps::to_string(o.common.plan.order)},
-          {"policies", policies},
-          {"schedule_key", set.key()},
-          {"schedules_file", p.schedules_path},
-          {"schedules_loaded", file && file->loaded},
-          {"schedules_seeded", file ? file->seeded : 0},
-          {"schedules_evolve_stows", file ? file->evolve_stows : 0},
-          {"schedules_message", file ? file->message : ""},
-          {"page_homes", rt.page_homes().name()}};
+  return cws_apps::with_plan_params({{"size", p.prob.n},
+                                     {"rows", set.part().grid_rows},
+                                     {"nnz", set.nnz()},
+                                     {"stencil", p.stencil},
+                                     {"coef", p.coef},
+                                     {"anisotropy", p.prob.anisotropy},
+                                     {"precond", p.precond},
+                                     {"colours", p.prob.colours()},
+                                     {"phases_per_iteration", set.kernels().size() - 3},
+                                     {"kernels", set.kernels()},
+                                     {"tol", p.so.tol},
+                                     {"block_rows", set.part().block_rows},
+                                     {"blocks", set.part().blocks}},
+                                    o.common.plan,
+                                    {{"policies", policies},
+                                     {"schedule_key", set.key()},
+                                     {"schedules_file", p.schedules_path},
+                                     {"schedules_loaded", file && file->loaded},
+                                     {"schedules_seeded", file ? file->seeded : 0},
+                                     {"schedules_evolve_stows", file ? file->evolve_stows : 0},
+                                     {"schedules_message", file ? file->message : ""},
+                                     {"page_homes", rt.page_homes().name()}});
 }
 
 results::results(cws_apps::report& out, const options& o, const variant_set& set, const cws_apps::locality_tally& tally)

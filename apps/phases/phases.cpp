@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "common/bench_env.hpp"
+#include "common/bounded_option.hpp"
 #include "common/report.hpp"
 #include "phases/results.hpp"
 #include "phases/variants.hpp"
@@ -37,27 +38,24 @@ int main(int argc, char** argv) {
   cws_apps::common_options opt;
   opt.iters = 200;
   phases::options o;
-  app.add_option("--sizes", o.sizes_kib,
-                 "Comma-separated phase sizes in KiB per array (0: the empty phase); a phase updates that many "
-                 "bytes of a from as many of b")
-      ->delimiter(',')
-      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 22))
-      ->capture_default_str();
-  app.add_option("--blocks", o.blocks,
-                 "Leaves per phase, the same for every variant (0: one per worker, the OpenMP static mapping)")
-      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 16))
-      ->capture_default_str();
-  app.add_option("--gaps-ms", o.gaps_ms,
-                 "Comma-separated serial gaps (ms) between empty phases for the CPU-in-gaps figure; the caller "
-                 "busy-waits through each")
-      ->delimiter(',')
-      ->check(CLI::Range(0.001, 1000.0))
-      ->capture_default_str();
-  app.add_option("--gap-kib", o.gap_kib,
-                 "Size of the phases between the gaps, KiB per array (0: empty phases); large enough by default that "
-                 "every runtime hands leaves to its threads")
-      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 22))
-      ->capture_default_str();
+  cws_apps::add_checked_option(app, "--sizes", o.sizes_kib,
+                               "Comma-separated phase sizes in KiB per array (0: the empty phase); a phase updates "
+                               "that many bytes of a from as many of b",
+                               CLI::Range(std::size_t{0}, std::size_t{1} << 22))
+      ->delimiter(',');
+  cws_apps::add_bounded_option(app, "--blocks", o.blocks,
+                               "Leaves per phase, the same for every variant (0: one per worker, the OpenMP static "
+                               "mapping)",
+                               std::size_t{0}, std::size_t{1} << 16);
+  cws_apps::add_checked_option(app, "--gaps-ms", o.gaps_ms,
+                               "Comma-separated serial gaps (ms) between empty phases for the CPU-in-gaps figure; the "
+                               "caller busy-waits through each",
+                               CLI::Range(0.001, 1000.0))
+      ->delimiter(',');
+  cws_apps::add_bounded_option(app, "--gap-kib", o.gap_kib,
+                               "Size of the phases between the gaps, KiB per array (0: empty phases); large enough by "
+                               "default that every runtime hands leaves to its threads",
+                               std::size_t{0}, std::size_t{1} << 22);
   app.add_flag("--no-gaps", o.no_gaps, "Leave out the CPU-in-gaps figure");
   app.add_flag("--touches", o.declare_touches,
                "Every leaf declares the bytes of a and b it uses (cws::touch), so cws phases make a locality report "

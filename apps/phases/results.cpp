@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 
+#include "common/variant_runner.hpp"
+
 namespace phases {
 
 namespace {
@@ -68,24 +70,22 @@ run_conditions run_conditions::at_start(double load, const cws::runtime& rt) {
 
 json run_params(const variant_set& set, const options& o, const cws_apps::common_options& common,
                 const std::vector<std::string>& policies, const run_conditions& c) {
-  return {{"sizes_kib", o.sizes_kib},
-          {"blocks", set.blocks()},
-          {"kernel", "a[i] = a[i] * 0.5 + b[i]"},
-          {"calls_per_run", calls_per_run(set)},
-          {"iters", common.iters},
-          {"runs", common.plan.runs},
-          {"warmup", common.plan.warmup},
-          {"order", cws_apps::to_string(common.plan.order)},
-          {"policies", policies},
-          {"gaps_ms", set.gaps_ms()},
-          {"gap_kib", o.gap_kib},
-          {"touches", o.declare_touches},
-          {"gap_wait", "busy"},
-          {"gap_cycles", gap_cycles_per_run(set)},
-          {"cws_blocktime_us", c.cws_blocktime_us},
-          {"omp_wait_policy", c.omp_wait_policy},
-          {"gomp_spincount", c.gomp_spincount},
-          {"load_average", c.load_average}};
+  return cws_apps::with_plan_params({{"sizes_kib", o.sizes_kib},
+                                     {"blocks", set.blocks()},
+                                     {"kernel", "a[i] = a[i] * 0.5 + b[i]"},
+                                     {"calls_per_run", calls_per_run(set)},
+                                     {"iters", common.iters}},
+                                    common.plan,
+                                    {{"policies", policies},
+                                     {"gaps_ms", set.gaps_ms()},
+                                     {"gap_kib", o.gap_kib},
+                                     {"touches", o.declare_touches},
+                                     {"gap_wait", "busy"},
+                                     {"gap_cycles", gap_cycles_per_run(set)},
+                                     {"cws_blocktime_us", c.cws_blocktime_us},
+                                     {"omp_wait_policy", c.omp_wait_policy},
+                                     {"gomp_spincount", c.gomp_spincount},
+                                     {"load_average", c.load_average}});
 }
 
 results add_results(cws_apps::report& out, const variant_set& set, const std::vector<cws_apps::phase_timer>& timers) {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "common/bounded_option.hpp"
+#include "common/suite_hooks.hpp"
 #include "prefix/scan_suite.hpp"
 
 int main(int argc, char** argv) {
@@ -79,16 +80,14 @@ int main(int argc, char** argv) {
                                   v.name, count, first, got[first], expected[first]));
       return false;
     };
-    runner.measure(
-        suite.variants(),
-        {[&](prefix::variant& v) { suite.prepare(v); },
-        [&](prefix::variant& v, cws_apps::phase_timer& t) { suite.one_run(v, t); },
-        [&](prefix::variant& v, const cws_apps::phase_timer& t, cws_apps::json& e, std::vector<std::string>& wrong) {
-          suite.put_timings(v, t, e);
-          e["verified"] = verify(v, wrong);
-          if (v.runs_cws()) suite.report_cws(v, e, runner.notes());
-          if (v.loop != cws_apps::loop_flavour::serial) v.data.reset();
-        }});
+    runner.measure(suite.variants(),
+                   cws_apps::suite_object_hooks(suite, [&](prefix::variant& v, const cws_apps::phase_timer& t,
+                                                           cws_apps::json& e, std::vector<std::string>& wrong) {
+                     suite.put_timings(v, t, e);
+                     e["verified"] = verify(v, wrong);
+                     if (v.runs_cws()) suite.report_cws(v, e, runner.notes());
+                     if (v.loop != cws_apps::loop_flavour::serial) v.data.reset();
+                   }));
     return suite.conclude(runner);
   });
 }

@@ -13,15 +13,6 @@
 
 namespace recording {
 
-inline std::uint64_t fib(unsigned n) {
-  if (n < 2) return n;
-  std::uint64_t a = 0;
-  cws::spawn([&a, n] { a = fib(n - 1); });
-  std::uint64_t b = fib(n - 2);
-  cws::sync();
-  return a + b;
-}
-
 struct paired {
   cws_apps::samples off, on, ratios;
 };

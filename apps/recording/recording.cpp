@@ -16,9 +16,9 @@
 #include "common/bench_env.hpp"
 #include "common/bounded_option.hpp"
 #include "common/report.hpp"
+#include "common/spawning_fib.hpp"
 #include "common/table_columns.hpp"
 #include "recording/paired_phases.hpp"
-
 
 int main(int argc, char** argv) {
   CLI::App app{"Cost of steal-tree recording: time on vs off in one run, and trace size", "cws-recording"};
@@ -56,7 +56,8 @@ int main(int argc, char** argv) {
           grain);
     };
     std::uint64_t sink = 0;
-    const recording::paired f = recording::measure_pairs(rt, fib_phase, pairs, [&] { sink += recording::fib(n); });
+    const recording::paired f =
+        recording::measure_pairs(rt, fib_phase, pairs, [&] { sink += cws_apps::spawning_fib::with_cws(n); });
     const recording::paired c = recording::measure_pairs(rt, copy_phase, pairs, copy);
 
     // Size: `phases` recorded copy phases, encoded as a trace file.
@@ -90,9 +91,7 @@ int main(int argc, char** argv) {
                col::fixed("KB/worker", "kb_per_worker", 1)},
               {"on/off is the median of per-pair ratios (same runtime, recorder attached on alternate phases)",
                "trace bytes: the text-archive trace file of the copy phases"});
-    std::uint64_t expect = 0, prev = 1;  // iterative fib(n)
-    for (unsigned i = 0; i < n; ++i) expect = std::exchange(prev, prev + expect);
-    if (sink != (2ull * pairs + 1) * expect)
+    if (sink != (2ull * pairs + 1) * cws_apps::spawning_fib::value(n))
       return cws_apps::report_error(app.get_name(), "fib computed a wrong value", 1);
     return 0;
   });

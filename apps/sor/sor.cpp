@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/bounded_option.hpp"
 #include "common/row_suite.hpp"
 #include "sor/grid.hpp"
 
@@ -47,11 +48,10 @@ int main(int argc, char** argv) {
   std::string hint = "written";
   bool faithful = false;
   pufferfish::add_count_option(app, "--size", n, "Rows and columns of the grid (PufferFish: 16384)", 3, 1 << 17);
-  app.add_option("--hint", hint,
-                 "written: a child's hint is the rows it writes; faithful: the artifact's hint, row lo-1 to the first "
-                 "element of row hi")
-      ->check(CLI::IsMember({"written", "faithful"}))
-      ->capture_default_str();
+  cws_apps::add_checked_option(app, "--hint", hint,
+                               "written: a child's hint is the rows it writes; faithful: the artifact's hint, row "
+                               "lo-1 to the first element of row hi",
+                               CLI::IsMember({"written", "faithful"}));
   app.add_flag("--faithful", faithful,
                "The artifact's in-place update of every row in one phase per sweep (a data race: timing only, the "
                "grid is checked to stay finite)");

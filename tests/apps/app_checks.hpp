@@ -45,6 +45,14 @@ inline void expect_measured_runs(const json& result, std::size_t runs) {
   EXPECT_LE(result["min_s"].get<double>(), result["median_s"].get<double>());
 }
 
+// The envelope of an app's document: it names the app, and its topology
+// every field of the machine it ran on.
+inline void expect_envelope(const json& doc, const std::string& app) {
+  EXPECT_EQ(doc["app"], app);
+  for (const char* k : {"summary", "source", "synthetic", "numa_nodes", "cores", "pus", "workers"})
+    EXPECT_TRUE(doc["topology"].contains(k)) << k;
+}
+
 // An app's document says it ran on that machine.
 inline void expect_two_node_topology(const json& doc) {
   EXPECT_EQ(doc["topology"]["synthetic"], true);
@@ -71,10 +79,46 @@ inline void expect_usage_error(const run_result& r) {
   EXPECT_EQ(r.out, "") << r.dump();
 }
 
+// The cell values (cws-sor) and input pixels (cws-srad) the apps' READMEs
+// specify: splitmix64's finaliser of (i << 32) ^ j, its top 24 bits k,
+// (k + 0.5) / 2^24.
+inline float unit_value(std::uint64_t i, std::uint64_t j) {
+  std::uint64_t x = ((i << 32) ^ j) + 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return (static_cast<float>(x >> 40) + 0.5f) * 0x1p-24f;
+}
+
 // The variants of the hinted stencil apps (cws-sor, cws-srad), in document order.
 inline const std::vector<std::string> hinted_stencil_variants = {
     "serial",     "cws-hinted",        "cws-hinted-hpt", "cws-random-ft", "cws-random-il",
     "cws-evolve", "cws-evolve-hinted", "tbb-simple",     "tbb-affinity",  "omp-static"};
+
+// A hinted stencil app (`bench`: sor, srad) under both recursions, on 1
+// and 2 workers and on 4 synthetic nodes: run(args, env) gives its
+// document, in which every variant ran, verified and gave the serial
+// checksum (and passes the app's own check(result)), and the bench is
+// named by its recursion (<bench>-ir: irregular).
+template <class Run, class Check>
+void expect_every_variant_verifies(const std::vector<std::string>& args, const std::string& bench, const Run& run,
+                                   const Check& check) {
+  for (const char* recursion : {"regular", "irregular"}) {
+    for (const auto& [workers, env] : {std::pair{std::string("1"), env_list{}}, {"2", env_list{}}, {"4", four_nodes}}) {
+      SCOPED_TRACE(std::string(recursion) + ", workers " + workers);
+      const json doc = run(with(args, {"--workers", workers, "--recursion", recursion}), env);
+      ASSERT_TRUE(doc.contains("results")) << doc.dump();
+      EXPECT_EQ(variants_of(doc), hinted_stencil_variants);
+      EXPECT_EQ(doc["params"]["bench"], std::string(recursion) == "regular" ? bench : bench + "-ir");
+      for (const json& e : doc["results"]) {
+        EXPECT_EQ(e["verified"], true) << e["variant"];
+        check(e);
+        EXPECT_EQ(e["checksum"], doc["params"]["checksum"]) << e["variant"];
+      }
+      EXPECT_EQ(doc["topology"]["workers"], std::stoi(workers));
+    }
+  }
+}
 
 // The locality of the hinted apps' variants on 4 synthetic nodes (every
 // variant verified): the hinted ones run where their data is, evolve settles

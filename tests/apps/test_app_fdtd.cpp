@@ -79,9 +79,7 @@ TEST(Fdtd, EnvelopeAndFields) {
   const json doc = fdtd_json({"--nx", "64", "--ny", "32", "--iters", "3", "--runs", "2", "--warmup", "1", "--policies",
                               "random,stows,relws", "--workers", "2"});
   ASSERT_TRUE(doc.is_object()) << doc.dump();
-  EXPECT_EQ(doc["app"], "fdtd");
-  for (const char* k : {"summary", "source", "synthetic", "numa_nodes", "cores", "pus", "workers"})
-    EXPECT_TRUE(doc["topology"].contains(k)) << k;
+  expect_envelope(doc, "fdtd");
   EXPECT_EQ(variants_of(doc),
             (strings{"serial", "cws-random", "cws-random-interleave", "cws-stows", "cws-stows-follow-init", "cws-relws",
                      "tbb-auto", "tbb-affinity", "tbb-static", "omp-static"}));

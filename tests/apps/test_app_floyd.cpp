@@ -58,9 +58,7 @@ TEST(Floyd, EnvelopeAndFields) {
   const json doc = floyd_json({"--size", "64", "--iters", "5", "--tile-rows", "8", "--tile-cols", "24", "--runs", "2",
                                "--warmup", "1", "--policies", "random,stows,relws", "--workers", "2"});
   ASSERT_TRUE(doc.is_object()) << doc.dump();
-  EXPECT_EQ(doc["app"], "floyd");
-  for (const char* k : {"summary", "source", "synthetic", "numa_nodes", "cores", "pus", "workers"})
-    EXPECT_TRUE(doc["topology"].contains(k)) << k;
+  expect_envelope(doc, "floyd");
   EXPECT_EQ(variants_of(doc),
             (strings{"serial", "cws-random", "cws-random-interleave", "cws-stows", "cws-stows-follow-init", "cws-relws",
                      "tbb-auto", "tbb-affinity", "tbb-static", "omp-static"}));

@@ -22,7 +22,6 @@ using strings = std::vector<std::string>;
 
 json sor_json(strings args, const env_list& env = {}) { return json_of(CWS_APP_SOR, std::move(args), env); }
 
-const strings& all_variants = hinted_stencil_variants;
 const strings cws_variants = {"cws-hinted",    "cws-hinted-hpt", "cws-random-ft",
                               "cws-random-il", "cws-evolve",     "cws-evolve-hinted"};
 
@@ -39,16 +38,6 @@ std::size_t four_way_tasks(std::size_t len, std::size_t tile) {
 }
 std::size_t two_way_tasks(std::size_t len, std::size_t tile) {
   return len <= tile ? 1 : 1 + four_way_tasks(len / 2, tile) + two_way_tasks(len - len / 2, tile);
-}
-
-// The cell values the app's README specifies: splitmix64's finaliser of
-// (i << 32) ^ j, its top 24 bits k, (k + 0.5) / 2^24.
-float unit_value(std::uint64_t i, std::uint64_t j) {
-  std::uint64_t x = ((i << 32) ^ j) + 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return (static_cast<float>(x >> 40) + 0.5f) * 0x1p-24f;
 }
 
 // Red-black SOR written out whole-grid, as a textbook would: the checksum
@@ -83,21 +72,8 @@ TEST(Sor, SerialProgramMatchesATextbookRedBlackSor) {
 TEST(Sor, EveryVariantVerifiesOnOneTwoAndFourWorkersForBothRecursions) {
   // 37 rows: 35 interior rows, an odd count, so leaves of one row and ranges of one colour occur.
   const strings args = {"--size", "37", "--iters", "3", "--runs", "1", "--warmup", "1"};
-  for (const char* recursion : {"regular", "irregular"}) {
-    for (const auto& [workers, env] : {std::pair{std::string("1"), env_list{}}, {"2", env_list{}}, {"4", four_nodes}}) {
-      SCOPED_TRACE(std::string(recursion) + ", workers " + workers);
-      const json doc = sor_json(with(args, {"--workers", workers, "--recursion", recursion}), env);
-      ASSERT_TRUE(doc.contains("results")) << doc.dump();
-      EXPECT_EQ(variants_of(doc), all_variants);
-      EXPECT_EQ(doc["params"]["bench"], std::string(recursion) == "regular" ? "sor" : "sor-ir");
-      for (const json& e : doc["results"]) {
-        EXPECT_EQ(e["verified"], true) << e["variant"];
-        EXPECT_EQ(e["check"], "exact") << e["variant"];
-        EXPECT_EQ(e["checksum"], doc["params"]["checksum"]) << e["variant"];
-      }
-      EXPECT_EQ(doc["topology"]["workers"], std::stoi(workers));
-    }
-  }
+  expect_every_variant_verifies(args, "sor", sor_json,
+                                [](const json& e) { EXPECT_EQ(e["check"], "exact") << e["variant"]; });
 }
 
 TEST(Sor, FaithfulHintVerifiesAndFaithfulUpdateStaysFinite) {
@@ -126,9 +102,7 @@ TEST(Sor, EnvelopeFieldsAndCounters) {
     const json doc = sor_json({"--size", std::to_string(n), "--iters", std::to_string(iters), "--runs",
                                std::to_string(runs), "--warmup", "1", "--workers", "2", "--recursion", recursion});
     ASSERT_TRUE(doc.is_object()) << doc.dump();
-    EXPECT_EQ(doc["app"], "sor");
-    for (const char* k : {"summary", "source", "synthetic", "numa_nodes", "cores", "pus", "workers"})
-      EXPECT_TRUE(doc["topology"].contains(k)) << k;
+    expect_envelope(doc, "sor");
     const json& p = doc["params"];
     EXPECT_EQ(p["size"], n);
     EXPECT_EQ(p["sweeps"], iters);

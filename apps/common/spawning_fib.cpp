@@ -1,10 +1,10 @@
-#include "fib/recursions.hpp"
+#include "common/spawning_fib.hpp"
 
 #include <tbb/task_group.h>
 
 #include <cws/cws.hpp>
 
-namespace fib {
+namespace cws_apps::spawning_fib {
 
 std::uint64_t serial(unsigned n) { return n < 2 ? n : serial(n - 1) + serial(n - 2); }
 
@@ -27,15 +27,17 @@ std::uint64_t with_tbb(unsigned n) {
   return a + b;
 }
 
-std::uint64_t spawn_count(unsigned n) {
+std::uint64_t value(unsigned n) {
   std::uint64_t a = 0, b = 1;  // fib(0), fib(1)
-  for (unsigned i = 0; i < n + 1; ++i) b = a + b, a = b - a;
-  return a - 1;
+  for (unsigned i = 0; i < n; ++i) b = a + b, a = b - a;
+  return a;
 }
+
+std::uint64_t spawn_count(unsigned n) { return value(n + 1) - 1; }
 
 unsigned opaque(unsigned v) {
   asm volatile("" : "+r"(v));
   return v;
 }
 
-}  // namespace fib
+}  // namespace cws_apps::spawning_fib
