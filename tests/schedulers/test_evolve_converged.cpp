@@ -151,11 +151,39 @@ cws::schedule& converged_schedule(cws::runtime& rt, const std::string& name) {
 
 bool strict(cws::ran_as a) { return a == cws::ran_as::stows || a == cws::ran_as::stuws; }
 
-// Delays injected into real phases (a sleeping leaf) are not tested here:
-// beside parallel builds the floor of real run times moved by over 11 times
-// for 15 runs in a row, so no threshold both stayed quiet and caught a
-// 35-times slowdown every time; the watch's decisions on such patterns are
-// tested exactly above, on given times.
+// Delays injected into real phases (a sleeping leaf) against the slowdown
+// threshold are not tested here: beside parallel builds the floor of real
+// run times moved by over 11 times for 15 runs in a row, so no threshold both
+// stayed quiet and caught a 35-times slowdown every time; the watch's
+// decisions on such patterns are tested exactly above, on given times.
+//
+// What a delay must never do on the runtime is tested here: a descheduled
+// worker (one leaf sleeping 3 ms more, every third phase) makes a strict
+// replay wait for its designated steal, not diverge, stall into a random
+// run or drop the converged flag. The phases are fewer than the watch needs
+// for any verdict (recent + min_baseline runs, then persistence of them), so
+// no machine load can make this test fail through the watch.
+TEST(evolve_converged, a_delayed_leaf_keeps_a_converged_schedule_converged) {
+  cws::runtime rt(config(2));
+  cws::schedule& s = converged_schedule(rt, "delayed");
+  constexpr int phases = slowdown_watch::recent + slowdown_watch::min_baseline + slowdown_watch::persistence - 2;
+  for (int i = 0; i < phases; ++i) {
+    const bool delayed = i % 3 == 0;
+    const cws::run_report& r = rt.run(s, [delayed] {
+      cws::parallel_for(0, leaves, [delayed](std::size_t leaf) {
+        std::this_thread::sleep_for(leaf_time);
+        if (delayed && leaf == leaves / 2) std::this_thread::sleep_for(std::chrono::milliseconds(3));
+      }, 1);
+    });
+    ASSERT_TRUE(strict(r.ran_as)) << "phase " << i << ": " << r.label() << " " << r.note;
+    ASSERT_TRUE(r.converged) << "phase " << i << ": " << state_of(rt, "delayed").history.back().note;
+  }
+  const auto& state = state_of(rt, "delayed");
+  for (const auto& r : state.history) {
+    if (r.iteration <= state.converged_at) continue;
+    EXPECT_NE(r.ran_as, cws::ran_as::relws) << r.iteration;
+  }
+}
 
 // A random run of the phase that stole (its tree designates a steal the
 // spawn-less program below never makes).
