@@ -87,6 +87,7 @@ void scheduler::thread_main(unsigned id) {
   tls_pool = &w.pool();
   std::uint32_t seen = 0;
   while (await_phase(seen)) {
+    w.begin_phase(setup_);  // published before epoch_ moved, which await_phase acquired
     w.work_until_phase_end();
     // seq_cst: pairs with await_helpers' caller_parked_ announcement.
     if (running_.fetch_sub(1, std::memory_order_seq_cst) == 1 && caller_parked_.load(std::memory_order_seq_cst))
@@ -165,9 +166,11 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   task_observers_.clear();  // capacity kept: no allocation in steady state
   for (observer* o : observers_)
     if (o->wants_task_events()) task_observers_.push_back(o);
-  const phase_setup setup{&policy, policy.routes_spawns(), policy.routes_hints(), observers_, task_observers_};
+  setup_ = phase_setup{&policy, policy.routes_spawns(), policy.routes_hints(), observers_, task_observers_};
+  if (setup_.hints)
+    for (auto& w : workers_) w->make_places();
   for (observer* o : observers_) o->on_phase_begin(info);
-  for (auto& w : workers_) w->begin_phase(setup);
+  workers_[0]->begin_phase(setup_);  // the helpers arm themselves once woken (thread_main)
 
   // Build the root before waking anyone: allocation may throw.
   worker& w0 = *workers_[0];
@@ -186,9 +189,12 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   tls_pool = nullptr;
   const auto root_done = called ? clock::now() : t0;  // timed phases only (phase_timeline)
 
-  // Every task has finished; send the helpers back to their window.
+  // Every task has finished; send the helpers back to their window. Only
+  // helpers asleep inside the phase need a wake-up, and sleepers_ says
+  // whether there are any: one read of a line nobody writes while everyone
+  // spins, instead of one read per helper (the pair with worker::park).
   active_.store(false, std::memory_order_seq_cst);
-  for (auto& w : workers_) w->unpark();
+  if (sleepers_.load(std::memory_order_seq_cst) != 0) wake_all();
   await_helpers();
   const auto t1 = clock::now();
   caller_.leave();

@@ -15,9 +15,16 @@
 // parked_ != 0 (a store-buffering pair: the waker side needs its seq_cst as
 // much as the sleeper side). The futex re-checks epoch_ in the kernel.
 //
+// A helper arms its own phase once woken (worker::begin_phase from setup_,
+// which run() wrote before bumping epoch_): the caller writes only its own
+// worker and the shared words above.
+//
 // End. When the root returns every task of the phase has finished (implicit
-// syncs); run() lowers active_, unparks workers sleeping inside the phase and
-// waits until running_ (helpers still in their work loop) is 0: it spins,
+// syncs); run() lowers active_ (seq_cst), then reads sleepers_ (seq_cst) and
+// unparks every worker only when some helper is asleep inside the phase (the
+// sleeper counts itself, fences, then re-checks active_: a store-buffering
+// pair, so one of the two sees the other), and waits until running_
+// (helpers still in their work loop) is 0: it spins,
 // then yields, and sleeps on running_ only past that, announced in
 // caller_parked_ with the same seq_cst pairing (the last helper notifies only
 // when the caller parked). Helpers that were spinning leave within
@@ -90,6 +97,7 @@ class scheduler {
   // --- used by workers ---
   bool phase_active() const noexcept { return active_.load(std::memory_order_acquire); }
   bool sleepers() const noexcept { return sleepers_.load(std::memory_order_relaxed) != 0; }
+  // A worker about to sleep inside a phase counts itself (seq_cst: see End above).
   void sleeper_enter() noexcept { sleepers_.fetch_add(1, std::memory_order_seq_cst); }
   void sleeper_leave() noexcept { sleepers_.fetch_sub(1, std::memory_order_relaxed); }
   void wake_one() noexcept;
@@ -129,6 +137,7 @@ class scheduler {
   std::vector<std::unique_ptr<os_thread>> threads_;
   std::vector<observer*> observers_;
   std::vector<observer*> task_observers_;  // rebuilt per phase
+  phase_setup setup_;                      // this phase's, for every worker (written before epoch_ moves)
 
   std::mutex run_mutex_;                             // one phase at a time
   alignas(64) std::atomic<std::uint32_t> epoch_{0};  // a 32-bit word: futex-waitable directly

@@ -66,14 +66,16 @@ worker::worker(scheduler& s, unsigned id, const runtime_config& cfg)
   if (rng_state_ == 0) rng_state_ = 0x853c49e6748fea9bull;
 }
 
+void worker::make_places() {
+  if (!placed_.empty()) return;
+  // The first hinted phase: a deque per node place and the root's. Small
+  // at first; they grow like every wsq, so no push is ever refused.
+  const unsigned nodes = sched_.places().nodes();
+  for (unsigned i = 0; i <= nodes; ++i) placed_.push_back(std::make_unique<wsq<task*>>(64));
+}
+
 void worker::begin_phase(const phase_setup& setup) {
   setup_ = setup;
-  if (setup.hints && placed_.empty()) {
-    // The first hinted phase: a deque per node place and the root's. Small
-    // at first; they grow like every wsq, so no push is ever refused.
-    const unsigned nodes = sched_.places().nodes();
-    for (unsigned i = 0; i <= nodes; ++i) placed_.push_back(std::make_unique<wsq<task*>>(64));
-  }
   stats_ = {};
   marks_ = {};
   next_segment_ = 0;
@@ -473,6 +475,9 @@ template <class Ready>
 void worker::park(backoff& b, Ready ready) {
   parker_.arm();
   sched_.sleeper_enter();
+  // Between the count and the re-check: the sleeper's half of the pair with
+  // the phase's end (scheduler::run lowers active_, then reads the count).
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   if (ready()) {
     parker_.disarm();
   } else {

@@ -6,7 +6,10 @@
 //   * other workers: deque_.steal() and placed_[i]->steal() (top ends),
 //     mailbox_.post(), parker_.unpark(), and joined_remote of frames whose
 //     children they finished;
-//   * the scheduler, between phases only: begin_phase() and stats().
+//   * the scheduler, between phases only: make_places() and stats();
+//   * begin_phase() is the worker's own, at the start of each phase (a
+//     helper arms itself once woken; the caller arms worker 0), so the
+//     caller writes none of a helper's lines to start a phase.
 //
 // Determinism invariant (DESIGN §3): a worker blocked in sync runs only its
 // own frame's children (pop_above, or a reclaimable routed child it takes
@@ -64,6 +67,10 @@ class worker final : public worker_view {
   void touch(const void* p, std::size_t bytes) { touches_.add(p, bytes); }
 
   // --- phase driving (scheduler) ---
+  // Before a hinted phase wakes anyone: the place deques other workers read.
+  void make_places();
+  // On the worker's own thread as its phase starts: the setup, and counters
+  // and marks zeroed.
   void begin_phase(const phase_setup& setup);
   // Worker 0: runs the phase root as the first segment; returns its error, if any.
   std::exception_ptr run_root(task* root);
