@@ -22,8 +22,8 @@
 // End. When the root returns every task of the phase has finished (implicit
 // syncs); run() lowers active_ (seq_cst), then reads sleepers_ (seq_cst) and
 // unparks every worker only when some helper is asleep inside the phase (the
-// sleeper counts itself, fences, then re-checks active_: a store-buffering
-// pair, so one of the two sees the other), and waits until running_
+// sleeper counts itself, then re-reads active_, both seq_cst: a
+// store-buffering pair, so one of the two sees the other), and waits until running_
 // (helpers still in their work loop) is 0: it spins,
 // then yields, and sleeps on running_ only past that, announced in
 // caller_parked_ with the same seq_cst pairing (the last helper notifies only
@@ -95,7 +95,9 @@ class scheduler {
   void remove_observer(observer& o);
 
   // --- used by workers ---
-  bool phase_active() const noexcept { return active_.load(std::memory_order_acquire); }
+  // seq_cst (a plain load on x86): a worker about to sleep counts itself in
+  // sleepers_ and then reads this, the pair of run()'s lower-then-count.
+  bool phase_active() const noexcept { return active_.load(std::memory_order_seq_cst); }
   bool sleepers() const noexcept { return sleepers_.load(std::memory_order_relaxed) != 0; }
   // A worker about to sleep inside a phase counts itself (seq_cst: see End above).
   void sleeper_enter() noexcept { sleepers_.fetch_add(1, std::memory_order_seq_cst); }

@@ -474,10 +474,8 @@ void worker::work_until_phase_end() {
 template <class Ready>
 void worker::park(backoff& b, Ready ready) {
   parker_.arm();
-  sched_.sleeper_enter();
-  // Between the count and the re-check: the sleeper's half of the pair with
-  // the phase's end (scheduler::run lowers active_, then reads the count).
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  sched_.sleeper_enter();  // seq_cst, and so is ready()'s read of active_: the sleeper's half of the
+                           // pair with the phase's end (scheduler::run lowers active_, then reads the count)
   if (ready()) {
     parker_.disarm();
   } else {
