@@ -289,11 +289,11 @@ void replay_policy::end_phase(run_report& stats) {
   // A replay that took its template's steals again (most runs once a
   // schedule settled) is at distance 0 from the previous run: said without
   // computing a distance, and its tree is not copied (next_template).
-  const bool repeated = record != nullptr && state_->previous && steal_tree::same_steals(*state_->previous, record->steals);
-  if (repeated)
-    r.distance_to_previous = 0.0;
-  else if (record != nullptr && state_->previous)
-    r.distance_to_previous = store_->moved_share(*state_->previous, record->steals);
+  bool repeated = false;
+  if (record != nullptr && state_->previous) {
+    repeated = steal_tree::same_steals(*state_->previous, record->steals);
+    r.distance_to_previous = repeated ? 0.0 : store_->moved_share(*state_->previous, record->steals);
+  }
   plan_relocalization(r, record != nullptr);
   if (record != nullptr) next_template(r, stats, *record, repeated);
   copy_outcome(stats, r);

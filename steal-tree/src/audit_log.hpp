@@ -169,8 +169,8 @@ inline void audit_log::on_task_begin(unsigned worker, cws::segment_id seg, const
   const std::uint32_t level = tag.segment == seg ? tag.level : 0;  // a segment's root is at level 0
   std::uint32_t parent = no_parent;
   const bool entered = !b.open.empty() && b.open.back().segment == seq;  // the innermost open segment (usual)
-  if (seq > max_audit_index || b.tasks.size() > max_audit_index || !(entered || b.enter(static_cast<std::uint32_t>(seq))))
-      [[unlikely]] {
+  if (seq > max_audit_index || b.tasks.size() > max_audit_index ||
+      !(entered || b.enter(static_cast<std::uint32_t>(seq)))) [[unlikely]] {
     b.damaged = true;
   } else {
     const std::size_t slot = b.open.back().base + std::size_t{level};

@@ -42,7 +42,8 @@ std::uint64_t unbalanced(std::uint64_t state, unsigned depth) {
 
 std::uint64_t serial_unbalanced(std::uint64_t state, unsigned depth) {
   std::uint64_t total = 1;
-  for (unsigned i = 0, n = children_of(state, depth); i < n; ++i) total += serial_unbalanced(mix(state + i + 1), depth - 1);
+  for (unsigned i = 0, n = children_of(state, depth); i < n; ++i)
+    total += serial_unbalanced(mix(state + i + 1), depth - 1);
   return total;
 }
 
