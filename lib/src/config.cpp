@@ -205,6 +205,10 @@ constexpr variable variables[] = {
      [](runtime_config& c, const char* n, std::string_view v) {
        c.replay.coarsen_tries = parse_ranged(n, v, 1, 64, "an integer (1..64)");
      }},
+    {"CWS_TEMPLATE_TRIES",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       c.replay.template_tries = parse_ranged(n, v, 1, 1000, "an integer (1..1000; 1 = adopt the first run)");
+     }},
     {"CWS_PAGES", [](runtime_config& c, const char* n, std::string_view v) { c.pages = parse_pages(n, v); }},
     {"CWS_PAGE_MOVER",
      [](runtime_config& c, const char* n, std::string_view v) { c.page_mover = parse_mover(n, v); }},

@@ -25,6 +25,7 @@
 #include "hinted_policy.hpp"
 #include "policy_kinds.hpp"
 #include "replay_policy.hpp"
+#include "template_pick.hpp"
 #include "template_plan.hpp"
 
 namespace cws::schedulers {
@@ -114,6 +115,7 @@ class replay_policy final : public scheduling_policy {
   void next_template(iteration_report& r, const run_report& stats, const steal_tree::phase_record& record,
                      bool repeated);
   void start_over(iteration_report& r, const std::shared_ptr<const steal_tree::tree>& fresh);
+  void pick_template(iteration_report& r, const std::shared_ptr<const steal_tree::tree>& fresh);
   void copy_outcome(run_report& stats, const iteration_report& r) const;
 
   const detail::replay_policy_kind& kind_;
@@ -130,6 +132,9 @@ class replay_policy final : public scheduling_policy {
   schedule_state* state_ = nullptr;
   steal_tree::recorder* recorder_ = nullptr;
   std::optional<detail::evolve_controller> evolve_;  // the evolving kinds' state machine
+  // stows and stuws: which of their random runs becomes the template (template_pick.hpp).
+  const bool picks_template_ = fixed_mode_ == replay_mode::stows || fixed_mode_ == replay_mode::stuws;
+  detail::template_pick pick_;
   detail::replay_engine engine_;
   // evolve-hinted: the hinted engine its template-less runs use instead of random.
   std::unique_ptr<detail::hinted_engine> hinted_;
@@ -213,7 +218,11 @@ std::shared_ptr<const steal_tree::tree> replay_policy::choose_template(const pha
       template_from_ = s.template_from;
       return s.templ;
     }
-    missing_ = "no template yet";
+    if (pick_.tries() == 0)
+      missing_ = "no template yet";
+    else
+      format_into(missing_, "no balanced run yet: {} of {} tried", pick_.tries(),
+                  runtime().config().replay.template_tries);
     return nullptr;
   }
   if (const schedule_state* other = store_->find(info.follows); other != nullptr && other->templ) {
@@ -372,8 +381,8 @@ void replay_policy::plan_relocalization(const iteration_report& r, bool recorded
 
 // The next template. The recorded tree is copied once (into a pooled tree:
 // no allocation in steady state) and shared by the template and `previous`.
-void replay_policy::next_template(iteration_report& r, const run_report& stats,
-                                  const steal_tree::phase_record& record, bool repeated) {
+void replay_policy::next_template(iteration_report& r, const run_report& stats, const steal_tree::phase_record& record,
+                                  bool repeated) {
   schedule_state& s = *state_;
   const replay_mode mode = engine_.mode();
   // A strict replay's tree is only kept as `previous` (for the next
@@ -384,6 +393,7 @@ void replay_policy::next_template(iteration_report& r, const run_report& stats,
     return;
   }
   std::shared_ptr<const steal_tree::tree> fresh = store_->share(record.steals);
+  if (!r.diverged && mode != replay_mode::random && pick_.tries() != 0) pick_.reset();  // a seeded template ran
   if (r.diverged || mode == replay_mode::random) {
     start_over(r, fresh);
   } else if (evolve_) {
@@ -405,14 +415,49 @@ void replay_policy::next_template(iteration_report& r, const run_report& stats,
 void replay_policy::start_over(iteration_report& r, const std::shared_ptr<const steal_tree::tree>& fresh) {
   schedule_state& s = *state_;
   const bool elided = r.diverged && engine_.elides();
-  s.templ = elided ? nullptr : fresh;
-  if (elided)
+  if (elided) {
+    s.templ = nullptr;
     format_into(s.template_from, "none (run #{} diverged under serial elision)", r.iteration);
-  else
+  } else if (picks_template_ && !r.diverged) {
+    pick_template(r, fresh);
+  } else {
+    s.templ = fresh;
     format_into(s.template_from, "recorded run #{}{}", r.iteration, r.diverged ? " (after divergence)" : "");
+  }
   if (kind_.traits.evolves && r.diverged)
     format_into(r.note, "diverged: evolve starts over from {}", elided ? "a fresh random run" : "this run's tree");
   detail::evolve_controller::restart(s);
+}
+
+// stows, stuws, a template-less run: its tree becomes the template if it passes the balance
+// rule; otherwise the schedule records again under random, up to the bound,
+// and then takes the most balanced run (template_pick.hpp). The note says
+// which, so that a replay slower than random can be traced to its template.
+void replay_policy::pick_template(iteration_report& r, const std::shared_ptr<const steal_tree::tree>& fresh) {
+  schedule_state& s = *state_;
+  const runtime_config& cfg = rt_->config();
+  const unsigned bound = cfg.replay.template_tries;
+  const bool balanced =
+      fresh->workers <= 1 || detail::balanced_enough(r.balance.idle_workers, r.balance.max_over_fair, cfg);
+  const detail::template_pick::verdict v = pick_.offer(fresh, r.balance, balanced, r.iteration, bound);
+  if (!v.adopt) {
+    s.templ = nullptr;
+    format_into(s.template_from, "none (run #{} not balanced enough)", r.iteration);
+    format_into(r.note,
+                "not a template: busiest worker x{:.2f} of its fair share, {} idle (CWS_EVOLVE_BALANCE); "
+                "recording again under random ({} of {}, CWS_TEMPLATE_TRIES)",
+                r.balance.max_over_fair, r.balance.idle_workers, pick_.tries(), bound);
+    return;
+  }
+  s.templ = v.adopt;
+  if (!v.best_of_bound) {
+    format_into(s.template_from, "recorded run #{}", r.iteration);
+    return;
+  }
+  format_into(s.template_from, "recorded run #{}, the most balanced of {} random runs", v.run, bound);
+  format_into(r.note,
+              "no random run balanced in {}: run #{} (busiest worker x{:.2f} of its fair share) is the template", bound,
+              v.run, v.balance.max_over_fair);
 }
 
 // The run's report: what the history entry says, typed (assignments reuse the

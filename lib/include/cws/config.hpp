@@ -50,6 +50,10 @@
 //   CWS_ELIDE            1 = STOWS/STUWS run spawns with no designated steal below
 //                        them as plain calls (serial elision; default), 0 = always spawn
 //   CWS_COARSEN_TRIES    pruning depths the `coarsen` policy tries (default 4)
+//   CWS_TEMPLATE_TRIES   random runs a strict policy (stows, stuws) without a template records
+//                        at most until one passes the CWS_EVOLVE_BALANCE rule, then adopting
+//                        the most balanced of them (default 1: the first run, whose first
+//                        touches placed the data)
 // Hinted mode (PufferFish; the `hinted` and `hinted-hpt` policies, place_tree.hpp):
 //   CWS_HPT              an HClib-style HPT XML file describing the place tree
 //                        (default: built from the topology)
@@ -115,6 +119,11 @@ struct replay_knobs {
   bool elide = true;  // CWS_ELIDE
   // coarsen: pruning depths it tries (one run each) before keeping the fastest.
   unsigned coarsen_tries = 4;  // CWS_COARSEN_TRIES
+  // stows, stuws: random runs recorded at most, until one is balanced, before
+  // the most balanced becomes the template (schedulers/src/template_pick.hpp).
+  // 1: the first run, whatever its balance: its first touches placed the
+  // data, so replaying it keeps the tasks beside their pages.
+  unsigned template_tries = 1;  // CWS_TEMPLATE_TRIES
 };
 
 // The knobs of the hinted policies (cws::schedulers reads them; parsed here

@@ -1,0 +1,62 @@
+#pragma once
+// Which recorded run a strict replay (stows, stuws) adopts as its template.
+//
+// A strict replay repeats its template's steals and nothing else, so the
+// template's balance is the replay's balance for as long as the schedule
+// lives. A schedule without a template runs under random stealing to record
+// one, and one random run can be a poor template: a short phase whose helper
+// had not woken yet, or was descheduled, records no steal at all, and
+// replaying that tree runs the phase on one worker forever.
+//
+// By default (CWS_TEMPLATE_TRIES=1) the first run is the template all the
+// same, as in the paper: its first touches placed the data, and replaying it
+// keeps every task beside its pages, which is what the strict policies are
+// for on a NUMA machine (a later run would replay a schedule the pages do not
+// follow). A phase that computes on data placed elsewhere can ask for more:
+// with CWS_TEMPLATE_TRIES=N the policy records again under random until a
+// run passes evolve's balance rule (CWS_EVOLVE_BALANCE: every worker ran a
+// task, the busiest one's share within the tolerance of 1/P), and after N
+// runs with none that did, adopts the most balanced of them. A run that
+// diverged from its template is adopted as it is (the divergence warning
+// says so).
+//
+// Templates seeded from outside (a trace file, schedule_store::seed, a
+// followed schedule) are replayed as they are: the pick only decides between
+// the policy's own random runs. Used between phases, on the thread that calls
+// runtime::run.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cws/run_report.hpp"
+#include "cws/steal_tree/tree.hpp"
+
+namespace cws::schedulers::detail {
+
+class template_pick {
+ public:
+  // What offer() decided about a run.
+  struct verdict {
+    std::shared_ptr<const steal_tree::tree> adopt;  // the template from now on; null: keep recording
+    std::uint64_t run = 0;                          // the run it was recorded in
+    load_balance balance;                           // that run's balance
+    bool best_of_bound = false;                     // adopted at the bound, not for passing the rule
+  };
+
+  // The tree of random run `run` with its balance. `balanced` is the balance
+  // rule's verdict on it and `bound` how many runs may be tried (>= 1).
+  verdict offer(std::shared_ptr<const steal_tree::tree> fresh, const load_balance& balance, bool balanced,
+                std::uint64_t run, unsigned bound);
+  // Random runs tried since the last adoption.
+  unsigned tries() const noexcept { return tries_; }
+  void reset() noexcept;
+
+ private:
+  std::shared_ptr<const steal_tree::tree> best_tree_;
+  load_balance best_;
+  std::uint64_t best_run_ = 0;
+  unsigned tries_ = 0;
+};
+
+}  // namespace cws::schedulers::detail

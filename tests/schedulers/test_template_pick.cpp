@@ -1,0 +1,122 @@
+// Which random run a strict replay (stows, stuws) adopts as its template
+// (schedulers/src/template_pick.hpp): the rule on scripted offers, and the
+// policy on phases whose balance does not depend on timing (one task: the
+// second worker is idle in every run; one worker: always balanced).
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "cws/cws.hpp"
+#include "cws/schedulers/schedule_store.hpp"
+#include "support/runtime_fixture.hpp"
+#include "template_pick.hpp"
+
+namespace {
+
+namespace cs = cws::schedulers;
+using cs::detail::template_pick;
+
+std::shared_ptr<const cws::steal_tree::tree> a_tree() { return std::make_shared<const cws::steal_tree::tree>(); }
+
+cws::load_balance balance(double share, unsigned idle) { return {share, idle}; }
+
+TEST(template_pick, a_balanced_run_is_adopted_at_once_and_starts_the_count_again) {
+  template_pick pick;
+  const auto first = a_tree(), second = a_tree();
+  EXPECT_FALSE(pick.offer(first, balance(1.4, 0), false, 0, 5).adopt);
+  EXPECT_EQ(pick.tries(), 1u);
+  const template_pick::verdict v = pick.offer(second, balance(1.05, 0), true, 1, 5);
+  EXPECT_EQ(v.adopt, second);
+  EXPECT_EQ(v.run, 1u);
+  EXPECT_FALSE(v.best_of_bound);
+  EXPECT_EQ(pick.tries(), 0u);
+}
+
+TEST(template_pick, at_the_bound_the_most_balanced_run_is_adopted_fewer_idle_workers_first) {
+  template_pick pick;
+  const auto idle = a_tree(), skewed = a_tree(), better = a_tree(), worse = a_tree();
+  EXPECT_FALSE(pick.offer(idle, balance(1.5, 1), false, 0, 4).adopt);
+  EXPECT_FALSE(pick.offer(skewed, balance(1.9, 0), false, 1, 4).adopt);  // no idle worker beats a smaller share
+  EXPECT_FALSE(pick.offer(better, balance(1.3, 0), false, 2, 4).adopt);
+  const template_pick::verdict v = pick.offer(worse, balance(1.6, 0), false, 3, 4);
+  EXPECT_EQ(v.adopt, better);
+  EXPECT_EQ(v.run, 2u);
+  EXPECT_DOUBLE_EQ(v.balance.max_over_fair, 1.3);
+  EXPECT_TRUE(v.best_of_bound);
+  EXPECT_EQ(pick.tries(), 0u);
+}
+
+TEST(template_pick, a_bound_of_one_adopts_the_first_run_as_it_is) {
+  template_pick pick;
+  const auto t = a_tree();
+  const template_pick::verdict v = pick.offer(t, balance(2.0, 1), false, 0, 1);
+  EXPECT_EQ(v.adopt, t);
+  EXPECT_FALSE(v.best_of_bound);
+}
+
+
+struct strict_runs {
+  std::vector<cws::ran_as> ran_as;
+  std::vector<std::string> reasons, notes;
+  std::string template_from;
+};
+
+strict_runs run_strict(std::string_view policy, unsigned workers, unsigned tries, unsigned balance_pct, int runs) {
+  cws::runtime_config cfg = cws::test::config(workers);
+  cfg.replay.template_tries = tries;
+  cfg.replay.evolve_balance_pct = balance_pct;
+  cws::runtime rt(cfg);
+  auto& s = rt.schedule("step", policy);
+  strict_runs out;
+  for (int i = 0; i < runs; ++i) {
+    const cws::run_report& r = rt.run(s, [] {});  // one task, no spawn
+    out.ran_as.push_back(r.ran_as);
+    out.reasons.push_back(r.reason);
+    out.notes.push_back(r.note);
+  }
+  out.template_from = cs::store_of(rt).at("step").template_from;
+  return out;
+}
+
+class strict_pick : public ::testing::TestWithParam<std::string_view> {};
+
+TEST_P(strict_pick, runs_that_leave_a_worker_idle_are_recorded_again_up_to_the_bound) {
+  const strict_runs r = run_strict(GetParam(), 2, 3, 10, 5);
+  const cws::ran_as replayed = GetParam() == "stows" ? cws::ran_as::stows : cws::ran_as::stuws;
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(r.ran_as[i], cws::ran_as::random_no_template) << "run " << i;
+  EXPECT_EQ(r.ran_as[3], replayed);
+  EXPECT_EQ(r.ran_as[4], replayed);
+  EXPECT_EQ(r.reasons[0], "no template yet");
+  EXPECT_EQ(r.reasons[1], "no balanced run yet: 1 of 3 tried");
+  EXPECT_EQ(r.reasons[2], "no balanced run yet: 2 of 3 tried");
+  EXPECT_NE(r.notes[0].find("not a template: busiest worker x2.00 of its fair share, 1 idle"), std::string::npos)
+      << r.notes[0];
+  EXPECT_NE(r.notes[2].find("no random run balanced in 3: run #0"), std::string::npos) << r.notes[2];
+  EXPECT_TRUE(r.notes[3].empty()) << r.notes[3];
+  // Equal runs: the first one tried stays the best.
+  EXPECT_EQ(r.template_from, "recorded run #0, the most balanced of 3 random runs");
+}
+
+TEST_P(strict_pick, one_try_or_no_balance_rule_adopts_the_first_run) {
+  for (const auto& [tries, pct] : {std::pair{1u, 10u}, std::pair{5u, 0u}}) {
+    const strict_runs r = run_strict(GetParam(), 2, tries, pct, 2);
+    EXPECT_EQ(r.ran_as[0], cws::ran_as::random_no_template);
+    EXPECT_NE(r.ran_as[1], cws::ran_as::random_no_template) << "tries " << tries << ", balance " << pct;
+    EXPECT_TRUE(r.notes[0].empty()) << r.notes[0];
+    EXPECT_EQ(r.template_from, "recorded run #0");
+  }
+}
+
+TEST_P(strict_pick, one_worker_is_always_balanced) {
+  const strict_runs r = run_strict(GetParam(), 1, 5, 10, 2);
+  EXPECT_EQ(r.ran_as[0], cws::ran_as::random_no_template);
+  EXPECT_NE(r.ran_as[1], cws::ran_as::random_no_template);
+  EXPECT_EQ(r.template_from, "recorded run #0");
+}
+
+INSTANTIATE_TEST_SUITE_P(policies, strict_pick, ::testing::Values("stows", "stuws"),
+                         [](const auto& p) { return std::string(p.param); });
+
+}  // namespace
