@@ -37,7 +37,7 @@ TEST(Cilksort, EveryVariantSortsOnOneTwoAndFourWorkers) {
       {"mostly duplicates", with({"--size", "3001", "--value-range", "3"}, deep)},
       {"one value", {"--size", "1"}},
   };
-  for (const auto& [workers, env] : {std::pair{std::string("1"), env_list{}}, {"2", env_list{}}, {"4", four_nodes}}) {
+  for (const auto& [workers, env] : one_two_and_four_workers) {
     for (const auto& [what, args] : inputs) {
       SCOPED_TRACE("workers " + workers + ", " + what);
       const json doc = cilksort_json(with(args, {"--workers", workers, "--runs", "2", "--warmup", "1"}), env);
