@@ -148,6 +148,12 @@ inline void expect_rows_verified(const run_result& r, const std::vector<std::str
   }
 }
 
+// `object` (an app's params, a result) holds each of `fields` with that
+// value: one expectation per field.
+inline void expect_fields(const json& object, const json& fields) {
+  for (const auto& [key, value] : fields.items()) EXPECT_EQ(object[key], value) << key;
+}
+
 // The envelope of an app's document: it names the app, and its topology
 // every field of the machine it ran on.
 inline void expect_envelope(const json& doc, const std::string& app) {
