@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include "common/table_columns.hpp"
+
 namespace cg_app {
 
 namespace {
@@ -237,24 +239,25 @@ void bench::put_cws_figures(const variant& v, json& e) {
 }
 
 cws_apps::table_text bench::text() const {
+  namespace col = cws_apps::columns;
   const std::optional<double> zeta_ref = cg::reference_zeta(cls_, iters_);
   return {fmt::format("cws-cg: NPB CG class {} (na {}, nonzer {}, {} nonzeros), {} outer iterations of 25 CG steps per "
                       "run ({}), row blocks of {} rows ({} blocks), {} runs (+{} warm-up); zeta reference: {}",
                       cls_.name, cls_.na, cls_.nonzer, matrix_.nnz(), iters_,
                       iters_ == cls_.niter ? "niter" : "not niter", s_.block, blocks_, opt_.plan.runs, opt_.plan.warmup,
                       zeta_ref ? fmt::format("{:.13f}", *zeta_ref) : std::string("none (serial zeta only)")),
-          cws_apps::npb_columns(3, {{"vs random", "ratio_vs_cws_random", 1, 2},
-                                    {"spmv ms", "spmv_s_per_iter", 1e3, 3},
-                                    {"desig/it", "designated_per_iter", 1, 1},
-                                    {"extra/it", "extra_steals_per_iter", 1, 1},
-                                    {"dist %", "mean_distance", 100, 1},
-                                    {"local %", "local_share", 100, 1},
-                                    {"last %", "local_share_last", 100, 1},
-                                    {"all %", "all_local_bytes_share", 100, 1},
-                                    {"moved", "pages_moved"},
-                                    {"reloc ms/it", "relocalization_s_per_iter", 1e3, 3},
-                                    {"zeta err", "zeta_rel_err", 1e15, 1},
-                                    {"ok", "verified"}}),
+          cws_apps::npb_columns(3, {cws_apps::ratio_column("vs random", "ratio_vs_cws_random"),
+                                    col::milliseconds("spmv ms", "spmv_s_per_iter"),
+                                    col::fixed("desig/it", "designated_per_iter", 1),
+                                    col::fixed("extra/it", "extra_steals_per_iter", 1),
+                                    col::percent("dist %", "mean_distance"),
+                                    col::percent("local %", "local_share"),
+                                    col::percent("last %", "local_share_last"),
+                                    col::percent("all %", "all_local_bytes_share"),
+                                    col::as_is("moved", "pages_moved"),
+                                    col::milliseconds("reloc ms/it", "relocalization_s_per_iter"),
+                                    {"zeta err", "zeta_rel_err", 1e15, 1},  // in units of NPB's 1e-15
+                                    col::as_is("ok", "verified")}),
           {"ms/iter: median over runs of the mean time of one outer iteration (conj_grad + normalisation: 104 phases, "
            "each timed as the call the user makes: rt.run, tbb::parallel_for, the OpenMP region); Mop/s: NPB's "
            "operation count over that time; 'vs' columns are time ratios (lower is better);",

@@ -44,10 +44,9 @@ int main(int argc, char** argv) {
   app.add_flag("--follow-spmv", s.follow_spmv,
                "Under replaying policies, every vector kernel replays the spmv schedule's template (schedule::follow) "
                "instead of its own; without it, evolve gets an extra variant cws-evolve-follow that does");
-  app.add_option("--evolve-init", s.evolve_init,
-                 "Policy of the init schedule of the evolve variants (random: it never moves pages; evolve: it "
-                 "relocalizes them to init's own tree)")
-      ->capture_default_str();
+  cws_apps::add_evolve_init_option(app, s.evolve_init,
+                                   "Policy of the init schedule of the evolve variants (random: it never moves pages; "
+                                   "evolve: it relocalizes them to init's own tree)");
   app.add_option("--iteration-lines", s.lines,
                  "Print the first N spmv phases of the first run of each cws variant (what they ran as, steals, "
                  "locality, pages moved)")

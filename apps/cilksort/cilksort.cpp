@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
   cilksort::problem p;
   bool paper_size = false, quiet = false;
   std::vector<std::string> chosen = cilksort::variant_names();
-  cws_apps::add_bounded_option(app, "--size", p.n, "Values (64-bit) to sort", std::size_t{1}, std::size_t{1} << 34);
+  const std::size_t most = std::size_t{1} << 34;  // values, and so the largest cut-off that means anything
+  cws_apps::add_bounded_option(app, "--size", p.n, "Values (64-bit) to sort", std::size_t{1}, most);
   app.add_flag("--paper-size", paper_size, "Sort 2^30 values (8 GiB per array), as the paper; use --order sequential")
       ->excludes("--size");
   app.add_option("--seed", p.input.seed, "Seed of the input generator")->capture_default_str();
@@ -38,11 +39,10 @@ int main(int argc, char** argv) {
                "meets a different tree");
   cws_apps::add_bounded_option(app, "--quick-size", p.quick_size,
                                "Ranges shorter than this are sorted serially (std::sort); PufferFish: 1024",
-                               std::size_t{4}, std::size_t{1} << 34);
+                               std::size_t{4}, most);
   cws_apps::add_bounded_option(
       app, "--merge-size", p.merge_size,
-      "Merges whose shorter run is shorter than this are serial (std::merge); PufferFish: 1024", std::size_t{1},
-      std::size_t{1} << 34);
+      "Merges whose shorter run is shorter than this are serial (std::merge); PufferFish: 1024", std::size_t{1}, most);
   cws_apps::add_checked_option(app, "--merge-hints", p.hints_name,
                                "Hints of a merge task: pieces (its two input runs and its output range, three hints "
                                "whose pages find_place counts per node) or envelope (one range from the lowest to the "

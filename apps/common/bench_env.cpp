@@ -71,6 +71,18 @@ std::vector<std::string> policies_option::chosen() const {
   return policy_->count() > 0 ? std::vector{opt_.policy} : without_repeats(list_);
 }
 
+void add_variant_options(CLI::App& app, common_options& o, std::optional<policies_option>& policies,
+                         const std::string& policies_help, const std::string& footprint) {
+  add_common_options(app, o);
+  policies.emplace(app, o, std::vector<std::string>{"random", "stows", "stuws", "relws", "evolve", "user"},
+                   policies_help);
+  add_order_option(app, o, footprint);
+}
+
+void add_evolve_init_option(CLI::App& app, std::string& policy, const std::string& help) {
+  app.add_option("--evolve-init", policy, help)->capture_default_str();
+}
+
 bench_env::bench_env(const common_options& o, const std::function<void(cws::runtime_config&)>& adjust)
     : trace_out_(o.trace_out) {
   cws::runtime_config cfg = cws::runtime_config::from_env();

@@ -9,6 +9,7 @@
 #include <cws/cws.hpp>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tbb/global_control.h>
@@ -38,8 +39,8 @@ struct common_options {
   unsigned iters = 1;             // kernel repetitions per measured run
   run_plan plan;
   bool json = false;
-  std::string trace_out;  // --trace-out: stream the recorded steal trees here
-  std::string trace_in;   // --trace-in: seed the schedules' templates from this trace file
+  std::string trace_out;            // --trace-out: stream the recorded steal trees here
+  std::string trace_in;             // --trace-in: seed the schedules' templates from this trace file
   bool trace_in_converged = false;  // --trace-in-converged: its settled schedules start converged
 };
 
@@ -67,6 +68,23 @@ class policies_option {
   std::vector<std::string> list_;
   CLI::Option* policy_;
 };
+
+// The flags of an app that runs one set of cws variants per policy, after
+// its own: the common ones, --policies (the six cws policies by default;
+// `policies_help`), set up in `policies`, and --order (`footprint`: the
+// memory each order needs).
+void add_variant_options(CLI::App& app, common_options& o, std::optional<policies_option>& policies,
+                         const std::string& policies_help, const std::string& footprint);
+
+// --evolve-init POLICY (default: `policy` as it stands, "random" in every
+// app): the policy of the first-touch (init) schedule of the evolve variants;
+// `help` says what that schedule is in the app (by default: the words of the
+// apps whose cws-evolve variant runs its init schedule under relws).
+void add_evolve_init_option(CLI::App& app, std::string& policy,
+                            const std::string& help =
+                                "Policy of the init schedule of the cws-evolve variant (random: "
+                                "it does not move pages; evolve: it relocalizes them to init's "
+                                "own tree after each of its relws runs)");
 
 class bench_env {
  public:

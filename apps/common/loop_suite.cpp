@@ -9,22 +9,16 @@
 
 namespace cws_apps {
 
-void add_suite_options(CLI::App& app, suite_options& o, const std::string& follow_help, const std::string& footprint,
-                       const std::string& iters_help) {
-  app.add_flag("--follow-init", o.follow_init, follow_help);
-  app.add_option("--evolve-init", o.evolve_init,
-                 "Policy of the init schedule of the cws-evolve variant (random: it does not move pages; evolve: "
-                 "it relocalizes them to init's own tree after each of its relws runs)")
-      ->capture_default_str();
+void add_suite_options(CLI::App& app, suite_options& o, const suite_help& help) {
+  app.add_flag("--follow-init", o.follow_init, help.follow);
+  add_evolve_init_option(app, o.evolve_init);
   app.add_flag(
       "--verbose-iterations", o.all_iterations,
       "Print the iteration lines of every run the schedule store still holds (CWS_HISTORY), not only the first");
   app.add_flag("-q,--quiet", o.quiet, "No iteration lines, only the table");
-  add_common_options(app, o.common);
-  o.policies.emplace(app, o.common, std::vector<std::string>{"random", "stows", "stuws", "relws", "evolve", "user"},
-                     "Comma-separated cws policies, one cws variant each");
-  add_order_option(app, o.common, footprint);
-  app.get_option("--iters")->description(iters_help);
+  o.common.iters = help.iters;  // before --iters is made: --help shows this default
+  add_variant_options(app, o.common, o.policies, "Comma-separated cws policies, one cws variant each", help.footprint);
+  app.get_option("--iters")->description(help.iters_help);
 }
 
 baseline_list standard_baselines() {
@@ -52,10 +46,6 @@ std::vector<column> standard_columns(const table_words& w) {
   c.insert(c.end(), locality.begin(), locality.end());
   c.insert(c.end(), {{"reloc ms", "relocalization_s", 1e3, 2}, {"ok", "verified"}});
   return c;
-}
-
-std::size_t block_rows(std::size_t asked, std::size_t rows, unsigned workers) {
-  return asked == 0 ? std::max<std::size_t>(1, rows / (16 * std::size_t{workers})) : std::min(asked, rows);
 }
 
 std::string locality_note(const std::string& page_homes, const std::string& last_phase, const std::string& time_title) {

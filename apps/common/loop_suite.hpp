@@ -35,6 +35,7 @@
 
 #include "common/bench_env.hpp"
 #include "common/block_loops.hpp"
+#include "common/block_rows.hpp"
 #include "common/iteration_lines.hpp"
 #include "common/locality_tally.hpp"
 #include "common/report.hpp"
@@ -53,11 +54,20 @@ struct suite_options {
   std::optional<policies_option> policies;  // set by add_suite_options
 };
 
-// Adds --follow-init (`follow_help`), --evolve-init, --verbose-iterations,
-// -q, the common options with `iters_help` as --iters' description,
-// --policies (the six cws policies by default) and --order (`footprint`).
-void add_suite_options(CLI::App& app, suite_options& o, const std::string& follow_help, const std::string& footprint,
-                       const std::string& iters_help);
+// What a block-loop app says in its suite flags, and --iters' default.
+struct suite_help {
+  unsigned iters = 20;     // --iters' default: step phases per run
+  std::string iters_help;  // --iters' description
+  std::string footprint;   // completes --order's: the memory each order needs
+  std::string follow =     // --follow-init's (heat's and floyd's words)
+      "Under replaying policies, the step phases replay the init phase's template (schedule follows data) instead "
+      "of their own";
+};
+
+// Adds --follow-init, --evolve-init, --verbose-iterations, -q, the common
+// options (--iters as `help` says), --policies (the six cws policies by
+// default) and --order.
+void add_suite_options(CLI::App& app, suite_options& o, const suite_help& help);
 
 using baseline_list = std::vector<std::pair<std::string, loop_flavour>>;
 // tbb-auto, tbb-affinity (one affinity_partitioner per loop, kept across
@@ -96,10 +106,6 @@ struct loop_variant {
 // and init_median_s / init_min_s), a message per mismatch on `wrong`; release
 // the buffers.
 using suite_hooks = variant_hooks<loop_variant>;
-
-// Rows (or tiles) per leaf block: `asked`, at most `rows`; when 0, rows /
-// (16 x workers), at least 1.
-std::size_t block_rows(std::size_t asked, std::size_t rows, unsigned workers);
 
 // The table's footnote on the locality columns: local %, last % (the last
 // `last_phase`), moved / reloc ms (inside `time_title`), with the page-home backend.

@@ -18,7 +18,6 @@
 // sources in apps/CMakeLists.txt.
 
 #include <functional>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,17 +31,6 @@
 #include "common/variant_runner.hpp"
 
 namespace cws_apps {
-
-// The flags of a variant app after its own: the common ones, --policies
-// (the six cws policies by default; `policies_help`), set up in `policies`,
-// and --order (`footprint`: the memory each order needs).
-inline void add_variant_options(CLI::App& app, common_options& o, std::optional<policies_option>& policies,
-                                const std::string& policies_help, const std::string& footprint) {
-  add_common_options(app, o);
-  policies.emplace(app, o, std::vector<std::string>{"random", "stows", "stuws", "relws", "evolve", "user"},
-                   policies_help);
-  add_order_option(app, o, footprint);
-}
 
 // serial; what add_cws(variants, policy) appends for each of `policies`; the
 // standard baselines. The variants that are not cws get only name and loop.

@@ -15,22 +15,23 @@
 int main(int argc, char** argv) {
   CLI::App app{"PolyBench fdtd-2d (SC14): cws under each policy vs TBB vs OpenMP static", "cws-fdtd"};
   cws_apps::suite_options opt;
-  opt.common.iters = 20;
   std::size_t nx = 2048, ny = 2048, block = 0;
   bool h_own = false;
   const std::size_t most = std::size_t{1} << 20;
   cws_apps::add_bounded_option(app, "--nx", nx, "Rows of each field", std::size_t{2}, most);
   cws_apps::add_bounded_option(app, "--ny", ny, "Columns of each field", std::size_t{2}, most);
-  cws_apps::add_bounded_option(app, "--block", block,
-                               "Rows per leaf block of the cws, TBB and OpenMP loops (0: nx / (16 x workers))",
-                               std::size_t{}, most);
+  cws_apps::add_block_rows_option(app, "--block", block, "Rows per leaf block of the cws, TBB and OpenMP loops", "nx",
+                                  most);
   app.add_flag("--h-own-template", h_own,
                "Under replaying policies, the h phase replays its own template instead of the e phase's");
   cws_apps::add_suite_options(
-      app, opt, "Under replaying policies, both step phases replay the init phase's template (schedule follows data)",
-      "interleaved: 3 fields of nx x ny doubles per variant (13 variants with the default policies: 1.2 GiB at 2048 "
-      "x 2048); sequential: 3 fields at a time; both keep the serial program's 3 fields for the verification",
-      "Time steps per run (PolyBench's tmax); a sample is their mean");
+      app, opt,
+      {.iters_help = "Time steps per run (PolyBench's tmax); a sample is their mean",
+       .footprint = "interleaved: 3 fields of nx x ny doubles per variant (13 variants with the default policies: 1.2 "
+                    "GiB at 2048 x 2048); sequential: 3 fields at a time; both keep the serial program's 3 fields for "
+                    "the verification",
+       .follow =
+           "Under replaying policies, both step phases replay the init phase's template (schedule follows data)"});
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
     cws_apps::bench_env env(opt.common);

@@ -14,22 +14,20 @@
 int main(int argc, char** argv) {
   CLI::App app{"PolyBench floyd-warshall (SC14): cws under each policy vs TBB vs OpenMP static", "cws-floyd"};
   cws_apps::suite_options opt;
-  opt.common.iters = 100;
   std::size_t n = 2048, tile_rows = 0, tile_cols = 0;
   bool full = false;
   const std::size_t most = 46340;  // i*j of the init must fit an int, as in PolyBench
   cws_apps::add_bounded_option(app, "--size", n, "Vertices n (an n x n matrix of int distances)", std::size_t{1}, most);
-  cws_apps::add_bounded_option(app, "--tile-rows", tile_rows, "Rows per tile (0: n / (16 x workers))", std::size_t{},
-                               most);
+  cws_apps::add_block_rows_option(app, "--tile-rows", tile_rows, "Rows per tile", "n", most);
   cws_apps::add_bounded_option(app, "--tile-cols", tile_cols, "Columns per tile (0: n / 2)", std::size_t{}, most);
   app.add_flag("--full", full, "All n steps (the whole algorithm) instead of --iters");
   cws_apps::add_suite_options(
       app, opt,
-      "Under replaying policies, the step phases replay the init phase's template (schedule follows data) instead "
-      "of their own",
-      "interleaved: one n x n int matrix per variant (13 variants with the default policies: 208 MiB at n = 2048); "
-      "sequential: one at a time; both keep the serial program's matrix for the verification",
-      "Steps k = 0 .. iters-1 (phases) per run, at most n; a sample is their mean");
+      {.iters = 100,
+       .iters_help = "Steps k = 0 .. iters-1 (phases) per run, at most n; a sample is their mean",
+       .footprint =
+           "interleaved: one n x n int matrix per variant (13 variants with the default policies: 208 MiB at "
+           "n = 2048); sequential: one at a time; both keep the serial program's matrix for the verification"});
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
     const unsigned steps = opt.common.iters = full ? static_cast<unsigned>(n) : opt.common.iters;

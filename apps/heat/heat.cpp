@@ -12,20 +12,16 @@
 int main(int argc, char** argv) {
   CLI::App app{"2D Jacobi heat diffusion (SC14): cws under each policy vs TBB vs OpenMP static", "cws-heat"};
   cws_apps::suite_options opt;
-  opt.common.iters = 20;
   std::size_t n = 2048, block = 0;
   cws_apps::add_bounded_option(app, "--size", n, "Grid side N (an N x N grid of doubles, two buffers)", std::size_t{3},
                                std::size_t{1} << 16);
-  cws_apps::add_bounded_option(app, "--block", block,
-                               "Rows per leaf block of the cws, TBB and OpenMP loops (0: N / (16 x workers))",
-                               std::size_t{0}, std::size_t{1} << 16);
+  cws_apps::add_block_rows_option(app, "--block", block, "Rows per leaf block of the cws, TBB and OpenMP loops", "N",
+                                  std::size_t{1} << 16);
   cws_apps::add_suite_options(
       app, opt,
-      "Under replaying policies, the step phases replay the init phase's template (schedule follows data) instead "
-      "of their own",
-      "interleaved: 2 grids of N x N doubles per variant (12 variants with the default policies: 768 MiB at N = "
-      "2048); sequential: 4 grids (serial's, kept as the reference, and one other variant's)",
-      "Jacobi iterations (step phases) per run; a sample is their mean");
+      {.iters_help = "Jacobi iterations (step phases) per run; a sample is their mean",
+       .footprint = "interleaved: 2 grids of N x N doubles per variant (12 variants with the default policies: 768 MiB "
+                    "at N = 2048); sequential: 4 grids (serial's, kept as the reference, and one other variant's)"});
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
     cws_apps::bench_env env(opt.common);

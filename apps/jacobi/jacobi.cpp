@@ -13,18 +13,17 @@
 int main(int argc, char** argv) {
   CLI::App app{"5-point Jacobi on a rows x cols grid: cws under each policy vs TBB vs OpenMP static", "cws-jacobi"};
   cws_apps::suite_options opt;
-  opt.common.iters = 20;
   cws_apps::row_grid s{1024, 3072};
   std::size_t block = 0;
   const std::size_t most = std::size_t{1} << 20;
   cws_apps::add_bounded_option(app, "--rows", s.rows, "Grid rows", std::size_t{3}, most);
   cws_apps::add_bounded_option(app, "--cols", s.cols, "Grid columns", std::size_t{3}, most);
-  cws_apps::add_bounded_option(app, "--block", block, "Rows per leaf block (0: rows / (16 x workers))", std::size_t{0},
-                               most);
-  cws_apps::add_suite_options(app, opt, "Under replaying policies, the sweeps replay the init phase's template",
-                              "interleaved: 2 grids per variant; sequential: 2 at a time; both keep the serial "
-                              "program's grid for the verification",
-                              "Jacobi sweeps (phases) per run; a sample is their mean");
+  cws_apps::add_block_rows_option(app, "--block", block, "Rows per leaf block", "rows", most);
+  cws_apps::add_suite_options(app, opt,
+                              {.iters_help = "Jacobi sweeps (phases) per run; a sample is their mean",
+                               .footprint = "interleaved: 2 grids per variant; sequential: 2 at a time; both keep the "
+                                            "serial program's grid for the verification",
+                               .follow = "Under replaying policies, the sweeps replay the init phase's template"});
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
     cws_apps::bench_env env(opt.common);

@@ -29,10 +29,7 @@ int main(int argc, char** argv) {
   cws_apps::add_bounded_option(app, "--grain", o.grain,
                                "Elements per leaf of the cws, TBB and OpenMP loops (0: elements / (2 x workers))",
                                std::size_t{0}, std::size_t{1} << 40);
-  app.add_option("--evolve-init", o.evolve_init,
-                 "Policy of the init schedule of the cws-evolve variant (random: it does not move pages; evolve: "
-                 "it relocalizes them to init's own tree after each of its relws runs)")
-      ->capture_default_str();
+  cws_apps::add_evolve_init_option(app, o.evolve_init);
   const CLI::Option* follow_opt =
       app.add_flag("--follow-init,!--no-follow-init", o.follow_init,
                    "Schedule follows data: the copy phase replays the steal tree recorded by the init phase "

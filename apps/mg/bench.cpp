@@ -17,7 +17,7 @@ bench::bench(cws_apps::bench_env& env, const cws_apps::common_options& opt, cons
     : variant_suite(env, opt), policies_(policies), cls_(cls), s_(std::move(s)), lt_(cls.log2_size) {
   for (const std::string& name : cws_apps::without_repeats(s_.strategy_names))
     strategies_.push_back(*strategy_named(name));
-  if (s_.block == 0) s_.block = std::max<std::size_t>(1, cls.size() / (16 * std::size_t{env.workers()}));
+  if (s_.block == 0) s_.block = cws_apps::block_rows(0, cls.size(), env.workers());
   while (first_parallel_ < lt_ && mg::interior_of(first_parallel_) < s_.serial_below) ++first_parallel_;
   if (mg::interior_of(first_parallel_) < s_.serial_below) first_parallel_ = lt_ + 1;  // nothing is parallel
 

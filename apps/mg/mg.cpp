@@ -30,27 +30,25 @@ int main(int argc, char** argv) {
   cws_apps::common_options opt;
   std::string class_name = "W";
   mg_app::settings s;
+  const std::size_t most_planes = std::size_t{1} << 12;  // a bound on plane counts (class D: 1024 + 2)
   cws_apps::add_checked_option(
       app, "--class", class_name,
       "NPB class: S (32^3), W (128^3), A (256^3), B (256^3, 20 V-cycles), C (512^3, 20), D (1024^3, 50)",
       CLI::IsMember({"S", "W", "A", "B", "C", "D"}, CLI::ignore_case));
-  cws_apps::add_bounded_option(app, "--block", s.block,
-                               "i3 planes per leaf of every parallel loop, on every level (0: finest level's planes / "
-                               "(16 x workers)); a level of p planes has p / block leaves",
-                               std::size_t{0}, std::size_t{1} << 12);
+  cws_apps::add_block_rows_option(app, "--block", s.block, "i3 planes per leaf of every parallel loop, on every level",
+                                  "finest level's planes", most_planes, "; a level of p planes has p / block leaves");
   cws_apps::add_bounded_option(app, "--serial-below", s.serial_below,
                                "Levels with fewer interior planes than this run on the calling thread in every variant "
                                "(their phases would cost more than their work)",
-                               std::size_t{2}, std::size_t{1} << 12);
+                               std::size_t{2}, most_planes);
   cws_apps::add_checked_option(app, "--schedules", s.strategy_names,
-                               "Schedule strategies of the replaying policies (stows, stuws, relws, evolve), one "
-                               "variant each: one (a single schedule for every kernel call), per-kernel (one per "
-                               "kernel and level), per-level (one per level, shared by its kernels)",
-                               CLI::IsMember({"one", "per-kernel", "per-level"}))
+                               fmt::format("Schedule strategies of the replaying policies (stows, stuws, relws, "
+                                           "evolve), one variant each: {}",
+                                           mg_app::strategy_descriptions()),
+                               CLI::IsMember(mg_app::strategy_names()))
       ->delimiter(',');
-  app.add_option("--evolve-init", s.evolve_init,
-                 "Policy of the first-touch schedules of the evolve variants (random: they move no page)")
-      ->capture_default_str();
+  cws_apps::add_evolve_init_option(
+      app, s.evolve_init, "Policy of the first-touch schedules of the evolve variants (random: they move no page)");
   std::optional<cws_apps::policies_option> policies;
   cws_apps::add_variant_options(app, opt, policies,
                                 "Comma-separated cws policies, one cws variant each (and per schedule strategy for "

@@ -8,19 +8,39 @@
 namespace mg_app {
 
 namespace {
-constexpr std::array<strategy, 3> strategies{strategy::one, strategy::per_kernel, strategy::per_level};
-constexpr std::array<std::string_view, 3> strategy_names{"one", "per-kernel", "per-level"};  // in enum order
+struct strategy_words {
+  strategy value;
+  std::string_view name;
+  std::string_view schedules;  // what --help says the strategy's schedules are
+};
+constexpr std::array<strategy_words, 3> strategies{
+    {{strategy::one, "one", "a single schedule for every kernel call"},
+     {strategy::per_kernel, "per-kernel", "one per kernel and level"},
+     {strategy::per_level, "per-level", "one per level, shared by its kernels"}}};  // in enum order
 }  // namespace
 
 std::string_view to_string(strategy s) noexcept {
   const auto i = static_cast<std::size_t>(s);
-  return i < strategy_names.size() ? strategy_names[i] : "?";
+  return i < strategies.size() ? strategies[i].name : "?";
 }
 
 std::optional<strategy> strategy_named(std::string_view name) noexcept {
-  for (strategy s : strategies)
-    if (to_string(s) == name) return s;
+  for (const strategy_words& w : strategies)
+    if (w.name == name) return w.value;
   return std::nullopt;
+}
+
+std::vector<std::string> strategy_names() {
+  std::vector<std::string> names;
+  for (const strategy_words& w : strategies) names.emplace_back(w.name);
+  return names;
+}
+
+std::string strategy_descriptions() {
+  std::string text;
+  for (const strategy_words& w : strategies)
+    text += fmt::format("{}{} ({})", text.empty() ? "" : ", ", w.name, w.schedules);
+  return text;
 }
 
 std::string schedule_name(strategy s, mg::kernel k, unsigned level, std::string_view suffix) {

@@ -37,6 +37,10 @@ namespace mg_app {
 enum class strategy { one, per_kernel, per_level };
 std::string_view to_string(strategy s) noexcept;
 std::optional<strategy> strategy_named(std::string_view name) noexcept;
+// Every strategy's name, in enum order (what --schedules accepts).
+std::vector<std::string> strategy_names();
+// "one (a single schedule for every kernel call), per-kernel (...), ...": --schedules' help.
+std::string strategy_descriptions();
 
 // The schedule of kernel `k` at `level` for the variant whose schedules end in
 // "/<suffix>": "mg-init-L<level>/<suffix>" for first touch, and for the

@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <vector>
 
 #include "common/bounded_option.hpp"
 
@@ -41,12 +40,11 @@ void add_options(CLI::App& app, options& o) {
   app.add_option("--write-matrix", o.matrix_path, "Write the matrix in Matrix Market format (symmetric, lower)");
   app.add_flag("-q,--quiet", o.quiet, "No per-solve lines, only the table");
   o.common.plan.runs = default_runs;  // before the option is made: --help shows this default
-  cws_apps::add_common_options(app, o.common);
+  cws_apps::add_variant_options(app, o.common, o.policies,
+                                "Comma-separated cws policies, one cws variant each (with evolve also "
+                                "cws-evolve-follow: every kernel follows spmv's template)",
+                                "interleaved: one matrix and 5 vectors per variant; sequential: two sets");
   app.remove_option(app.get_option("--iters"));
-  o.policies.emplace(app, o.common, std::vector<std::string>{"random", "stows", "stuws", "relws", "evolve", "user"},
-                     "Comma-separated cws policies, one cws variant each (with evolve also cws-evolve-follow: every "
-                     "kernel follows spmv's template)");
-  cws_apps::add_order_option(app, o.common, "interleaved: one matrix and 5 vectors per variant; sequential: two sets");
 }
 
 }  // namespace pcg

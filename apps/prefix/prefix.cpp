@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,22 +45,19 @@ int main(int argc, char** argv) {
                "Under stows, stuws and relws the reduce and scan passes replay the init pass's template (schedule "
                "follows data, SC14's recipe with stuws); off: each pass has its own template")
       ->capture_default_str();
-  app.add_option("--evolve-init", o.evolve_init,
-                 "Policy of the init schedule of the cws-evolve variant (its reduce schedule evolves and moves the "
-                 "pages; its scan replays the reduce's template under stuws)")
-      ->capture_default_str();
-  cws_apps::add_common_options(app, o.common);
-  const cws_apps::policies_option policies(app, o.common, {"random", "stows", "stuws", "relws", "evolve", "user"},
-                                           "Comma-separated cws policies, one cws variant each");
-  cws_apps::add_order_option(app, o.common,
-                             "interleaved: one array of --size int64 per variant (11 variants with the default "
-                             "policies: 2.75 GiB at the default size); sequential: two (serial's, kept as the "
-                             "reference, and one other variant's)");
+  cws_apps::add_evolve_init_option(app, o.evolve_init,
+                                   "Policy of the init schedule of the cws-evolve variant (its reduce schedule evolves "
+                                   "and moves the pages; its scan replays the reduce's template under stuws)");
+  std::optional<cws_apps::policies_option> policies;
+  cws_apps::add_variant_options(app, o.common, policies, "Comma-separated cws policies, one cws variant each",
+                                "interleaved: one array of --size int64 per variant (11 variants with the default "
+                                "policies: 2.75 GiB at the default size); sequential: two (serial's, kept as the "
+                                "reference, and one other variant's)");
   app.get_option("--iters")->description("Ignored: a run is one init and one prefix sum (the program runs once)");
 
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
     cws_apps::bench_env env(o.common);
-    prefix::scan_suite suite(env, o, policies.chosen());
+    prefix::scan_suite suite(env, o, policies->chosen());
     cws_apps::report out("prefix", env, suite.params());
     cws_apps::variant_runner runner(env, o.common, out, app.get_name());
     const std::int64_t* expected = nullptr;  // the serial variant's result, std::inclusive_scan's

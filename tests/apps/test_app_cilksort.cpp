@@ -37,7 +37,7 @@ TEST(Cilksort, EveryVariantSortsOnOneTwoAndFourWorkers) {
       {"mostly duplicates", with({"--size", "3001", "--value-range", "3"}, deep)},
       {"one value", {"--size", "1"}},
   };
-  for (const auto& [workers, env] : {std::pair{std::string("1"), env_list{}}, {"2", env_list{}}, {"4", four_nodes}}) {
+  for (const auto& [workers, env] : one_two_and_four_workers) {
     for (const auto& [what, args] : inputs) {
       SCOPED_TRACE("workers " + workers + ", " + what);
       const json doc = cilksort_json(with(args, {"--workers", workers, "--runs", "2", "--warmup", "1"}), env);
@@ -60,10 +60,7 @@ TEST(Cilksort, CountersAndFields) {
   ASSERT_TRUE(doc.is_object()) << doc.dump();
   expect_envelope(doc, "cilksort");
   const json& p = doc["params"];
-  EXPECT_EQ(p["size"], 777);
-  EXPECT_EQ(p["quick_size"], 4);
-  EXPECT_EQ(p["merge_size"], 2);
-  EXPECT_EQ(p["merge_hints"], "pieces");
+  expect_fields(p, {{"size", 777}, {"quick_size", 4}, {"merge_size", 2}, {"merge_hints", "pieces"}});
   EXPECT_EQ(p["variants"], all_variants);
   EXPECT_EQ(p["input_digest"]["count"], 777);
   for (const char* k : {"seed", "value_range", "vary_input", "input_block", "runs", "warmup", "iters", "page_homes"})

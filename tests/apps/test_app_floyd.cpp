@@ -23,17 +23,7 @@ TEST(Floyd, EveryVariantVerifiesOnOneTwoAndFourWorkers) {
   // Tiles of 3 x 7 over 40 columns: the last tile of every band and the last band are short.
   const strings args = {"--size", "40",     "--full", "--tile-rows", "3", "--tile-cols",
                         "7",      "--runs", "1",      "--warmup",    "1"};
-  for (const auto& [workers, env] : {std::pair{std::string("1"), env_list{}}, {"2", env_list{}}, {"4", four_nodes}}) {
-    SCOPED_TRACE("workers " + workers);
-    const json doc = floyd_json(with(args, {"--workers", workers}), env);
-    ASSERT_TRUE(doc.contains("results")) << doc.dump();
-    EXPECT_EQ(variants_of(doc), (strings{"serial", "cws-random", "cws-random-interleave", "cws-stows",
-                                         "cws-stows-follow-init", "cws-stuws", "cws-relws", "cws-evolve", "cws-user",
-                                         "tbb-auto", "tbb-affinity", "tbb-static", "omp-static"}));
-    for (const json& e : doc["results"]) EXPECT_EQ(e["verified"], true) << e["variant"];
-    EXPECT_EQ(doc["params"]["tiles"], 14 * 6);
-    EXPECT_EQ(doc["topology"]["workers"], std::stoi(workers));
-  }
+  expect_loop_suite_verifies(args, floyd_json, [](const json& doc) { EXPECT_EQ(doc["params"]["tiles"], 14 * 6); });
 }
 
 // Sum and maximum of the distances after the whole algorithm on PolyBench
@@ -59,9 +49,7 @@ TEST(Floyd, EnvelopeAndFields) {
                                "--warmup", "1", "--policies", "random,stows,relws", "--workers", "2"});
   ASSERT_TRUE(doc.is_object()) << doc.dump();
   expect_envelope(doc, "floyd");
-  EXPECT_EQ(variants_of(doc),
-            (strings{"serial", "cws-random", "cws-random-interleave", "cws-stows", "cws-stows-follow-init", "cws-relws",
-                     "tbb-auto", "tbb-affinity", "tbb-static", "omp-static"}));
+  expect_loop_suite_run(doc, runs, warmup);
   const json& p = doc["params"];
   EXPECT_EQ(p["size"], 64);
   EXPECT_EQ(p["steps"], steps);
@@ -69,33 +57,18 @@ TEST(Floyd, EnvelopeAndFields) {
   EXPECT_EQ(p["tile_rows"], 8);
   EXPECT_EQ(p["tile_cols"], 24);
   EXPECT_EQ(p["tiles"], 3 * 8);  // 3 tiles across (24, 24, 16 columns), 8 bands
-  EXPECT_EQ(p["runs"], runs);
-  EXPECT_EQ(p["warmup"], warmup);
-  EXPECT_EQ(p["policies"], (strings{"random", "stows", "relws"}));
   EXPECT_EQ(p["bytes_per_step"], 2.0 * 64 * 64 * 4);
 
-  const double omp = entry(doc, "omp-static")["median_s"].get<double>();
   for (const json& e : doc["results"]) {
     const std::string v = e["variant"];
     SCOPED_TRACE(v);
-    expect_measured_runs(e, runs);
     EXPECT_GT(e["init_median_s"].get<double>(), 0.0);
-    EXPECT_DOUBLE_EQ(e["ratio_vs_omp_static"].get<double>(), e["median_s"].get<double>() / omp);
-    EXPECT_EQ(e["verified"], true);
     if (!starts_with(v, "cws-")) {
       EXPECT_FALSE(e.contains("iterations"));
       continue;
     }
-    const std::string name = v.substr(4);
-    EXPECT_EQ(e["schedules"]["init"], "floyd-init/" + name);
-    EXPECT_EQ(e["schedules"]["step"], "floyd-step/" + name);
-    const json& its = e["iterations"];
-    ASSERT_EQ(its.size(), std::size_t{steps} * (warmup + runs));
-    for (std::size_t i = 0; i < its.size(); ++i) {
-      EXPECT_EQ(its[i]["run"], i / steps);
-      EXPECT_EQ(its[i]["iteration"], i % steps);
-      EXPECT_EQ(its[i]["warmup"], i < steps * warmup);
-    }
+    expect_phase_schedules(e, "floyd", {"init", "step"});
+    expect_step_iterations(e["iterations"], steps, warmup, runs);
     EXPECT_EQ(e["init_iterations"].size(), std::size_t{warmup + runs});
     EXPECT_EQ(e["locality_phases"], steps * runs);
   }
@@ -125,28 +98,12 @@ TEST(Floyd, LocalityOnFourSyntheticNodes) {
   ASSERT_TRUE(doc.contains("results")) << doc.dump();
   EXPECT_EQ(doc["topology"]["numa_nodes"], 4);
   EXPECT_EQ(doc["params"]["page_homes"], "simulated");
-  for (const json& e : doc["results"]) {
-    if (!starts_with(e["variant"], "cws-")) continue;
-    SCOPED_TRACE(e["variant"].get<std::string>());
-    EXPECT_EQ(e["unknown_bytes"], 0);
-    for (const char* k : {"local_share", "local_share_min", "local_share_last"}) {
-      EXPECT_GE(e[k].get<double>(), 0.0) << k;
-      EXPECT_LE(e[k].get<double>(), 1.0) << k;
-    }
-  }
+  expect_cws_shares_in_range(doc, {"local_share", "local_share_min", "local_share_last"});
   // Schedule follows data, and the owner mapping of `user` (init and steps alike).
   for (const char* v : {"cws-stows-follow-init", "cws-user"})
     EXPECT_GE(entry(doc, v)["local_share_min"].get<double>(), 0.95) << entry(doc, v).dump(2);
   EXPECT_NEAR(entry(doc, "cws-random-interleave")["local_share"].get<double>(), 0.25, 0.05);
-  const json& evolve = entry(doc, "cws-evolve");
-  EXPECT_EQ(evolve["converged"], true) << evolve.dump(2);
-  EXPECT_GE(evolve["local_share_last"].get<double>(), 0.95) << evolve.dump(2);
-  const json& its = evolve["iterations"];
-  ASSERT_FALSE(its.empty());
-  EXPECT_EQ(its[0]["ran_as_kind"], "random_no_template");
-  // evolve's strict stage: stows, or stuws on a planned template (no balanced relws tree under load).
-  const std::string last = its.back()["ran_as_kind"];
-  EXPECT_TRUE(last == "stows" || last == "stuws") << its.back().dump();
+  expect_evolve_settled(entry(doc, "cws-evolve"), "iterations");
 }
 
 TEST(Floyd, TableAndIterationLines) {
@@ -155,12 +112,7 @@ TEST(Floyd, TableAndIterationLines) {
   ASSERT_EQ(r.code, 0) << r.dump();
   EXPECT_NE(r.out.find("cws-stows: schedule \"floyd-step/stows\""), std::string::npos) << r.dump();
   EXPECT_NE(r.out.find("random (no template yet)"), std::string::npos) << r.dump();
-  for (const std::string v : {"serial", "cws-stows", "cws-stows-follow-init", "tbb-static", "omp-static"}) {
-    const std::size_t at = r.out.find("\n" + v + " ");
-    ASSERT_NE(at, std::string::npos) << v << "\n" << r.dump();
-    const std::string line = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
-    EXPECT_EQ(line.substr(line.size() - 3), "yes") << line;
-  }
+  expect_rows_verified(r, {"serial", "cws-stows", "cws-stows-follow-init", "tbb-static", "omp-static"});
 }
 
 TEST(Floyd, TraceFileSeedsTheTemplates) {

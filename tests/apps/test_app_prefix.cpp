@@ -34,7 +34,7 @@ const strings all_variants = {"serial",   "cws-random", "cws-stows",    "cws-stu
                               "cws-user", "tbb-auto",   "tbb-affinity", "tbb-static", "omp-static"};
 
 TEST(Prefix, EveryVariantVerifiesOnOneTwoAndFourWorkers) {
-  for (const auto& [workers, env] : {std::pair{std::string("1"), env_list{}}, {"2", env_list{}}, {"4", four_nodes}}) {
+  for (const auto& [workers, env] : one_two_and_four_workers) {
     SCOPED_TRACE("workers " + workers);
     const json doc = prefix_json(with(small, {"--workers", workers}), env);
     ASSERT_FALSE(doc.is_null());

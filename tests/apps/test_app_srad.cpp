@@ -112,13 +112,8 @@ TEST(Srad, EnvelopeFieldsAndCounters) {
   ASSERT_TRUE(doc.is_object()) << doc.dump();
   expect_envelope(doc, "srad");
   const json& p = doc["params"];
-  EXPECT_EQ(p["rows"], 64);
-  EXPECT_EQ(p["cols"], 16);
-  EXPECT_EQ(p["tile"], 2);
-  EXPECT_EQ(p["recursion"], "irregular");
-  EXPECT_EQ(p["arrays"], 7);
-  EXPECT_EQ(p["roi"]["rows"], 64);
-  EXPECT_EQ(p["roi"]["cols"], 16);
+  expect_fields(p, {{"rows", 64}, {"cols", 16}, {"tile", 2}, {"recursion", "irregular"}, {"arrays", 7}});
+  expect_fields(p["roi"], {{"rows", 64}, {"cols", 16}});
   for (const json& e : doc["results"]) {
     const std::string v = e["variant"];
     SCOPED_TRACE(v);

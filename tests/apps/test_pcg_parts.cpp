@@ -311,6 +311,14 @@ void record_file(const std::string& path, const std::string& key, unsigned worke
   pcg::save_schedule_file(rt, path);
 }
 
+// A schedule file in a scratch directory, left by `runs` runs of evolve's
+// spmv schedule under key "key1" on 2 workers.
+struct key1_file {
+  explicit key1_file(unsigned runs) { record_file(path, "key1", 2, runs); }
+  cws::test::scratch_dir dir;
+  const std::string path = dir.file("s.cwst");
+};
+
 cws::runtime_config two_workers() {
   cws::runtime_config cfg;
   cfg.workers = 2;
@@ -327,11 +335,9 @@ TEST(PcgScheduleFile, MissingFileMeansLearning) {
 }
 
 TEST(PcgScheduleFile, MatchingFileSeedsAndStartsEvolveConverged) {
-  cws::test::scratch_dir dir;
-  const std::string path = dir.file("s.cwst");
-  record_file(path, "key1", 2, 8);
+  const key1_file file(8);
   cws::runtime rt(two_workers());
-  const auto st = pcg::load_schedule_file(rt, path, "key1", true);
+  const auto st = pcg::load_schedule_file(rt, file.path, "key1", true);
   EXPECT_TRUE(st.loaded);
   EXPECT_EQ(st.seeded, 1u);
   EXPECT_EQ(st.evolve_stows, 1u);
@@ -343,35 +349,31 @@ TEST(PcgScheduleFile, MatchingFileSeedsAndStartsEvolveConverged) {
 }
 
 TEST(PcgScheduleFile, FirstRandomRunIsNotTakenAsConverged) {
-  cws::test::scratch_dir dir;
-  const std::string path = dir.file("s.cwst");
-  record_file(path, "key1", 2, 1);  // only the first, random run: nothing learnt yet
+  const key1_file file(1);  // only the first, random run: nothing learnt yet
   cws::runtime rt(two_workers());
-  const auto st = pcg::load_schedule_file(rt, path, "key1", false);
+  const auto st = pcg::load_schedule_file(rt, file.path, "key1", false);
   EXPECT_TRUE(st.loaded);
   EXPECT_EQ(st.evolve_stows, 0u);
 }
 
 TEST(PcgScheduleFile, ForeignDamagedOrOtherWorkerCountIsIgnoredWithOneLine) {
-  cws::test::scratch_dir dir;
-  const std::string path = dir.file("s.cwst");
-  record_file(path, "key1", 2, 3);
+  const key1_file file(3);
   cws::runtime rt(two_workers());
-  const auto other = pcg::load_schedule_file(rt, path, "key2", false);
+  const auto other = pcg::load_schedule_file(rt, file.path, "key2", false);
   EXPECT_FALSE(other.loaded);
   EXPECT_NE(other.message.find("another problem (key1; this run: key2)"), std::string::npos) << other.message;
   EXPECT_EQ(other.message.find('\n'), std::string::npos);
-  EXPECT_THROW(pcg::load_schedule_file(rt, path, "key2", true), cws::error);
+  EXPECT_THROW(pcg::load_schedule_file(rt, file.path, "key2", true), cws::error);
 
-  const std::string one = dir.file("one.cwst");
+  const std::string one = file.dir.file("one.cwst");
   record_file(one, "key1", 1, 3);
   const auto workers = pcg::load_schedule_file(rt, one, "key1", false);
   EXPECT_FALSE(workers.loaded);
   EXPECT_NE(workers.message.find("recorded with 1 workers, this run has 2"), std::string::npos) << workers.message;
 
-  std::string bytes = cws::test::slurp(path);
+  std::string bytes = cws::test::slurp(file.path);
   bytes[bytes.size() / 2] ^= 0x5a;
-  const std::string bad = dir.file("bad.cwst");
+  const std::string bad = file.dir.file("bad.cwst");
   cws::test::spit(bad, bytes);
   const auto damaged = pcg::load_schedule_file(rt, bad, "key1", false);
   EXPECT_FALSE(damaged.loaded);

@@ -44,9 +44,7 @@ void leaves(std::vector<std::uint64_t>& out) {
   cws::parallel_for(
       0, out.size(),
       [&](std::size_t i) {
-        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
-        std::uint64_t x = i;
-        while (std::chrono::steady_clock::now() < until) x = x * 6364136223846793005ull + 1;
+        const std::uint64_t x = cws::test::spin_for(std::chrono::microseconds(20), i);
         out[i] = cws::test::serial_fib(12) + i + (x & 0);
       },
       1);

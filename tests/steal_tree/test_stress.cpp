@@ -138,14 +138,7 @@ TEST_P(steal_tree_stress, busy_leaves_many_steals) {
     std::vector<std::uint64_t> out(512, 0);
     const cws::phase_stats& s = rt.run([&] {
       cws::parallel_for(
-          0, out.size(),
-          [&](std::size_t i) {
-            const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
-            std::uint64_t x = i;
-            while (std::chrono::steady_clock::now() < until) x = x * 6364136223846793005ull + 1;
-            out[i] = x | 1;
-          },
-          1);
+          0, out.size(), [&](std::size_t i) { out[i] = cws::test::spin_for(std::chrono::microseconds(20), i) | 1; }, 1);
     });
     ASSERT_TRUE(std::all_of(out.begin(), out.end(), [](std::uint64_t v) { return v != 0; }));
     const st::phase_record& r = *rec->latest("default");

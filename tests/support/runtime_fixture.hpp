@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the runtime test suites.
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -29,6 +30,16 @@ inline std::uint64_t fib(unsigned n) {
   std::uint64_t b = fib(n - 2);
   cws::sync();
   return a + b;
+}
+
+// Busy work for about `d` of wall time on any machine (it watches the
+// clock), stepping an LCG from `seed` so that the loop does work; returns
+// the LCG's state.
+inline std::uint64_t spin_for(std::chrono::microseconds d, std::uint64_t seed) {
+  const auto until = std::chrono::steady_clock::now() + d;
+  std::uint64_t x = seed;
+  while (std::chrono::steady_clock::now() < until) x = x * 6364136223846793005ull + 1;
+  return x;
 }
 
 // Number of spawns fib(n) performs (one per call with n >= 2).

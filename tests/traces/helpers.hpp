@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <sstream>
 #include <string>
@@ -67,19 +68,33 @@ inline std::string whole_payload(const cws::traces::trace_file& f,
   return std::move(os).str();
 }
 
+// A header of `size` bytes that begins with `magic` and holds `fields`,
+// then at `crc_at` the CRC-32 of `payload` and after it the header's own
+// (of the bytes before it); the payload follows. The layout of both the
+// envelope and a record frame (trace_file.hpp).
+struct le_field {
+  std::size_t at;
+  std::uint64_t value;
+  int bytes;
+};
+inline std::string checksummed(std::string_view magic, std::size_t size, std::initializer_list<le_field> fields,
+                               std::size_t crc_at, std::string_view payload) {
+  std::string b(magic);
+  b.resize(size);
+  for (const le_field& f : fields) put_le(b, f.at, f.value, f.bytes);
+  put_le(b, crc_at, cws::traces::crc32(payload), 4);
+  put_le(b, crc_at + 4, cws::traces::crc32(std::string_view(b).substr(0, crc_at + 4)), 4);
+  b += payload;
+  return b;
+}
+
 // A complete file around `payload` with correct checksums: what a buggy or
 // malicious writer could produce, so it gets past the envelope checks.
 inline std::string wrap(std::string_view payload, std::uint32_t kind = 1,
                         std::uint32_t version = whole_payload_version) {
-  std::string b(cws::traces::envelope::magic, sizeof cws::traces::envelope::magic);
-  b.resize(cws::traces::envelope::size);
-  put_le(b, 8, version, 4);
-  put_le(b, 12, kind, 4);
-  put_le(b, 16, payload.size(), 8);
-  put_le(b, 24, cws::traces::crc32(payload), 4);
-  put_le(b, 28, cws::traces::crc32(std::string_view(b).substr(0, 28)), 4);
-  b += payload;
-  return b;
+  namespace env = cws::traces::envelope;
+  return checksummed({env::magic, sizeof env::magic}, env::size,
+                     {{8, version, 4}, {12, kind, 4}, {16, payload.size(), 8}}, 24, payload);
 }
 
 // Format version 4: where each record of a record stream starts (its frame),
@@ -97,14 +112,8 @@ inline std::vector<std::size_t> record_offsets(std::string_view file) {
 
 // A record frame around `payload` with correct checksums (see wrap()).
 inline std::string frame(std::uint32_t kind, std::string_view payload) {
-  std::string b(cws::traces::record_frame::magic, sizeof cws::traces::record_frame::magic);
-  b.resize(cws::traces::record_frame::size);
-  put_le(b, 4, kind, 4);
-  put_le(b, 8, payload.size(), 8);
-  put_le(b, 16, cws::traces::crc32(payload), 4);
-  put_le(b, 20, cws::traces::crc32(std::string_view(b).substr(0, 20)), 4);
-  b += payload;
-  return b;
+  namespace rf = cws::traces::record_frame;
+  return checksummed({rf::magic, sizeof rf::magic}, rf::size, {{4, kind, 4}, {8, payload.size(), 8}}, 16, payload);
 }
 
 // A golden trace file of traces/golden (the suites that read them define the directory).

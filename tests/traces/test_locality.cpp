@@ -15,15 +15,7 @@ namespace {
 
 namespace tr = cws::traces;
 namespace st = cws::steal_tree;
-using cws::test::error_of;
-using cws::test::payload_of;
-using cws::test::synthetic_trace;
-using cws::test::whole_payload;
-using cws::test::wrap;
-
-using cws::test::all_kinds;
-
-using cws::test::golden;
+using namespace cws::test;  // the suite's helpers (helpers.hpp, synthetic.hpp)
 
 TEST(TraceLocality, SyntheticContentIsConsistent) {
   static_assert(tr::format_version >= 3);

@@ -16,13 +16,7 @@ namespace {
 
 namespace tr = cws::traces;
 namespace st = cws::steal_tree;
-using cws::test::error_of;
-using cws::test::payload_of;
-using cws::test::synthetic_trace;
-using cws::test::whole_payload;
-using cws::test::wrap;
-
-using cws::test::all_kinds;
+using namespace cws::test;  // the suite's helpers (helpers.hpp, synthetic.hpp)
 
 // A trace whose values stress the encodings: extreme integers, doubles that
 // need all 17 digits, subnormals, strings with spaces, quotes, XML markup,

@@ -109,6 +109,9 @@ int main(int argc, char** argv) {
   double tolerance = cws::steal_tree::default_balance_tolerance;
 
   auto add_json = [](CLI::App* sub) { sub->add_flag("--json", g_json_output, "Print one JSON document on stdout"); };
+  // The trace file most subcommands read, and the file some of them write.
+  auto add_file = [&](CLI::App* sub) { sub->add_option("FILE", file, "Trace file")->required(); };
+  auto add_out = [&](CLI::App* sub, const std::string& help) { sub->add_option("OUT", output, help)->required(); };
   auto add_select = [&](CLI::App* sub) {
     sub->add_option("--phase", phase, "Only runs of this schedule (phase name)");
     sub->add_option("--iteration", iteration, "Only this iteration (0-based)");
@@ -135,20 +138,20 @@ int main(int argc, char** argv) {
   add_json(info);
 
   CLI::App* show = app.add_subcommand("show", "Steal trees as indented text (per worker totals, then the tree)");
-  show->add_option("FILE", file, "Trace file")->required();
+  add_file(show);
   add_select(show);
   add_window(show);
   add_json(show);
 
   CLI::App* tree = app.add_subcommand("tree", "Steal trees as Graphviz DOT (one cluster per phase run)");
-  tree->add_option("FILE", file, "Trace file")->required();
+  add_file(tree);
   tree->add_flag("--dot", dot_flag, "Graphviz DOT output (the only format, the default)");
   tree->add_option("-o,--output", output, "Write the DOT text here instead of stdout");
   add_select(tree);
   add_json(tree);
 
   CLI::App* timeline = app.add_subcommand("timeline", "Chrome trace-event JSON (open in https://ui.perfetto.dev)");
-  timeline->add_option("FILE", file, "Trace file")->required();
+  add_file(timeline);
   timeline->add_option("--chrome", output, "Output file ('-' = stdout)")->required();
   add_select(timeline);
   add_json(timeline);
@@ -169,8 +172,8 @@ int main(int argc, char** argv) {
 
   CLI::App* convert =
       app.add_subcommand("convert", "Rewrite a trace with another archive kind (read back and verified)");
-  convert->add_option("FILE", file, "Trace file")->required();
-  convert->add_option("OUT", output, "Output file")->required();
+  add_file(convert);
+  add_out(convert, "Output file");
   convert->add_option("--to", to, "Archive kind: text (portable, default of cws), xml, binary (not portable)")
       ->required()
       ->check(CLI::IsMember({"text", "xml", "binary"}));
@@ -183,8 +186,8 @@ int main(int argc, char** argv) {
       "ran fewer than --min-tasks tasks (give one or both); a dropped steal also drops the deeper steals of its\n"
       "segment, whose (level, step) names it would shift. Audit records of pruned runs are removed; per-worker\n"
       "statistics stay those of the recorded run.");
-  coarsen->add_option("FILE", file, "Trace file")->required();
-  coarsen->add_option("OUT", output, "Output trace file")->required();
+  add_file(coarsen);
+  add_out(coarsen, "Output trace file");
   coarsen->add_option("--max-level", max_level, "Drop steals at a level deeper than L (0 drops every steal)");
   coarsen->add_option("--min-tasks", min_tasks, "Drop steals whose stolen subtree ran fewer than N tasks");
   add_select(coarsen);
@@ -198,8 +201,8 @@ int main(int argc, char** argv) {
       "steals and gets subtrees of its busiest workers carved out for idle or light ones. Writes OUT with one run\n"
       "per planned schedule (same header and archive kind), which runtime::load_traces seeds as templates.\n"
       "Default: the latest audit run of every schedule.");
-  plan->add_option("FILE", file, "Trace file")->required();
-  plan->add_option("OUT", output, "Output trace file")->required();
+  add_file(plan);
+  add_out(plan, "Output trace file");
   plan->add_option("--schedule", plan_schedule, "Only this schedule (its latest audit run)");
   plan->add_option("--run", plan_run, "Only run #N of the file (the '#' column of info)");
   plan->add_option("--tolerance", tolerance,
@@ -213,7 +216,7 @@ int main(int argc, char** argv) {
       "local and unknown-home shares of the touched bytes, local share per NUMA node, and each relocalization\n"
       "made from the run (pages examined / moved / failed, MB moved, seconds, GB/s, page backend).\n"
       "A file without locality reports prints one line saying so.");
-  locality->add_option("FILE", file, "Trace file")->required();
+  add_file(locality);
   add_select(locality);
   add_window(locality);
   add_json(locality);

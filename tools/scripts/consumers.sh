@@ -11,21 +11,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build/release}
-jobs=$(nproc 2>/dev/null || echo 2)
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cws-consumers.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tools/scripts/steps.sh
+source tools/scripts/steps.sh  # $jobs, the scratch directory $tmp, quietly
 prefix=$tmp/prefix
-
-# quietly WHAT CMD...: runs CMD with its output in a log, shown only on failure.
-quietly() {
-  local what=$1; shift
-  if ! "$@" >"$tmp/log" 2>&1; then
-    cat "$tmp/log" >&2
-    echo "consumers: $what failed" >&2
-    exit 1
-  fi
-}
 
 quietly "cmake --install $build" cmake --install "$build" --prefix "$prefix"
 pc=$(find "$prefix" -name cws.pc -path '*/pkgconfig/*' | head -n 1)

@@ -12,20 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build/likwid}
-jobs=$(nproc 2>/dev/null || echo 2)
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cws-likwid.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-# quietly WHAT CMD...: runs CMD with its output in a log, shown only on failure.
-quietly() {
-  local what=$1; shift
-  if ! "$@" >"$tmp/log" 2>&1; then
-    cat "$tmp/log" >&2
-    echo "likwid: $what failed" >&2
-    exit 1
-  fi
-}
+# shellcheck source=tools/scripts/steps.sh
+source tools/scripts/steps.sh  # $jobs, the scratch directory $tmp, quietly
 
 launcher=()
 if [[ -z ${CMAKE_CXX_COMPILER_LAUNCHER:-} ]] && command -v ccache >/dev/null; then
