@@ -43,17 +43,16 @@ struct seen {
 };
 
 seen seen_in(const cws::run_report& r) {
-  seen s;
-  s.iteration = r.phase.iteration;
-  s.ran_as = r.ran_as;
-  s.planned = r.planned;
-  s.reason = r.reason;
-  s.template_from = r.template_from;
-  s.note = r.note;
-  s.converged = r.converged;
-  if (r.locality) s.local_share = r.locality->share();
-  if (const cws::relocalization_report* moved = r.relocalization()) s.pages_moved = moved->pages_moved;
-  return s;
+  const cws::relocalization_report* moved = r.relocalization();
+  return {r.phase.iteration,
+          r.ran_as,
+          r.planned,
+          r.reason,
+          r.template_from,
+          r.note,
+          r.converged,
+          r.locality ? std::optional<double>(r.locality->share()) : std::nullopt,
+          moved != nullptr ? std::optional<std::uint64_t>(moved->pages_moved) : std::nullopt};
 }
 
 void expect_same(const seen& a, const seen& b) {
