@@ -189,7 +189,6 @@ void bench::put_cws_figures(const variant& v, json& e) {
   e["follows"] = v.schedules[cg::index(kernel::dot)]->follows();
 
   auto spmv_lines = cws_apps::lines_of(rt, spmv.name(), map_of(v, kernel::spmv, cg::cg_steps));
-  cws_apps::add_locality(spmv_lines, tally_, spmv.name());
   cws_apps::put_locality(e, measured(v, kernel::spmv, cg::cg_steps),
                          "local_share");  // the headline: spmv reads the matrix, most bytes
   // Every kernel: local shares of its measured phases, and what the

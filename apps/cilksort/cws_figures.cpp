@@ -22,27 +22,17 @@ double per_sort(std::uint64_t total, std::uint64_t sorts) {
 }
 
 // The sort schedule's runs of variant v (warm-up first, `per_run` sorts per run).
-std::vector<cws_apps::iteration_line> sort_schedule_lines(const cws::runtime& rt, const cws_apps::locality_tally& tally,
-                                                          const variant& v, const cws_apps::run_plan& plan,
-                                                          unsigned per_run) {
+std::vector<cws_apps::iteration_line> sort_schedule_lines(const cws::runtime& rt, const variant& v,
+                                                          const cws_apps::run_plan& plan, unsigned per_run) {
   const cws_apps::run_map map{v.first_sort_iteration, per_run, plan.warmup, plan.warmup + plan.runs};
-  std::vector<cws_apps::iteration_line> lines = cws_apps::lines_of(rt, v.sort_schedule->name(), map);
-  cws_apps::add_locality(lines, tally, v.sort_schedule->name());
-  // Lines rebuilt from the recorder (policies that keep no history in the
-  // schedule store: random, hinted) know no ran_as; the run reports did.
-  const std::size_t logged = v.ran_as.size(), shown = lines.size();
-  for (std::size_t i = 0; i < shown && shown <= logged; ++i) {
-    cws::schedulers::iteration_report& r = lines[i].report;
-    if (r.ran_as == cws::ran_as::other) r.ran_as = r.planned = v.ran_as[logged - shown + i];
-  }
-  return lines;
+  return cws_apps::lines_of(rt, v.sort_schedule->name(), map);
 }
 
 }  // namespace
 
 sort_lines put_cws_figures(cws_apps::json& e, const variant& v, const cws::runtime& rt,
                            const cws_apps::locality_tally& tally, const cws_apps::run_plan& plan, unsigned per_run) {
-  std::vector<cws_apps::iteration_line> lines = sort_schedule_lines(rt, tally, v, plan, per_run);
+  std::vector<cws_apps::iteration_line> lines = sort_schedule_lines(rt, v, plan, per_run);
   const std::string policy(v.spec.policy);
   e["policy"] = policy;
   e["placement"] = cws::numa::to_string(v.spec.placement);
@@ -66,7 +56,7 @@ sort_lines put_cws_figures(cws_apps::json& e, const variant& v, const cws::runti
   cws_apps::put_summary(e, lines, policy);
   if (!replays(policy)) e["replayed_share"] = nullptr;
   std::size_t diverged = 0;
-  for (const cws_apps::iteration_line& l : lines) diverged += l.report.diverged;
+  for (const cws_apps::iteration_line& l : lines) diverged += l.report.diverged();
   e["diverged_runs"] = diverged;
   if (replays(policy)) {
     const auto first =

@@ -3,57 +3,36 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 
 namespace cws_apps {
 
 namespace {
 
-// Iteration reports of `name` rebuilt from the recorder's phase records.
-std::vector<cws::schedulers::iteration_report> from_recorder(const cws::runtime& rt, const std::string& name) {
-  std::vector<cws::schedulers::iteration_report> out;
-  const cws::steal_tree::recorder* rec = cws::steal_tree::recorder_of(rt);
-  if (rec == nullptr) return out;
-  const cws::steal_tree::tree* previous = nullptr;
-  for (const cws::steal_tree::phase_record& ph : rec->phases()) {
-    if (ph.schedule != name) continue;
-    cws::phase_stats stats;
-    stats.phase.iteration = ph.iteration;
-    stats.phase.policy = ph.policy;
-    stats.wall_s = ph.wall_s;
-    stats.per_worker = ph.stats;
-    cws::schedulers::iteration_report& r = out.emplace_back(cws::schedulers::report_of(stats));
-    if (previous != nullptr) r.distance_to_previous = cws::schedulers::moved_share(rt, *previous, ph.steals);
-    previous = &ph.steals;
-  }
-  return out;
+std::optional<double> local_share(const cws::run_report& r) {
+  return r.locality ? std::optional<double>(r.locality->share()) : std::nullopt;
+}
+std::optional<std::uint64_t> pages_moved(const cws::run_report& r) {
+  const cws::relocalization_report* moved = r.relocalization();
+  return moved != nullptr ? std::optional<std::uint64_t>(moved->pages_moved) : std::nullopt;
 }
 
 }  // namespace
 
 std::vector<iteration_line> lines_of(const cws::runtime& rt, const std::string& name, const run_map& map) {
   std::vector<iteration_line> out;
-  const cws::schedulers::schedule_state* s = cws::schedulers::store_of(rt).find(name);
-  const auto history = s != nullptr && !s->history.empty() ? s->history : from_recorder(rt, name);
+  const cws::schedule* s = rt.find_schedule(name);
+  if (s == nullptr) return out;
   const std::uint64_t end = map.first + std::uint64_t{map.runs_total} * map.per_run;
-  for (const auto& r : history) {
-    if (r.iteration < map.first || r.iteration >= end) continue;
-    const std::uint64_t k = r.iteration - map.first;
+  for (const cws::run_report& r : s->history()) {
+    const std::uint64_t it = r.phase.iteration;
+    if (it < map.first || it >= end) continue;
+    const std::uint64_t k = it - map.first;
     const auto run = static_cast<unsigned>(k / map.per_run);
-    out.push_back({run, run < map.warmup, static_cast<unsigned>(k % map.per_run), r, std::nullopt, std::nullopt});
+    out.push_back({run, run < map.warmup, static_cast<unsigned>(k % map.per_run), r});
   }
   return out;
-}
-
-void add_locality(std::vector<iteration_line>& lines, const locality_tally& tally, const std::string& name) {
-  for (iteration_line& l : lines) {
-    const std::uint64_t it = l.report.iteration;
-    if (const cws::locality_report* r = tally.locality_of(name, it)) l.local_share = r->share();
-    const auto relocs = tally.relocalizations_of(name, it);
-    if (relocs.empty()) continue;
-    std::uint64_t moved = 0;
-    for (const auto* r : relocs) moved += r->pages_moved;
-    l.pages_moved = moved;
-  }
 }
 
 json lines_json(const std::vector<iteration_line>& lines) {
@@ -63,28 +42,28 @@ json lines_json(const std::vector<iteration_line>& lines) {
     a.push_back({{"run", l.run},
                  {"warmup", l.warmup},
                  {"iteration", l.index},
-                 {"schedule_iteration", r.iteration},
+                 {"schedule_iteration", r.phase.iteration},
                  {"ran_as", r.label()},
                  {"ran_as_kind", cws::to_string(r.ran_as)},
                  {"ran_as_reason", r.reason},
                  {"template_from", r.template_from},
                  {"wall_s", r.wall_s},
-                 {"tasks", r.tasks},
-                 {"segments", r.segments},
-                 {"designated", r.designated},
-                 {"extra_steals", r.extra_steals},
-                 {"taken_back", r.taken_back},
-                 {"waiting_s", r.waiting_s},
-                 {"elided", r.elided},
+                 {"tasks", r.tasks()},
+                 {"segments", r.segments()},
+                 {"designated", r.designated()},
+                 {"extra_steals", r.extra_steals()},
+                 {"taken_back", r.taken_back()},
+                 {"waiting_s", r.idle_s()},
+                 {"elided", r.elided()},
                  {"max_share_ratio", r.balance.max_over_fair},
                  {"idle_workers", r.balance.idle_workers},
                  {"distance_to_previous", r.distance_to_previous ? json(*r.distance_to_previous) : json(nullptr)},
-                 {"diverged", r.diverged},
-                 {"divergence", r.divergence},
+                 {"diverged", r.diverged()},
+                 {"divergence", r.diverged() ? r.reason : std::string()},
                  {"converged", r.converged},
                  {"note", r.note},
-                 {"local_share", l.local_share ? json(*l.local_share) : json(nullptr)},
-                 {"pages_moved", l.pages_moved ? json(*l.pages_moved) : json(nullptr)}});
+                 {"local_share", local_share(r) ? json(*local_share(r)) : json(nullptr)},
+                 {"pages_moved", pages_moved(r) ? json(*pages_moved(r)) : json(nullptr)}});
   }
   return a;
 }
@@ -96,15 +75,15 @@ void put_summary(json& entry, const std::vector<iteration_line>& lines, const st
     if (l.warmup) continue;
     const auto& r = l.report;
     ++n;
-    designated += static_cast<double>(r.designated);
-    extra += static_cast<double>(r.extra_steals);
-    back += static_cast<double>(r.taken_back);
-    waiting += r.waiting_s;
+    designated += static_cast<double>(r.designated());
+    extra += static_cast<double>(r.extra_steals());
+    back += static_cast<double>(r.taken_back());
+    waiting += r.idle_s();
     if (r.distance_to_previous) distance += *r.distance_to_previous, ++with_distance;
     share += r.balance.max_over_fair;
     replayed += r.ran_as == cws::ran_as::stows || r.ran_as == cws::ran_as::stuws || r.ran_as == cws::ran_as::relws ||
                 r.ran_as == cws::ran_as::user;
-    diverged += r.diverged;
+    diverged += r.diverged();
   }
   if (n == 0) return;
   const double d = static_cast<double>(n);
@@ -139,19 +118,21 @@ void print_run(const std::string& title, const std::vector<iteration_line>& line
     was_converged = r.converged;
     const std::string dist =
         r.distance_to_previous ? fmt::format("{:.1f}%", 100 * *r.distance_to_previous) : std::string("-");
-    const std::string local = l.local_share ? fmt::format("{:.1f}%", 100 * *l.local_share) : std::string("-");
-    const std::string moved = l.pages_moved ? fmt::format("{}", *l.pages_moved) : std::string("-");
+    const std::optional<double> share = local_share(r);
+    const std::optional<std::uint64_t> pages = pages_moved(r);
+    const std::string local = share ? fmt::format("{:.1f}%", 100 * *share) : std::string("-");
+    const std::string moved = pages ? fmt::format("{}", *pages) : std::string("-");
     // Balance: the busiest worker's share of the tasks over 1/P, "+Ni" with N idle workers.
     const std::string balance = fmt::format("x{:.2f}{}", r.balance.max_over_fair,
                                             r.balance.idle_workers ? fmt::format("+{}i", r.balance.idle_workers) : "");
     fmt::print("  {:>4}  {:<{}}  {:>8.3f}  {:>6}  {:>6}  {:>5}  {:>8.3f}  {:>6}  {:>4}  {:>6}  {:>6}  {:>7}  {}{}\n",
-               l.index, r.label(), ran_width, r.wall_s * 1e3, r.designated, r.extra_steals, r.taken_back,
-               r.waiting_s * 1e3, dist, r.diverged ? "yes" : "no", local, moved, balance,
+               l.index, r.label(), ran_width, r.wall_s * 1e3, r.designated(), r.extra_steals(), r.taken_back(),
+               r.idle_s() * 1e3, dist, r.diverged() ? "yes" : "no", local, moved, balance,
                r.template_from.empty() ? "-" : r.template_from,
                !r.note.empty()  ? "  [" + r.note + "]"
                : converges_here ? std::string("  [converged]")
                                 : std::string());
-    if (r.diverged && !r.divergence.empty()) fmt::print("        diverged: {}\n", r.divergence);
+    if (r.diverged() && !r.reason.empty()) fmt::print("        diverged: {}\n", r.reason);
   }
 }
 

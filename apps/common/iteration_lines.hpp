@@ -1,15 +1,15 @@
 #pragma once
-// The per-iteration view of a cws variant of an app: the iteration reports
-// the schedule store kept for its schedules (cws::schedulers::iteration_report),
-// mapped to the runs of the timing loop, as JSON, as text lines, and summed up
-// over the measured runs.
+// The per-iteration view of a cws variant of an app: the run reports its
+// schedules kept (cws::schedule::history(), the last runtime_config::history
+// runs of each), mapped to the runs of the timing loop, as JSON, as text
+// lines, and summed up over the measured runs.
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "common/locality_tally.hpp"
+#include <cws/cws.hpp>
+
 #include "common/report.hpp"
 
 namespace cws_apps {
@@ -28,33 +28,24 @@ struct iteration_line {
   unsigned run = 0;  // 0-based, warm-up runs first
   bool warmup = false;
   unsigned index = 0;  // iteration within the run
-  cws::schedulers::iteration_report report;
-  // Locality (add_locality): the run's local share when its tasks declared
-  // touches, and the pages moved by the relocalization(s) made from its
-  // touches right after it (evolve), when there was one.
-  std::optional<double> local_share;
-  std::optional<std::uint64_t> pages_moved;
+  // A copy of the run's report: its statistics, what it ran as and why,
+  // locality (when its tasks declared touches) and the relocalization made
+  // from its touches (evolve's, or the app's), the policy's note.
+  cws::run_report report;
 };
 
-// The reports of schedule `name` that `map` covers, in order: the schedule
-// store's history for the replaying policies. A schedule the store keeps no
-// history for (the core's `random` policy reports nothing to it) gets reports
-// built from the steal-tree recorder's phase records instead: the same
-// statistics, ran_as = random (the policy), and the schedule distance to the previous
-// recorded run computed as the store does (steal_tree::schedule_distance,
-// share of work that moved worker). Empty when neither knows the schedule.
+// The reports of schedule `name` that `map` covers, in order, from the
+// schedule's history (every policy; the runs that left it are not shown).
+// Empty when the runtime has no schedule of that name.
 std::vector<iteration_line> lines_of(const cws::runtime& rt, const std::string& name, const run_map& map);
-
-// Fills local_share and pages_moved of `lines` (runs of schedule `name`)
-// from what `tally` saw.
-void add_locality(std::vector<iteration_line>& lines, const locality_tally& tally, const std::string& name);
 
 // One JSON object per line: run, warmup, iteration, schedule_iteration,
 // ran_as (the label, e.g. "random (no template yet)"), ran_as_kind (the
 // cws::ran_as token, e.g. "random_no_template"), ran_as_reason, template_from, wall_s, tasks, segments, designated,
 // extra_steals, taken_back, waiting_s, elided, max_share_ratio, idle_workers (balance), distance_to_previous (null
-// for a schedule's first run), diverged, divergence,
-// converged, note, local_share (null: no touches declared), pages_moved (null: no relocalization after this run).
+// for a schedule's first run, and for a policy that keeps no trees: random, hinted), diverged, divergence,
+// converged (cws::run_report::converged: the schedule is converged after this run), note, local_share (null: no
+// touches declared), pages_moved (null: no relocalization after this run).
 json lines_json(const std::vector<iteration_line>& lines);
 
 // Means over the measured runs' lines, set on `entry`: designated_per_iter,

@@ -161,7 +161,6 @@ void loop_suite::report_cws(const loop_variant& v, json& e) {
     const run_map& m = v.maps[ph];
     const std::string& name = v.schedules[ph]->name();
     lines[ph] = lines_of(rt, name, m);
-    add_locality(lines[ph], tally_, name);
     sums[ph] = tally_.summarize(name, m.first + std::uint64_t{m.warmup} * m.per_run,
                                 m.first + std::uint64_t{m.runs_total} * m.per_run);
   }

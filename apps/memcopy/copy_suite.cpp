@@ -195,19 +195,17 @@ void copy_suite::report_cws(const variant& v, json& e, const cws_apps::cws_phase
 // after it moved.
 json copy_suite::copy_phases(const variant& v, std::uint64_t measured, std::uint64_t end) const {
   const cws::schedule& copy = *v.schedules[copy_phase];
-  const auto* store_state = cws::schedulers::store_of(env_.rt()).find(copy.name());
   json phases = json::array();
   for (std::uint64_t it = v.first_copy; it < copy.iterations(); ++it) {
     json p = {{"iteration", it}, {"measured", it >= measured && it < end}};
-    if (store_state != nullptr)
-      for (const auto& r : store_state->history)
-        if (r.iteration == it) {
-          p["ran_as"] = r.label();
-          p["ran_as_kind"] = cws::to_string(r.ran_as);
-          p["designated"] = r.designated;
-          p["extra_steals"] = r.extra_steals;
-          p["taken_back"] = r.taken_back;
-        }
+    for (const cws::run_report& r : copy.history())
+      if (r.phase.iteration == it) {
+        p["ran_as"] = r.label();
+        p["ran_as_kind"] = cws::to_string(r.ran_as);
+        p["designated"] = r.designated();
+        p["extra_steals"] = r.extra_steals();
+        p["taken_back"] = r.taken_back();
+      }
     const cws::locality_report* l = tally_.locality_of(copy.name(), it);
     p["local_share"] = l ? json(l->share()) : json(nullptr);
     std::uint64_t moved = 0;

@@ -185,10 +185,17 @@ cws::schedule& runtime::schedule(std::string_view name, std::string_view policy)
   }
   detail::check_schedule_name(name, "runtime::schedule: name");  // before it reaches any trace or message
   auto made = policy_registry::create(policy);  // throws for an unknown name
-  auto slot = std::unique_ptr<cws::schedule>(new cws::schedule(std::string(name), std::move(made)));
+  auto slot =
+      std::unique_ptr<cws::schedule>(new cws::schedule(std::string(name), std::move(made), config().history));
   slot->policy().attach(policy_context{*this, *slot});
   schedules_.push_back(std::move(slot));
   return *schedules_.back();
+}
+
+const cws::schedule* runtime::find_schedule(std::string_view name) const noexcept {
+  for (const auto& s : schedules_)
+    if (s->name() == name) return s.get();
+  return nullptr;
 }
 
 const run_report& runtime::run_phase(cws::schedule& s, void (*fn)(void*), void* arg) {
@@ -198,12 +205,16 @@ const run_report& runtime::run_phase(cws::schedule& s, void (*fn)(void*), void* 
   if (info.follows != s.follows_) info.follows = s.follows_;
   info.iteration = s.iterations_;
   info.workers = workers();
-  run_report& report = s.report_;
+  // Written in place into the history's next slot (the storage of the run
+  // it evicts), which joins the history once the phase ran: a phase refused
+  // before it started leaves the history as it was.
+  run_report& report = s.history_.pending();
   using clock = std::chrono::steady_clock;
   const std::optional<clock::time_point> called =
       time_phases_ ? std::optional<clock::time_point>(clock::now()) : std::nullopt;
   std::exception_ptr error = sched_->run(info, s.policy(), fn, arg, report, s.touches_, s.locality_memo_, called);
   report.relocalized_ = false;  // this run's touches have not been acted on yet
+  s.history_.commit();
   ++s.iterations_;
   if (error) std::rethrow_exception(error);
   const auto checked = called ? clock::now() : clock::time_point{};
@@ -220,8 +231,9 @@ const relocalization_report& runtime::relocalize(cws::schedule& s) {
   s.relocalization_ = sched_->relocalize(s.touches_, s.name(), s.iterations_ ? s.iterations_ - 1 : 0);
   s.relocalized_ = true;
   if (s.iterations_ > 0) {                          // made from the latest run's touches: part of its report
-    s.report_.relocalization_ = s.relocalization_;  // reuses the strings' capacity
-    s.report_.relocalized_ = true;
+    run_report& latest = s.history_.back();
+    latest.relocalization_ = s.relocalization_;  // reuses the strings' capacity
+    latest.relocalized_ = true;
   }
   return s.relocalization_;
 }

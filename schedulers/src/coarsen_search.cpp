@@ -39,7 +39,7 @@ void coarsen_search::start(std::shared_ptr<const steal_tree::tree> converged, co
   active_ = true;
 }
 
-void coarsen_search::after_run(schedule_state& s, iteration_report& r, const runtime_config& cfg,
+void coarsen_search::after_run(schedule_state& s, run_report& r, const runtime_config& cfg,
                                schedule_store& store) {
   if (!active_) {
     start(s.templ, cfg);
@@ -55,7 +55,7 @@ void coarsen_search::after_run(schedule_state& s, iteration_report& r, const run
   format_into(s.template_from, "coarsened to depth {} (try {} of {})", depths_[next_], next_ + 1, depths_.size());
 }
 
-void coarsen_search::keep_fastest(schedule_state& s, iteration_report& r, schedule_store& store) {
+void coarsen_search::keep_fastest(schedule_state& s, run_report& r, schedule_store& store) {
   s.templ = store.share(steal_tree::coarsen(*base_, pruned_at(best_depth_)));
   format_into(s.template_from, "coarsened to depth {} (fastest of {} depths)", best_depth_, depths_.size());
   std::string tried;

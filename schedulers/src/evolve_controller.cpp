@@ -80,33 +80,32 @@ replay_mode evolve_controller::mode_for(const template_plan* plan) const noexcep
   return replay_mode::relws;
 }
 
-void evolve_controller::converge(iteration_report& r) {
-  converge(s_, r.iteration);
+void evolve_controller::converge(run_report& r) {
+  converge(s_, r.phase.iteration);
   r.converged = true;
 }
 
 // ------------------------------------------------------------------ stages
 
-void evolve_controller::after_run(replay_mode ran, iteration_report& r, const run_report& stats,
-                                  const runtime_config& cfg, std::shared_ptr<const steal_tree::tree> fresh,
-                                  const steal_tree::phase_record& record) {
+void evolve_controller::after_run(replay_mode ran, run_report& r, const runtime_config& cfg,
+                                  std::shared_ptr<const steal_tree::tree> fresh, const steal_tree::phase_record& record) {
   if (auditing()) return after_audit(r, record);
-  if (ran == replay_mode::relws) return after_relws(r, stats, cfg, std::move(fresh));
+  if (ran == replay_mode::relws) return after_relws(r, cfg, std::move(fresh));
   after_stows(r, cfg);
 }
 
 // learn / relearn: relws until an iteration adds no steal, takes nothing back
 // (the tree stopped changing) and is balanced, or the bound is reached (then
 // the best tree, or a planned one).
-void evolve_controller::after_relws(iteration_report& r, const run_report& stats, const runtime_config& cfg,
+void evolve_controller::after_relws(run_report& r, const runtime_config& cfg,
                                     std::shared_ptr<const steal_tree::tree> fresh) {
   evolve_counters& c = s_.evolve_counters;
   s_.templ = fresh;
-  format_into(s_.template_from, "recorded run #{} (relws)", r.iteration);
+  format_into(s_.template_from, "recorded run #{} (relws)", r.phase.iteration);
   ++c.relws_runs;
   const bool balanced = balanced_enough(r.balance.idle_workers, r.balance.max_over_fair, cfg);
-  keep_if_best(r, balanced, stats.locality ? stats.locality->share() : -1.0, std::move(fresh));
-  if (r.extra_steals == 0 && r.taken_back == 0 && balanced) {
+  keep_if_best(r, balanced, r.locality ? r.locality->share() : -1.0, std::move(fresh));
+  if (r.extra_steals() == 0 && r.taken_back() == 0 && balanced) {
     format_into(r.note, "converged after {} relws runs (busiest worker x{:.2f} of 1/P): switching to stows",
                 c.relws_runs, r.balance.max_over_fair);
     return converge(r);
@@ -116,12 +115,12 @@ void evolve_controller::after_relws(iteration_report& r, const run_report& stats
   if (c.relws_runs >= cfg.replay.evolve_bound) converge_on_best(r, cfg);
 }
 
-void evolve_controller::keep_if_best(const iteration_report& r, bool balanced, double local,
+void evolve_controller::keep_if_best(const run_report& r, bool balanced, double local,
                                      std::shared_ptr<const steal_tree::tree> fresh) {
   evolve_counters& c = s_.evolve_counters;
   if (!better_template(c, balanced, r.balance.max_over_fair, local, r.wall_s)) return;
   c.best = std::move(fresh);
-  c.best_run = r.iteration;
+  c.best_run = r.phase.iteration;
   c.best_balanced = balanced;
   c.best_share = r.balance.max_over_fair;
   c.best_local = local;
@@ -133,7 +132,7 @@ void evolve_controller::keep_if_best(const iteration_report& r, bool balanced, d
 // the best tree recording every task, so that the planner can hand out the
 // work evenly. It counts against the bound, so evolve converges within it
 // whatever the machine's load.
-void evolve_controller::start_audit(iteration_report& r, const runtime_config& cfg) {
+void evolve_controller::start_audit(run_report& r, const runtime_config& cfg) {
   evolve_counters& c = s_.evolve_counters;
   c.planned = true;
   c.auditing = true;
@@ -145,7 +144,7 @@ void evolve_controller::start_audit(iteration_report& r, const runtime_config& c
               c.relws_runs, c.best_run, c.best_share, cfg.replay.evolve_bound);
 }
 
-void evolve_controller::converge_on_best(iteration_report& r, const runtime_config& cfg) {
+void evolve_controller::converge_on_best(run_report& r, const runtime_config& cfg) {
   const evolve_counters& c = s_.evolve_counters;
   s_.templ = c.best;
   format_into(s_.template_from, "recorded run #{} (best of the relws runs)", c.best_run);
@@ -156,7 +155,7 @@ void evolve_controller::converge_on_best(iteration_report& r, const runtime_conf
 
 // audit, then plan: a balanced template planned from the audit run, and
 // converge on that. When the planner cannot balance it, the best relws tree.
-void evolve_controller::after_audit(iteration_report& r, const steal_tree::phase_record& record) {
+void evolve_controller::after_audit(run_report& r, const steal_tree::phase_record& record) {
   evolve_counters& c = s_.evolve_counters;
   c.auditing = false;
   std::string refused;
@@ -190,7 +189,7 @@ void evolve_controller::after_audit(iteration_report& r, const steal_tree::phase
 // converged: the template stays unless the runs got slower for good
 // (slowdown_watch.hpp): a slow run, or a few, is noise (a descheduled worker,
 // a page-fault storm); a divergence restarts (replay_policy::end_phase).
-void evolve_controller::after_stows(iteration_report& r, const runtime_config& cfg) {
+void evolve_controller::after_stows(run_report& r, const runtime_config& cfg) {
   if (coarsens_ && !s_.coarsen_search.done()) return s_.coarsen_search.after_run(s_, r, cfg, store_);
   const unsigned pct = cfg.replay.evolve_slowdown_pct;
   slowdown_watch& watch = s_.evolve_counters.slowdown;

@@ -67,18 +67,17 @@ class evolve_controller {
 
   // After a run that replayed the template in `ran` without diverging:
   // the decision of the run's stage (r.note says it when it is one).
-  void after_run(replay_mode ran, iteration_report& r, const run_report& stats, const runtime_config& cfg,
-                 std::shared_ptr<const steal_tree::tree> fresh, const steal_tree::phase_record& record);
+  void after_run(replay_mode ran, run_report& r, const runtime_config& cfg, std::shared_ptr<const steal_tree::tree> fresh,
+                 const steal_tree::phase_record& record);
 
  private:
-  void after_relws(iteration_report& r, const run_report& stats, const runtime_config& cfg,
-                   std::shared_ptr<const steal_tree::tree> fresh);
-  void keep_if_best(const iteration_report& r, bool balanced, double local, std::shared_ptr<const steal_tree::tree> fresh);
-  void start_audit(iteration_report& r, const runtime_config& cfg);
-  void converge_on_best(iteration_report& r, const runtime_config& cfg);
-  void after_audit(iteration_report& r, const steal_tree::phase_record& record);
-  void after_stows(iteration_report& r, const runtime_config& cfg);
-  void converge(iteration_report& r);
+  void after_relws(run_report& r, const runtime_config& cfg, std::shared_ptr<const steal_tree::tree> fresh);
+  void keep_if_best(const run_report& r, bool balanced, double local, std::shared_ptr<const steal_tree::tree> fresh);
+  void start_audit(run_report& r, const runtime_config& cfg);
+  void converge_on_best(run_report& r, const runtime_config& cfg);
+  void after_audit(run_report& r, const steal_tree::phase_record& record);
+  void after_stows(run_report& r, const runtime_config& cfg);
+  void converge(run_report& r);
 
   schedule_state& s_;
   schedule_store& store_;

@@ -109,14 +109,12 @@ class replay_policy final : public scheduling_policy {
   // --- end_phase's steps
   const steal_tree::phase_record* recorded_run(std::uint64_t iteration) const noexcept;
   void release_unused_plans() noexcept;
-  iteration_report& write_report(const run_report& stats);
-  void report_divergence(const iteration_report& r);
-  void plan_relocalization(const iteration_report& r, bool recorded);
-  void next_template(iteration_report& r, const run_report& stats, const steal_tree::phase_record& record,
-                     bool repeated);
-  void start_over(iteration_report& r, const std::shared_ptr<const steal_tree::tree>& fresh);
-  void pick_template(iteration_report& r, const std::shared_ptr<const steal_tree::tree>& fresh);
-  void copy_outcome(run_report& stats, const iteration_report& r) const;
+  void write_outcome(run_report& r);
+  void report_divergence(const run_report& r);
+  void plan_relocalization(const run_report& r, bool recorded);
+  void next_template(run_report& r, const steal_tree::phase_record& record, bool repeated);
+  void start_over(run_report& r, const std::shared_ptr<const steal_tree::tree>& fresh);
+  void pick_template(run_report& r, const std::shared_ptr<const steal_tree::tree>& fresh);
 
   const detail::replay_policy_kind& kind_;
   const replay_mode fixed_mode_;  // the mode of a kind that does not evolve
@@ -126,8 +124,9 @@ class replay_policy final : public scheduling_policy {
   // it outlives the policies (runtime::~runtime).
   cws::runtime* rt_ = nullptr;
   schedule_store* store_ = nullptr;
-  // The report of the schedule's latest run (end_phase), which lives in the
-  // schedule as long as this policy does.
+  // The report end_phase wrote (it lives in the schedule's history), for
+  // relocalized(), which follows end_phase of the same run; null from
+  // begin_phase on until then.
   run_report* last_report_ = nullptr;
   schedule_state* state_ = nullptr;
   steal_tree::recorder* recorder_ = nullptr;
@@ -186,6 +185,7 @@ const steal_tree::recorder& recorder_for(const steal_tree::recorder* rec, std::s
 // ------------------------------------------------------------- begin_phase
 
 void replay_policy::begin_phase(const phase_info& info) {
+  last_report_ = nullptr;
   const runtime_config& cfg = runtime().config();
   const steal_tree::recorder& rec = recorder_for(recorder_, info.schedule, name());
   template_from_.clear();
@@ -289,12 +289,12 @@ replay_mode replay_policy::mode_of_run(bool has_template) const noexcept {
 
 // --------------------------------------------------------------- end_phase
 
-void replay_policy::end_phase(run_report& stats) {
+void replay_policy::end_phase(run_report& r) {
   runtime();  // throws when never attached
-  const steal_tree::phase_record* record = recorded_run(stats.phase.iteration);
+  const steal_tree::phase_record* record = recorded_run(r.phase.iteration);
   release_unused_plans();
-  iteration_report& r = write_report(stats);
-  if (r.diverged) report_divergence(r);
+  write_outcome(r);
+  if (r.diverged()) report_divergence(r);
   // A replay that took its template's steals again (most runs once a
   // schedule settled) is at distance 0 from the previous run: said without
   // computing a distance, and its tree is not copied (next_template).
@@ -304,9 +304,9 @@ void replay_policy::end_phase(run_report& stats) {
     r.distance_to_previous = repeated ? 0.0 : store_->moved_share(*state_->previous, record->steals);
   }
   plan_relocalization(r, record != nullptr);
-  if (record != nullptr) next_template(r, stats, *record, repeated);
-  copy_outcome(stats, r);
-  last_report_ = &stats;  // the schedule's own report: relocalized() adds to its note
+  if (record != nullptr) next_template(r, *record, repeated);
+  r.converged = kind_.traits.evolves && state_->converged;
+  last_report_ = &r;  // relocalized() may add to its note
 }
 
 // The recorder's record of this run; null when it has none (recording off).
@@ -322,31 +322,24 @@ void replay_policy::release_unused_plans() noexcept {
     if (p.use_count() == 1) p->tree.reset();
 }
 
-// The history entry of this run: what ran, and why it differs from what was
-// planned. It goes into the storage of the oldest one kept once the window is
-// full; fill_report overwrites every field.
-iteration_report& replay_policy::write_report(const run_report& stats) {
-  iteration_report& r = state_->history.next();
-  fill_report(r, stats);
+// What ran, and why it differs from what was planned, written into the run's
+// report (the core reset its policy part; assignments reuse its strings).
+void replay_policy::write_outcome(run_report& r) {
   // Room for evolve's longest note from the start, so that a decision taken
-  // long after the window filled does not allocate.
+  // long after the schedule's history filled does not allocate.
   if (r.note.capacity() < 192) r.note.reserve(192);
-  r.policy = kind_.name;
   r.ran_as = r.planned = planned_;
   if (planned_ == cws::ran_as::random_no_template || planned_ == cws::ran_as::hinted) r.reason = missing_;
   r.template_from = template_from_;
-  r.diverged = engine_.diverged();
-  if (r.diverged) {
-    r.divergence = engine_.divergence();
+  if (engine_.diverged()) {
     r.ran_as = cws::ran_as::random_diverged;
-    r.reason = r.divergence;
+    r.reason = engine_.divergence();
   }
-  return r;
 }
 
 // Every divergence is said (a stalled phase cost CWS_STALL_MS): the first in
 // full, later ones in one short line with the count.
-void replay_policy::report_divergence(const iteration_report& r) {
+void replay_policy::report_divergence(const run_report& r) {
   schedule_state& s = *state_;
   s.diverged = true;
   ++divergences_;
@@ -355,13 +348,13 @@ void replay_policy::report_divergence(const iteration_report& r) {
     std::fprintf(stderr,
                  "cws: warning: schedule '%s' diverged from its template (%s): %s; the phase finished under random "
                  "stealing and %s\n",
-                 s.name.c_str(), template_from_.c_str(), r.divergence.c_str(),
+                 s.name.c_str(), template_from_.c_str(), r.reason.c_str(),
                  engine_.elides() ? "the next run records a fresh template (serial elision was on)"
                                   : "its fresh tree is the schedule's new template");
   } else {
     std::fprintf(stderr, "cws: warning: schedule '%s' diverged again in run #%llu (%llu divergences so far; %s): %s\n",
-                 s.name.c_str(), static_cast<unsigned long long>(r.iteration),
-                 static_cast<unsigned long long>(divergences_), template_from_.c_str(), r.divergence.c_str());
+                 s.name.c_str(), static_cast<unsigned long long>(r.phase.iteration),
+                 static_cast<unsigned long long>(divergences_), template_from_.c_str(), r.reason.c_str());
   }
 }
 
@@ -371,9 +364,9 @@ void replay_policy::report_divergence(const iteration_report& r) {
 // buffers (a Jacobi sweep reading one grid, writing the other) touches each
 // buffer in both roles only over two runs, so the run that converged cannot
 // place the pages its successor writes.
-void replay_policy::plan_relocalization(const iteration_report& r, bool recorded) {
+void replay_policy::plan_relocalization(const run_report& r, bool recorded) {
   const schedule_state& s = *state_;
-  relocalizing_stows_ = !r.diverged && s.converged &&  // not the audit run
+  relocalizing_stows_ = !r.diverged() && s.converged &&  // not the audit run
                         (engine_.mode() == replay_mode::stows || engine_.mode() == replay_mode::stuws);
   relocalize_ = kind_.traits.evolves && rt_->config().replay.evolve_relocalize && recorded &&
                 (!relocalizing_stows_ || !s.pages_settled);
@@ -381,29 +374,28 @@ void replay_policy::plan_relocalization(const iteration_report& r, bool recorded
 
 // The next template. The recorded tree is copied once (into a pooled tree:
 // no allocation in steady state) and shared by the template and `previous`.
-void replay_policy::next_template(iteration_report& r, const run_report& stats, const steal_tree::phase_record& record,
-                                  bool repeated) {
+void replay_policy::next_template(run_report& r, const steal_tree::phase_record& record, bool repeated) {
   schedule_state& s = *state_;
   const replay_mode mode = engine_.mode();
   // A strict replay's tree is only kept as `previous` (for the next
   // distance): when it repeats the previous run's steals, that one stands
   // for it (the time stamps differ, which nothing after the run reads).
-  if (repeated && !r.diverged && (mode == replay_mode::stows || mode == replay_mode::stuws)) {
-    if (evolve_) evolve_->after_run(mode, r, stats, rt_->config(), s.previous, record);
+  if (repeated && !r.diverged() && (mode == replay_mode::stows || mode == replay_mode::stuws)) {
+    if (evolve_) evolve_->after_run(mode, r, rt_->config(), s.previous, record);
     return;
   }
   std::shared_ptr<const steal_tree::tree> fresh = store_->share(record.steals);
-  if (!r.diverged && mode != replay_mode::random && pick_.tries() != 0) pick_.reset();  // a seeded template ran
-  if (r.diverged || mode == replay_mode::random) {
+  if (!r.diverged() && mode != replay_mode::random && pick_.tries() != 0) pick_.reset();  // a seeded template ran
+  if (r.diverged() || mode == replay_mode::random) {
     start_over(r, fresh);
   } else if (evolve_) {
-    evolve_->after_run(mode, r, stats, rt_->config(), fresh, record);
+    evolve_->after_run(mode, r, rt_->config(), fresh, record);
   } else if (mode == replay_mode::relws) {
     s.templ = fresh;
-    format_into(s.template_from, "recorded run #{} (relws)", r.iteration);
+    format_into(s.template_from, "recorded run #{} (relws)", r.phase.iteration);
   } else if (mode == replay_mode::user) {
     s.templ = fresh;
-    format_into(s.template_from, "designations of run #{}", r.iteration);
+    format_into(s.template_from, "designations of run #{}", r.phase.iteration);
   }
   s.previous = std::move(fresh);
 }
@@ -412,19 +404,19 @@ void replay_policy::next_template(iteration_report& r, const run_report& stats, 
 // learns from scratch. Under serial elision a diverged run's extra steals are
 // named without the elided spawns, so that tree is no template: the next run
 // records one under random stealing.
-void replay_policy::start_over(iteration_report& r, const std::shared_ptr<const steal_tree::tree>& fresh) {
+void replay_policy::start_over(run_report& r, const std::shared_ptr<const steal_tree::tree>& fresh) {
   schedule_state& s = *state_;
-  const bool elided = r.diverged && engine_.elides();
+  const bool elided = r.diverged() && engine_.elides();
   if (elided) {
     s.templ = nullptr;
-    format_into(s.template_from, "none (run #{} diverged under serial elision)", r.iteration);
-  } else if (picks_template_ && !r.diverged) {
+    format_into(s.template_from, "none (run #{} diverged under serial elision)", r.phase.iteration);
+  } else if (picks_template_ && !r.diverged()) {
     pick_template(r, fresh);
   } else {
     s.templ = fresh;
-    format_into(s.template_from, "recorded run #{}{}", r.iteration, r.diverged ? " (after divergence)" : "");
+    format_into(s.template_from, "recorded run #{}{}", r.phase.iteration, r.diverged() ? " (after divergence)" : "");
   }
-  if (kind_.traits.evolves && r.diverged)
+  if (kind_.traits.evolves && r.diverged())
     format_into(r.note, "diverged: evolve starts over from {}", elided ? "a fresh random run" : "this run's tree");
   detail::evolve_controller::restart(s);
 }
@@ -433,16 +425,16 @@ void replay_policy::start_over(iteration_report& r, const std::shared_ptr<const 
 // rule; otherwise the schedule records again under random, up to the bound,
 // and then takes the most balanced run (template_pick.hpp). The note says
 // which, so that a replay slower than random can be traced to its template.
-void replay_policy::pick_template(iteration_report& r, const std::shared_ptr<const steal_tree::tree>& fresh) {
+void replay_policy::pick_template(run_report& r, const std::shared_ptr<const steal_tree::tree>& fresh) {
   schedule_state& s = *state_;
   const runtime_config& cfg = rt_->config();
   const unsigned bound = cfg.replay.template_tries;
   const bool balanced =
       fresh->workers <= 1 || detail::balanced_enough(r.balance.idle_workers, r.balance.max_over_fair, cfg);
-  const detail::template_pick::verdict v = pick_.offer(fresh, r.balance, balanced, r.iteration, bound);
+  const detail::template_pick::verdict v = pick_.offer(fresh, r.balance, balanced, r.phase.iteration, bound);
   if (!v.adopt) {
     s.templ = nullptr;
-    format_into(s.template_from, "none (run #{} not balanced enough)", r.iteration);
+    format_into(s.template_from, "none (run #{} not balanced enough)", r.phase.iteration);
     format_into(r.note,
                 "not a template: busiest worker x{:.2f} of its fair share, {} idle (CWS_EVOLVE_BALANCE); "
                 "recording again under random ({} of {}, CWS_TEMPLATE_TRIES)",
@@ -451,7 +443,7 @@ void replay_policy::pick_template(iteration_report& r, const std::shared_ptr<con
   }
   s.templ = v.adopt;
   if (!v.best_of_bound) {
-    format_into(s.template_from, "recorded run #{}", r.iteration);
+    format_into(s.template_from, "recorded run #{}", r.phase.iteration);
     return;
   }
   format_into(s.template_from, "recorded run #{}, the most balanced of {} random runs", v.run, bound);
@@ -460,33 +452,17 @@ void replay_policy::pick_template(iteration_report& r, const std::shared_ptr<con
               v.run, v.balance.max_over_fair);
 }
 
-// The run's report: what the history entry says, typed (assignments reuse the
-// report's strings).
-void replay_policy::copy_outcome(run_report& stats, const iteration_report& r) const {
-  stats.ran_as = r.ran_as;
-  stats.planned = r.planned;
-  stats.reason = r.reason;
-  stats.template_from = r.template_from;
-  stats.distance_to_previous = r.distance_to_previous;
-  stats.converged = kind_.traits.evolves && state_->converged;
-  // As the history's note (write_report): room reserved once, so that a note
-  // appearing later in a schedule's life allocates nothing.
-  if (stats.note.capacity() < r.note.capacity()) stats.note.reserve(r.note.capacity());
-  stats.note = r.note;
-}
-
 // Under stows every run replays the same tree, so the touches repeat with the
 // phase's own period; a bound still stops phases whose touches follow the data.
 void replay_policy::relocalized(const relocalization_report& report) {
   const unsigned bound = runtime().config().replay.evolve_bound;
   schedule_state& s = *state_;
-  if (!s.history.empty() && s.history.back().iteration == report.iteration)
-    s.history.back().pages_moved = report.pages_moved;
   if (!relocalizing_stows_ || s.pages_settled) return;
   if (report.pages_moved != 0 && ++s.evolve_counters.settling_runs < bound) return;
   s.pages_settled = true;
-  if (s.history.empty()) return;
-  std::string& note = s.history.back().note;
+  // The relocalization is the latest run's (the core put it in its report).
+  if (last_report_ == nullptr || last_report_->phase.iteration != report.iteration) return;
+  std::string& note = last_report_->note;
   note += note.empty() ? "" : "; ";
   // Appended in place (the report's storage is reused from run to run).
   if (report.pages_moved == 0)
@@ -494,7 +470,6 @@ void replay_policy::relocalized(const relocalization_report& report) {
   else
     fmt::format_to(std::back_inserter(note), "pages still moving after {} stows runs: no more relocalization",
                    s.evolve_counters.settling_runs);
-  if (last_report_ != nullptr && last_report_->phase.iteration == report.iteration) last_report_->note = note;
 }
 
 }  // namespace

@@ -34,7 +34,6 @@ schedule_state& schedule_store::state(std::string_view name) {
   if (it == states_.end()) {
     it = states_.emplace(std::string(name), schedule_state{}).first;
     it->second.name = std::string(name);
-    it->second.history.set_capacity(rt_.config().history);
   }
   return it->second;
 }
@@ -111,36 +110,6 @@ steal_tree::coarsen_summary schedule_store::coarsen(std::string_view name, const
   return summary;
 }
 
-iteration_report report_of(const phase_stats& stats) {
-  iteration_report r;
-  fill_report(r, stats);
-  return r;
-}
-
-void fill_report(iteration_report& r, const phase_stats& stats) {
-  r.iteration = stats.phase.iteration;
-  r.policy = stats.phase.policy;
-  r.ran_as = r.planned = stats.phase.policy == "random" ? cws::ran_as::random : cws::ran_as::other;
-  r.reason.clear();
-  r.template_from.clear();
-  r.wall_s = stats.wall_s;
-  r.tasks = stats.tasks();
-  r.segments = stats.segments();
-  r.designated = stats.designated();
-  r.extra_steals = stats.extra_steals();
-  r.taken_back = stats.taken_back();
-  r.waiting_s = stats.idle_s();
-  r.elided = 0;
-  for (const worker_stats& w : stats.per_worker) r.elided += w.elided;
-  r.balance = cws::balance_of(stats);
-  r.distance_to_previous.reset();
-  r.diverged = false;
-  r.divergence.clear();
-  r.converged = false;
-  r.note.clear();
-  r.pages_moved.reset();
-}
-
 std::shared_ptr<const steal_tree::tree> schedule_store::share(const steal_tree::tree& t) {
   // Each schedule holds a few trees at once (template, previous, followed,
   // the plan being replayed); past that, callers keep trees themselves.
@@ -167,9 +136,7 @@ std::size_t schedule_store::bytes() const {
   };
   auto text = [](const std::string& x) { return x.capacity() > std::string().capacity() ? x.capacity() + 1 : 0; };
   for (const auto& [name, s] : states_) {
-    n += sizeof(s) + text(name) + text(s.name) + text(s.template_from) + text(s.followed_schedule) + s.history.bytes();
-    for (const iteration_report& r : s.history)
-      n += text(r.policy) + text(r.reason) + text(r.template_from) + text(r.divergence) + text(r.note);
+    n += sizeof(s) + text(name) + text(s.name) + text(s.template_from) + text(s.followed_schedule);
     tree_once(s.templ);
     tree_once(s.previous);
     tree_once(s.followed);

@@ -74,29 +74,29 @@ TEST(evolve_switch, switches_to_stows_within_the_bound_and_replays_strictly) {
       ASSERT_EQ(out, expected) << "run " << run;
     }
     const auto& state = store.at(name);
-    ASSERT_EQ(state.history.size(), runs);
+    ASSERT_EQ(s.history().size(), runs);
 
     std::size_t switched = 0;
-    for (std::size_t i = 0; i < state.history.size(); ++i)
-      if (state.history[i].converged) {
+    for (std::size_t i = 0; i < s.history().size(); ++i)
+      if (s.history()[i].converged) {
         switched = i;
         break;
       }
-    ASSERT_TRUE(state.history[switched].converged) << "evolve never switched to stows in " << runs << " runs";
+    ASSERT_TRUE(s.history()[switched].converged) << "evolve never switched to stows in " << runs << " runs";
     ASSERT_GE(switched, 1u) << "the first run records under random; it cannot be the converged one";
     ASSERT_LE(switched, bound) << "evolve ran more than CWS_EVOLVE_BOUND relws iterations";
-    EXPECT_EQ(state.converged_at, state.history[switched].iteration);
+    EXPECT_EQ(state.converged_at, s.history()[switched].phase.iteration);
     EXPECT_TRUE(state.converged);
     EXPECT_EQ(state.mode, cws::schedulers::evolve_mode::stows);
     ASSERT_TRUE(state.templ);
 
     const std::uint64_t template_steals = state.templ->segments.size() - 1;
-    for (std::size_t i = switched + 1; i < state.history.size(); ++i) {
-      const auto& r = state.history[i];
-      EXPECT_FALSE(r.diverged) << "run " << i << ": " << r.divergence;
-      EXPECT_EQ(r.extra_steals, 0u) << "run " << i << " stole beyond the converged template";
-      EXPECT_EQ(r.taken_back, 0u) << "run " << i;
-      EXPECT_EQ(r.designated, template_steals) << "run " << i;
+    for (std::size_t i = switched + 1; i < s.history().size(); ++i) {
+      const auto& r = s.history()[i];
+      EXPECT_FALSE(r.diverged()) << "run " << i << ": " << r.reason;
+      EXPECT_EQ(r.extra_steals(), 0u) << "run " << i << " stole beyond the converged template";
+      EXPECT_EQ(r.taken_back(), 0u) << "run " << i;
+      EXPECT_EQ(r.designated(), template_steals) << "run " << i;
       ASSERT_TRUE(r.distance_to_previous.has_value()) << "run " << i;
       // At the bound evolve may switch to an earlier, better relws tree than
       // the last one, or to the tree the planner made from the bound's audit

@@ -107,9 +107,9 @@ TEST(relws_take_back, spawner_reaching_sync_takes_back_the_task_its_busy_thief_h
     } else {
       EXPECT_EQ(stats.taken_back(), 2u);
     }
-    const auto& report = store.at("take_back").history.back();
-    EXPECT_EQ(report.taken_back, stats.taken_back()) << "run " << run;
-    EXPECT_FALSE(report.diverged) << report.divergence;
+    const auto& report = s.history().back();
+    EXPECT_EQ(report.taken_back(), stats.taken_back()) << "run " << run;
+    EXPECT_FALSE(report.diverged()) << report.reason;
   }
   // Informational: how often the thief got to A before the root reached sync.
   std::printf("relws take-back: worker 1 started A in %d of %d runs\n", thief_started_a, runs);

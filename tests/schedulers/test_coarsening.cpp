@@ -48,10 +48,10 @@ TEST(coarsening, pruned_template_replays_with_fewer_segments_and_same_results) {
     EXPECT_EQ(result, cws::test::serial_fib(22));
     const st::tree& run = st::recorder_of(rt)->latest("fib")->steals;
     cws::test::expect_same_steal_points(coarse, run);
-    const auto& r = state.history.back();
+    const auto& r = s.history().back();
     EXPECT_EQ(r.ran_as, cws::ran_as::stuws);
-    EXPECT_FALSE(r.diverged) << r.divergence;
-    EXPECT_EQ(r.segments, coarse.segments.size());
+    EXPECT_FALSE(r.diverged()) << r.reason;
+    EXPECT_EQ(r.segments(), coarse.segments.size());
   }
 }
 

@@ -28,7 +28,7 @@ st::tree record_fib(unsigned workers, const std::string& topology, unsigned n) {
 
 struct outcome {
   std::string warning;
-  cws::schedulers::iteration_report first, second;
+  cws::run_report first, second;
 };
 
 // Seeds `schedule` with `templ` and runs fib(n) twice under `policy`.
@@ -50,8 +50,8 @@ outcome run_fib_with(const st::tree& templ, std::string_view policy, unsigned wo
   EXPECT_EQ(result, cws::test::serial_fib(n));
   o.warning = testing::internal::GetCapturedStderr();
   const auto& state = cws::schedulers::store_of(rt).at("phase");
-  o.first = state.history.at(0);
-  o.second = state.history.at(1);
+  o.first = s.history().at(0);
+  o.second = s.history().at(1);
   EXPECT_TRUE(state.diverged);
   EXPECT_EQ(state.templ->segments.size(), st::recorder_of(rt)->latest("phase")->steals.segments.size());
   return o;
@@ -64,17 +64,16 @@ cws::ran_as replayed_as(std::string_view policy) {
 }
 
 void expect_diverged_once(const outcome& o, std::string_view policy) {
-  EXPECT_TRUE(o.first.diverged);
-  EXPECT_FALSE(o.first.divergence.empty());
+  EXPECT_TRUE(o.first.diverged());
+  EXPECT_FALSE(o.first.reason.empty());
   EXPECT_EQ(o.first.ran_as, cws::ran_as::random_diverged);
   EXPECT_EQ(o.first.planned, replayed_as(policy));
-  EXPECT_EQ(o.first.reason, o.first.divergence);
   // One warning, naming the schedule.
   EXPECT_NE(o.warning.find("cws: warning: schedule 'phase' diverged"), std::string::npos) << o.warning;
   EXPECT_EQ(o.warning.find("warning", o.warning.find("warning") + 1), std::string::npos)
       << "warned twice: " << o.warning;
   // The fresh tree replaced the template: the second run fits.
-  EXPECT_FALSE(o.second.diverged) << o.second.divergence;
+  EXPECT_FALSE(o.second.diverged()) << o.second.reason;
 }
 
 class divergence : public ::testing::TestWithParam<std::string_view> {};
@@ -111,7 +110,7 @@ TEST_P(divergence, template_of_a_larger_input) {
   rt.run(s, [&] { result = cws::test::fib(12); });
   EXPECT_EQ(result, cws::test::serial_fib(12));
   const auto& state = cws::schedulers::store_of(rt).at("phase");
-  EXPECT_EQ(state.history.at(0).ran_as, cws::ran_as::relws);
+  EXPECT_EQ(s.history().at(0).ran_as, cws::ran_as::relws);
   EXPECT_EQ(*state.templ, st::recorder_of(rt)->latest("phase")->steals);
 }
 
@@ -130,8 +129,8 @@ TEST(divergence_warnings, every_divergence_is_warned_about) {
   rt.run(s, [&] { result = cws::test::fib(12); });
   const std::string warnings = testing::internal::GetCapturedStderr();
   EXPECT_EQ(result, cws::test::serial_fib(12));
-  ASSERT_TRUE(store.at("phase").history.at(0).diverged);
-  ASSERT_TRUE(store.at("phase").history.at(1).diverged);
+  ASSERT_TRUE(s.history().at(0).diverged());
+  ASSERT_TRUE(s.history().at(1).diverged());
   EXPECT_NE(warnings.find("cws: warning: schedule 'phase' diverged from its template"), std::string::npos) << warnings;
   EXPECT_NE(warnings.find("cws: warning: schedule 'phase' diverged again in run #1 (2 divergences so far"),
             std::string::npos)
@@ -164,17 +163,16 @@ TEST_P(divergence, template_of_another_recursion_on_eight_workers) {
     EXPECT_EQ(sum.load(), 200u * 201u / 2);
   }
   const std::string warning = testing::internal::GetCapturedStderr();
-  const auto& state = cws::schedulers::store_of(rt).at("phase");
   if (GetParam() == "evolve") {  // relaxed: no divergence, the run is the new template
-    EXPECT_FALSE(state.history.at(0).diverged);
+    EXPECT_FALSE(s.history().at(0).diverged());
     EXPECT_TRUE(warning.empty()) << warning;
     return;
   }
-  EXPECT_TRUE(state.history.at(0).diverged);
-  EXPECT_NE(state.history.at(0).divergence.find("without spawning"), std::string::npos)
-      << state.history.at(0).divergence;
+  EXPECT_TRUE(s.history().at(0).diverged());
+  EXPECT_NE(s.history().at(0).reason.find("without spawning"), std::string::npos)
+      << s.history().at(0).reason;
   EXPECT_NE(warning.find("cws: warning: schedule 'phase' diverged"), std::string::npos) << warning;
-  EXPECT_FALSE(state.history.at(1).diverged) << state.history.at(1).divergence;
+  EXPECT_FALSE(s.history().at(1).diverged()) << s.history().at(1).reason;
 }
 
 TEST_P(divergence, truncated_steal_list) {
@@ -184,7 +182,7 @@ TEST_P(divergence, truncated_steal_list) {
   steals.resize(steals.size() / 2);  // the dropped children dangle
   const outcome o = run_fib_with(t, GetParam(), 4, cws::test::four_cores, 20);
   expect_diverged_once(o, GetParam());
-  EXPECT_NE(o.first.divergence.find("malformed"), std::string::npos) << o.first.divergence;
+  EXPECT_NE(o.first.reason.find("malformed"), std::string::npos) << o.first.reason;
 }
 
 TEST_P(divergence, shuffled_worker_ids) {
@@ -233,11 +231,11 @@ TEST(divergence_stows, impossible_segment_order_is_detected_as_a_stall) {
   rt.run(s, [&] { result = cws::test::fib(20); });
   const std::string warning = testing::internal::GetCapturedStderr();
   EXPECT_EQ(result, cws::test::serial_fib(20));
-  const auto& r = cws::schedulers::store_of(rt).at("phase").history.at(0);
+  const auto& r = s.history().at(0);
   // Swapping two segments of one worker does not always deadlock (the second
   // may become ready without the first); when it did, it was reported.
-  std::printf("swapped stows order: %s\n", r.diverged ? r.divergence.c_str() : "replayed without a stall");
-  if (r.diverged) {
+  std::printf("swapped stows order: %s\n", r.diverged() ? r.reason.c_str() : "replayed without a stall");
+  if (r.diverged()) {
     EXPECT_NE(warning.find("schedule 'phase' diverged"), std::string::npos) << warning;
   } else {
     EXPECT_TRUE(warning.empty()) << warning;

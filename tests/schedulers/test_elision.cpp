@@ -93,15 +93,15 @@ TEST_P(elision, spawns_off_the_paths_run_as_calls_and_the_steals_stay) {
     std::uint64_t result = 0;
     const cws::run_report& report = rt.run(s, [&] { result = cws::test::fib(20); });
     ASSERT_EQ(result, cws::test::serial_fib(20));
-    const auto& r = store.at("fib").history.back();
-    ASSERT_FALSE(r.diverged) << r.divergence;
-    EXPECT_EQ(r.extra_steals, 0u);
-    EXPECT_EQ(r.designated, templ.segments.size() - 1);
+    const auto& r = s.history().back();
+    ASSERT_FALSE(r.diverged()) << r.reason;
+    EXPECT_EQ(r.extra_steals(), 0u);
+    EXPECT_EQ(r.designated(), templ.segments.size() - 1);
     // Every call counts as a task (elided ones included), so the totals match the template's...
-    EXPECT_EQ(r.tasks, cws::test::fib_spawns(20) + 1);
+    EXPECT_EQ(r.tasks(), cws::test::fib_spawns(20) + 1);
     // ... but only the spawns on the way to a steal were tasks.
-    EXPECT_LE(r.tasks - r.elided, path_bound(templ)) << "elided " << r.elided << " of " << r.tasks;
-    EXPECT_EQ(report.elided(), r.elided) << "the run's report totals the elided calls its history record counts";
+    EXPECT_LE(r.tasks() - r.elided(), path_bound(templ)) << "elided " << r.elided() << " of " << r.tasks();
+    EXPECT_EQ(report.elided(), r.elided()) << "the run's report totals the elided calls its history record counts";
     EXPECT_EQ(report.balance, cws::balance_of(report));
     // The designated tasks ran where the template put them: same tree.
     const st::tree& run = latest(rt, "fib").steals;
@@ -134,9 +134,9 @@ TEST(elision, off_with_cws_elide_0_and_in_audit_mode) {
     std::uint64_t result = 0;
     rt.run(s, [&] { result = cws::test::fib(16); });
     EXPECT_EQ(result, cws::test::serial_fib(16));
-    const auto& r = cws::schedulers::store_of(rt).at("fib").history.back();
-    EXPECT_FALSE(r.diverged) << r.divergence;
-    EXPECT_EQ(r.elided, 0u) << (audit ? "audit" : "CWS_ELIDE=0");
+    const auto& r = s.history().back();
+    EXPECT_FALSE(r.diverged()) << r.reason;
+    EXPECT_EQ(r.elided(), 0u) << (audit ? "audit" : "CWS_ELIDE=0");
   }
 }
 
@@ -158,10 +158,10 @@ TEST(elision, fine_grained_loop_matches_serial) {
     std::fill(out.begin(), out.end(), 0);
     rt.run(s, body);
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], i * i + 7) << i;
-    const auto& r = store.at("loop").history.back();
-    ASSERT_FALSE(r.diverged) << r.divergence;
-    EXPECT_LE(r.tasks - r.elided, path_bound(templ));
-    EXPECT_GT(r.elided, n / 2);
+    const auto& r = s.history().back();
+    ASSERT_FALSE(r.diverged()) << r.reason;
+    EXPECT_LE(r.tasks() - r.elided(), path_bound(templ));
+    EXPECT_GT(r.elided(), n / 2);
   }
 }
 
@@ -180,17 +180,17 @@ TEST(elision, a_template_that_does_not_fit_diverges_and_recovers) {
     std::uint64_t result = 0;
     rt.run(s, [&] { result = cws::test::fib(it == 0 ? 6 : 17); });
     EXPECT_EQ(result, cws::test::serial_fib(it == 0 ? 6 : 17));
-    const auto& r = store.at("fib").history.back();
+    const auto& r = s.history().back();
     if (it == 0) {
-      diverged = r.diverged;
-      EXPECT_TRUE(r.diverged) << "fib(6) cannot reach the steals of a fib(20) template";
+      diverged = r.diverged();
+      EXPECT_TRUE(r.diverged()) << "fib(6) cannot reach the steals of a fib(20) template";
       EXPECT_EQ(store.at("fib").templ, nullptr) << "a diverged elided run must not become the template";
     }
     if (it == 1) {
       EXPECT_EQ(r.ran_as, cws::ran_as::random_no_template);
     }
     if (it >= 2) {
-      EXPECT_FALSE(r.diverged) << r.divergence;
+      EXPECT_FALSE(r.diverged()) << r.reason;
     }
   }
   EXPECT_TRUE(diverged);

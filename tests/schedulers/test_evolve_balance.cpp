@@ -112,14 +112,14 @@ TEST(evolve_balance, a_run_that_leaves_a_worker_idle_is_not_convergence) {
   std::vector<std::string> notes;
   for (int run = 0; run < 8; ++run) {
     rt.run(s, [&] { sink = sink + 1; });
-    const auto& r = store.at("one").history.back();
+    const auto& r = s.history().back();
     notes.push_back(r.note);
     if (run == 0) {
       EXPECT_EQ(r.ran_as, cws::ran_as::random_no_template);
     }
     if (run >= 1 && run <= 3) {
       EXPECT_EQ(r.ran_as, cws::ran_as::relws) << "run " << run;
-      EXPECT_EQ(r.extra_steals + r.taken_back, 0u) << "run " << run;
+      EXPECT_EQ(r.extra_steals() + r.taken_back(), 0u) << "run " << run;
       EXPECT_EQ(r.balance.idle_workers, 1u);
       EXPECT_FALSE(r.converged) << "run " << run << " left worker 1 idle, yet was taken as convergence";
     }

@@ -176,12 +176,12 @@ TEST(evolve_converged, a_delayed_leaf_keeps_a_converged_schedule_converged) {
       }, 1);
     });
     ASSERT_TRUE(strict(r.ran_as)) << "phase " << i << ": " << r.label() << " " << r.note;
-    ASSERT_TRUE(r.converged) << "phase " << i << ": " << state_of(rt, "delayed").history.back().note;
+    ASSERT_TRUE(r.converged) << "phase " << i << ": " << r.note;
   }
   const auto& state = state_of(rt, "delayed");
-  for (const auto& r : state.history) {
-    if (r.iteration <= state.converged_at) continue;
-    EXPECT_NE(r.ran_as, cws::ran_as::relws) << r.iteration;
+  for (const auto& r : s.history()) {
+    if (r.phase.iteration <= state.converged_at) continue;
+    EXPECT_NE(r.ran_as, cws::ran_as::relws) << r.phase.iteration;
   }
 }
 
@@ -218,7 +218,7 @@ TEST(evolve_converged, a_changed_program_diverges_and_learns_again) {
   EXPECT_EQ(result, cws::test::serial_fib(18));
   EXPECT_EQ(changed.ran_as, cws::ran_as::random_diverged) << changed.label();
   EXPECT_FALSE(store.at("phase").converged);
-  const std::string note = store.at("phase").history.back().note;
+  const std::string note = s.history().back().note;
   EXPECT_NE(note.find("diverged"), std::string::npos) << note;
   EXPECT_EQ(changed.note, note) << "the report rt.run returns carries the run's note";
   const cws::run_report& next = rt.run(s, [&] { result = cws::test::serial_fib(18); });
@@ -258,10 +258,10 @@ TEST(load_converged, a_loaded_converged_schedule_replays_strictly_from_its_first
   for (int i = 0; i < 12; ++i) {
     const cws::run_report& r = rt.run(s, [] { phase(); });
     ASSERT_EQ(r.ran_as, cws::ran_as::stows) << "run " << i << ": " << r.label();
-    ASSERT_TRUE(r.converged) << "run " << i << ": " << state_of(rt, "step").history.back().note;
+    ASSERT_TRUE(r.converged) << "run " << i << ": " << r.note;
     ASSERT_NE(r.template_from.find("file"), std::string::npos) << r.template_from;
   }
-  for (const auto& r : state_of(rt, "step").history) EXPECT_NE(r.ran_as, cws::ran_as::relws);
+  for (const auto& r : s.history()) EXPECT_NE(r.ran_as, cws::ran_as::relws);
 }
 
 TEST(load_converged, without_the_option_a_loaded_schedule_learns_first) {

@@ -49,7 +49,7 @@ void set_every_field(cs::schedule_state& s, const cws::runtime_config& cfg) {
 
 // Runs coarsen's search on the schedule's template until it kept a depth.
 void finish_coarsen_search(cs::schedule_state& s, cws::runtime& rt) {
-  cs::iteration_report r;
+  cws::run_report r;
   for (int run = 0; run < 64 && !s.coarsen_search.done(); ++run) {
     r.wall_s = 1e-3 * (run + 1);
     s.coarsen_search.after_run(s, r, rt.config(), cs::store_of(rt));
@@ -92,7 +92,7 @@ TEST(evolve_restart, resets_every_field_to_a_new_schedules) {
   EXPECT_EQ(s.templ, templ) << "restart leaves the template to its caller";
 
   // The coarsen search starts over: its next call tries the first depth again.
-  cs::iteration_report r;
+  cws::run_report r;
   s.coarsen_search.after_run(s, r, rt.config(), cs::store_of(rt));
   EXPECT_NE(s.template_from.find("(try 1 of "), std::string::npos) << s.template_from;
 }

@@ -22,11 +22,12 @@ struct machine {
 class evolve_stress : public ::testing::TestWithParam<machine> {};
 
 void expect_converged_without_stalls(const cws::runtime& rt, const std::string& name, unsigned bound) {
-  const auto& state = cws::schedulers::store_of(rt).at(name);
+  const cws::schedule* s = rt.find_schedule(name);
+  ASSERT_NE(s, nullptr) << name;
   std::size_t converged_at = 0;
-  for (std::size_t i = 0; i < state.history.size(); ++i) {
-    const auto& r = state.history[i];
-    EXPECT_FALSE(r.diverged) << name << " run " << i << " (" << r.template_from << "): " << r.divergence;
+  for (std::size_t i = 0; i < s->history().size(); ++i) {
+    const auto& r = s->history()[i];
+    EXPECT_FALSE(r.diverged()) << name << " run " << i << " (" << r.template_from << "): " << r.reason;
     if (r.converged && converged_at == 0) converged_at = i;
   }
   EXPECT_NE(converged_at, 0u) << name << " never converged";

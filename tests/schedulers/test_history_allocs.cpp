@@ -1,6 +1,6 @@
 // Allocations per phase in steady state (counting_new.cpp counts every global
 // operator new of this binary, on every thread). Per-phase bookkeeping — the
-// recorder's phase record, the schedule store's iteration report and trees, a
+// recorder's phase record, the schedule's run report, the store's trees, a
 // policy's begin/end — reuses the storage of the run that leaves the history
 // window, so once the window is full and the storage has grown to the phase's
 // size it allocates nothing.

@@ -1,5 +1,5 @@
-// The schedule store's bounded history (runtime_config::history = K): every
-// policy keeps the reports of its last K runs, and the recorder the last K
+// A schedule's bounded history (runtime_config::history = K): every
+// policy's schedule keeps the reports of its last K runs, and the recorder the last K
 // runs of the schedule, while what a replay needs survives: the template
 // (never re-copied while it is replayed), the followed run of a schedule
 // that follows another, evolve's state. K = 1 works for every policy.
@@ -42,9 +42,9 @@ std::vector<std::uint64_t> recorded(const st::recorder& rec, const std::string& 
   return out;
 }
 
-std::vector<std::uint64_t> reported(const cs::schedule_state& s) {
+std::vector<std::uint64_t> reported(const cws::schedule& s) {
   std::vector<std::uint64_t> out;
-  for (const cs::iteration_report& r : s.history) out.push_back(r.iteration);
+  for (const cws::run_report& r : s.history()) out.push_back(r.phase.iteration);
   return out;
 }
 
@@ -69,13 +69,13 @@ TEST(history_bound, every_policy_keeps_its_last_k_runs) {
       std::vector<std::uint64_t> last;
       for (std::uint64_t i = runs - k; i < runs; ++i) last.push_back(i);
       const cs::schedule_state& state = cs::store_of(rt).at(s.name());
-      EXPECT_EQ(reported(state), last);
-      EXPECT_EQ(state.history.capacity(), k);
-      EXPECT_EQ(state.history.dropped(), runs - k);
+      EXPECT_EQ(reported(s), last);
+      EXPECT_EQ(s.history().capacity(), k);
+      EXPECT_EQ(s.history().dropped(), runs - k);
       EXPECT_EQ(recorded(*st::recorder_of(rt), s.name()), last);
       // Replay kept working throughout: the latest run replayed a template.
-      const cs::iteration_report& r = state.history.back();
-      EXPECT_FALSE(r.diverged) << r.divergence;
+      const cws::run_report& r = s.history().back();
+      EXPECT_FALSE(r.diverged()) << r.reason;
       EXPECT_TRUE(r.ran_as != cws::ran_as::random_no_template && r.ran_as != cws::ran_as::random_diverged) << r.label();
       ASSERT_TRUE(state.templ || state.followed);
     }
@@ -94,7 +94,7 @@ TEST(history_bound, a_kept_template_is_not_copied_per_phase) {
   for (int i = 0; i < 20; ++i) {
     run_once(rt, s);
     ASSERT_EQ(state.templ.get(), templ) << "run " << i;
-    EXPECT_EQ(state.history.back().ran_as, cws::ran_as::stows);
+    EXPECT_EQ(s.history().back().ran_as, cws::ran_as::stows);
   }
 }
 
@@ -117,13 +117,13 @@ TEST(history_bound, a_followed_run_from_long_ago_still_replays) {
   for (int i = 0; i < 10; ++i) {
     if (i == 4) st::recorder_of(rt)->clear();  // the followed run leaves the recorder
     rt.run(copy, [] { (void)cws::test::fib(14); });
-    const cs::iteration_report& r = cs::store_of(rt).at("copy").history.back();
+    const cws::run_report& r = copy.history().back();
     EXPECT_EQ(r.ran_as, cws::ran_as::stows) << "run " << i;
     EXPECT_EQ(r.template_from, from);
-    EXPECT_FALSE(r.diverged) << r.divergence;
+    EXPECT_FALSE(r.diverged()) << r.reason;
     cws::test::expect_same_steal_points(first, st::recorder_of(rt)->latest("copy")->steals);
   }
-  EXPECT_EQ(cs::store_of(rt).at("copy").history.size(), 2u);
+  EXPECT_EQ(copy.history().size(), 2u);
 }
 
 // evolve's convergence, template and settling state are kept as such, not in
@@ -142,14 +142,14 @@ TEST(history_bound, evolve_state_survives_a_window_of_one) {
   for (int i = 0; i < 20; ++i) {
     run_once(rt, s);
     // evolve's strict stage: stows, or stuws when it converged on a planned template (docs/replay.md).
-    const cws::ran_as as = state.history.back().ran_as;
-    EXPECT_TRUE(as == cws::ran_as::stows || as == cws::ran_as::stuws) << state.history.back().template_from;
-    EXPECT_FALSE(state.history.back().diverged) << state.history.back().divergence;
+    const cws::ran_as as = s.history().back().ran_as;
+    EXPECT_TRUE(as == cws::ran_as::stows || as == cws::ran_as::stuws) << s.history().back().template_from;
+    EXPECT_FALSE(s.history().back().diverged()) << s.history().back().reason;
   }
   EXPECT_TRUE(state.converged);
   EXPECT_EQ(state.converged_at, converged_at);
   EXPECT_EQ(state.templ.get(), templ);
-  EXPECT_EQ(state.history.size(), 1u);
+  EXPECT_EQ(s.history().size(), 1u);
 }
 
 }  // namespace

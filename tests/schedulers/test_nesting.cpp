@@ -118,10 +118,10 @@ TEST_P(nesting, a_waiting_worker_starts_only_segments_the_template_nested_there)
     rt.run(replay, [&] { p.root(); });
     EXPECT_EQ(p.leaves.load(), 3) << "run " << run;
     EXPECT_FALSE(p.b_inside_a.load()) << "run " << run << ": worker 1 started B while A waited in its sync";
-    const auto& r = cws::schedulers::store_of(rt).at("replay").history.back();
-    EXPECT_FALSE(r.diverged) << "run " << run << ": " << r.divergence;
-    EXPECT_EQ(r.extra_steals, 0u) << "run " << run;
-    EXPECT_EQ(r.designated, templ.segments.size() - 1) << "run " << run;
+    const auto& r = replay.history().back();
+    EXPECT_FALSE(r.diverged()) << "run " << run << ": " << r.reason;
+    EXPECT_EQ(r.extra_steals(), 0u) << "run " << run;
+    EXPECT_EQ(r.designated(), templ.segments.size() - 1) << "run " << run;
   }
 }
 
@@ -198,11 +198,11 @@ TEST(stuws_nesting, crossed_waits_start_each_others_tasks_nested) {
     rt.run(replay, [&] { p.root(); });
     EXPECT_EQ(p.leaves.load(), 2) << "run " << run;
     EXPECT_TRUE(p.s1_after_s2.load()) << "run " << run << ": S2 never started";
-    const auto& r = cws::schedulers::store_of(rt).at("replay").history.back();
+    const auto& r = replay.history().back();
     EXPECT_EQ(r.ran_as, cws::ran_as::stuws) << "run " << run;
-    EXPECT_FALSE(r.diverged) << "run " << run << ": " << r.divergence;
-    EXPECT_EQ(r.extra_steals, 0u) << "run " << run;
-    EXPECT_EQ(r.designated, templ.segments.size() - 1) << "run " << run;
+    EXPECT_FALSE(r.diverged()) << "run " << run << ": " << r.reason;
+    EXPECT_EQ(r.extra_steals(), 0u) << "run " << run;
+    EXPECT_EQ(r.designated(), templ.segments.size() - 1) << "run " << run;
     cws::test::expect_same_task_mapping(templ, st::recorder_of(rt)->latest("replay")->steals);
   }
 }
@@ -271,18 +271,18 @@ TEST(evolve_strict_stage, a_planned_template_replays_under_stuws_a_recorded_one_
   converged();
   rt.run(s, [&] { result = cws::test::fib(16); });
   EXPECT_EQ(result, cws::test::serial_fib(16));
-  const auto& r = store.at("fib").history.back();
+  const auto& r = s.history().back();
   EXPECT_EQ(r.ran_as, cws::ran_as::stuws) << r.template_from;
-  EXPECT_FALSE(r.diverged) << r.divergence;
-  EXPECT_EQ(r.extra_steals, 0u);
-  EXPECT_EQ(r.designated, planned.segments.size() - 1);
+  EXPECT_FALSE(r.diverged()) << r.reason;
+  EXPECT_EQ(r.extra_steals(), 0u);
+  EXPECT_EQ(r.designated(), planned.segments.size() - 1);
 
   // The run just recorded has stamps: as the template, it replays under stows.
   store.seed("fib", st::recorder_of(rt)->latest("fib")->steals, "the stuws run");
   converged();
   rt.run(s, [&] { result = cws::test::fib(16); });
   EXPECT_EQ(result, cws::test::serial_fib(16));
-  EXPECT_EQ(store.at("fib").history.back().ran_as, cws::ran_as::stows);
+  EXPECT_EQ(s.history().back().ran_as, cws::ran_as::stows);
 }
 
 }  // namespace

@@ -78,7 +78,8 @@ TEST(policy_traits, a_replaying_schedule_has_its_state_from_the_moment_it_is_mad
   const auto& store = cws::schedulers::store_of(rt);
   for (const expected_policy& e : expected) {
     const std::string name = std::string("s-") + e.name;
-    rt.schedule(name, e.name);
+    const cws::schedule& made = rt.schedule(name, e.name);
+    EXPECT_TRUE(made.history().empty()) << e.name;
     const cws::schedulers::schedule_state* s = store.find(name);
     // The replaying policies (and user, which keeps its runs as templates)
     // bind their schedule's state when attached; random and hinted keep none.
@@ -86,7 +87,6 @@ TEST(policy_traits, a_replaying_schedule_has_its_state_from_the_moment_it_is_mad
     EXPECT_EQ(s != nullptr, keeps_state) << e.name;
     if (s == nullptr) continue;
     EXPECT_EQ(s->name, name);
-    EXPECT_TRUE(s->history.empty()) << e.name;
     EXPECT_FALSE(s->converged) << e.name;
   }
 }
@@ -99,10 +99,8 @@ TEST(policy_traits, each_kind_runs_and_reports_under_its_own_name) {
     for (int run = 0; run < 2; ++run) rt.run(s, [&] { result = cws::test::fib(12); });
     EXPECT_EQ(result, cws::test::serial_fib(12)) << e.name;
     EXPECT_EQ(s.policy_name(), e.name);
-    if (const auto* state = cws::schedulers::store_of(rt).find(s.name())) {
-      ASSERT_FALSE(state->history.empty()) << e.name;
-      EXPECT_EQ(state->history.back().policy, e.name);
-    }
+    ASSERT_EQ(s.history().size(), 2u) << e.name;
+    EXPECT_EQ(s.history().back().phase.policy, e.name);
   }
 }
 

@@ -35,7 +35,6 @@ TEST_P(strict_replay, stows_reproduces_fib_template_every_iteration) {
   ASSERT_GT(templ.segments.size(), 1u) << "no random run stole anything";
   cws::schedulers::store_of(rt).seed("fib", templ, "probe");
   auto& s = rt.schedule("fib", cws::policy::stows);
-  const auto& store = cws::schedulers::store_of(rt);
   std::uint64_t result = 0;
 
   for (int it = 1; it < 24; ++it) {
@@ -46,11 +45,11 @@ TEST_P(strict_replay, stows_reproduces_fib_template_every_iteration) {
     cws::test::expect_same_steal_points(templ, run);
     EXPECT_EQ(run.worker_segments, templ.worker_segments) << "segment start order, iteration " << it;
     cws::test::expect_same_task_mapping(templ, run);
-    const auto& r = store.at("fib").history.back();
+    const auto& r = s.history().back();
     EXPECT_EQ(r.ran_as, cws::ran_as::stows);
-    EXPECT_FALSE(r.diverged) << r.divergence;
-    EXPECT_EQ(r.extra_steals, 0u);
-    EXPECT_EQ(r.designated, templ.segments.size() - 1);
+    EXPECT_FALSE(r.diverged()) << r.reason;
+    EXPECT_EQ(r.extra_steals(), 0u);
+    EXPECT_EQ(r.designated(), templ.segments.size() - 1);
     if (it > 1) {
       ASSERT_TRUE(r.distance_to_previous.has_value());
       EXPECT_EQ(*r.distance_to_previous, 0.0);
@@ -74,7 +73,7 @@ TEST_P(strict_replay, stows_reproduces_heat_template_every_iteration) {
     cws::test::expect_same_steal_points(templ, run);
     EXPECT_EQ(run.worker_segments, templ.worker_segments);
     cws::test::expect_same_task_mapping(templ, run);
-    EXPECT_FALSE(cws::schedulers::store_of(rt).at("heat").history.back().diverged);
+    EXPECT_FALSE(s.history().back().diverged());
   }
   EXPECT_EQ(grid.a, serial.a);
 }
@@ -90,10 +89,10 @@ TEST_P(strict_replay, stuws_keeps_the_task_to_worker_mapping) {
     rt.run(s, [&] { result = cws::test::fib(17); });
     ASSERT_EQ(result, cws::test::serial_fib(17));
     cws::test::expect_same_task_mapping(templ, latest(rt, "fib").steals);
-    const auto& r = cws::schedulers::store_of(rt).at("fib").history.back();
+    const auto& r = s.history().back();
     EXPECT_EQ(r.ran_as, cws::ran_as::stuws);
-    EXPECT_EQ(r.extra_steals, 0u);
-    EXPECT_FALSE(r.diverged) << r.divergence;
+    EXPECT_EQ(r.extra_steals(), 0u);
+    EXPECT_FALSE(r.diverged()) << r.reason;
   }
 }
 
@@ -104,12 +103,12 @@ TEST(strict_replay_first_run, records_under_random_and_says_so) {
   rt.run(s, [&] { result = cws::test::fib(15); });
   EXPECT_EQ(result, cws::test::serial_fib(15));
   const auto& state = cws::schedulers::store_of(rt).at("fib");
-  EXPECT_EQ(state.history.at(0).ran_as, cws::ran_as::random_no_template);
+  EXPECT_EQ(s.history().at(0).ran_as, cws::ran_as::random_no_template);
   EXPECT_EQ(state.template_from, "recorded run #0");
   ASSERT_TRUE(state.templ);
   EXPECT_EQ(*state.templ, latest(rt, "fib").steals);
   rt.run(s, [&] { result = cws::test::fib(15); });
-  EXPECT_EQ(state.history.at(1).ran_as, cws::ran_as::stows);
+  EXPECT_EQ(s.history().at(1).ran_as, cws::ran_as::stows);
 }
 
 INSTANTIATE_TEST_SUITE_P(topologies, strict_replay,
@@ -132,34 +131,33 @@ TEST_P(evolving, evolve_converges_on_heat_within_the_bound) {
     serial.serial_step();
   }
   EXPECT_EQ(grid.a, serial.a);
-  const auto& state = cws::schedulers::store_of(rt).at("heat");
-  ASSERT_EQ(state.history.size(), static_cast<std::size_t>(iterations));
-  EXPECT_EQ(state.history[0].ran_as, cws::ran_as::random_no_template);
+  ASSERT_EQ(s.history().size(), static_cast<std::size_t>(iterations));
+  EXPECT_EQ(s.history()[0].ran_as, cws::ran_as::random_no_template);
   // Converged within the bound: after at most `bound` relws runs, or, when
   // none was balanced (workers that did not get a core on this loaded
   // machine), with an audit run under stows as the bound's last run.
   std::size_t switched = 0, audits = 0;
-  for (std::size_t i = 1; i < state.history.size() && switched == 0; ++i) {
-    if (state.history[i].ran_as == cws::ran_as::stows) {
+  for (std::size_t i = 1; i < s.history().size() && switched == 0; ++i) {
+    if (s.history()[i].ran_as == cws::ran_as::stows) {
       ++audits;
-      EXPECT_NE(state.history[i - 1].note.find("audit run"), std::string::npos) << "iteration " << i;
+      EXPECT_NE(s.history()[i - 1].note.find("audit run"), std::string::npos) << "iteration " << i;
     } else {
-      EXPECT_EQ(state.history[i].ran_as, cws::ran_as::relws) << "iteration " << i;
+      EXPECT_EQ(s.history()[i].ran_as, cws::ran_as::relws) << "iteration " << i;
     }
-    if (state.history[i].converged) switched = i;
+    if (s.history()[i].converged) switched = i;
   }
   ASSERT_NE(switched, 0u) << "evolve never switched to stows";
   EXPECT_LE(audits, 1u);
   EXPECT_LE(switched, cfg.replay.evolve_bound);
   // The first stows run after the switch replays the converged tree exactly.
-  ASSERT_LT(switched + 1, state.history.size());
-  const auto& first_stows = state.history[switched + 1];
+  ASSERT_LT(switched + 1, s.history().size());
+  const auto& first_stows = s.history()[switched + 1];
   if (first_stows.ran_as == cws::ran_as::stows) {
-    EXPECT_EQ(first_stows.extra_steals, 0u);
-    EXPECT_EQ(first_stows.taken_back, 0u);
+    EXPECT_EQ(first_stows.extra_steals(), 0u);
+    EXPECT_EQ(first_stows.taken_back(), 0u);
     ASSERT_TRUE(first_stows.distance_to_previous.has_value());
   }
-  for (const auto& r : state.history) EXPECT_FALSE(r.diverged) << r.divergence;
+  for (const auto& r : s.history()) EXPECT_FALSE(r.diverged()) << r.reason;
 }
 
 // relws alone: designated tasks reach their thief or come back to their
@@ -177,7 +175,7 @@ TEST_P(evolving, relws_runs_stay_correct_and_update_the_template) {
     ASSERT_TRUE(state.templ);
     EXPECT_EQ(*state.templ, rec->steals) << "the template is the latest run";
     if (it > 0) {
-      EXPECT_EQ(state.history.back().ran_as, cws::ran_as::relws);
+      EXPECT_EQ(s.history().back().ran_as, cws::ran_as::relws);
     }
   }
 }
@@ -206,7 +204,7 @@ TEST(follow, copy_phase_replays_the_init_template) {
           0, blocks, [&](std::size_t i) { copy_worker[i] = cws::this_worker(); }, 1);
     });
     EXPECT_EQ(copy_worker, init_worker) << "round " << round;
-    const auto& r = cws::schedulers::store_of(rt).at("copy").history.back();
+    const auto& r = copy.history().back();
     EXPECT_EQ(r.ran_as, cws::ran_as::stows);
     EXPECT_EQ(r.template_from.rfind("follows 'init'", 0), 0u) << r.template_from;
   }
@@ -218,7 +216,7 @@ TEST(follow, following_a_schedule_that_never_ran_records_under_random) {
   std::uint64_t result = 0;
   rt.run(copy, [&] { result = cws::test::fib(15); });
   EXPECT_EQ(result, cws::test::serial_fib(15));
-  const auto& first = cws::schedulers::store_of(rt).at("copy").history[0];
+  const auto& first = copy.history()[0];
   EXPECT_EQ(first.ran_as, cws::ran_as::random_no_template);
   EXPECT_NE(first.reason.find("'nowhere'"), std::string::npos) << first.reason;  // names what it follows
   // The schedule's typed report says the same.

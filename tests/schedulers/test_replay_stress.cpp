@@ -35,7 +35,7 @@ TEST_P(replay_stress, many_iterations_many_seeds_stay_correct) {
       serial.serial_step();
     }
     EXPECT_EQ(grid.a, serial.a) << "seed " << seed;
-    for (const auto& r : cws::schedulers::store_of(rt).at("fib").history) EXPECT_FALSE(r.diverged) << r.divergence;
+    for (const auto& r : s.history()) EXPECT_FALSE(r.diverged()) << r.reason;
   }
 }
 
@@ -55,9 +55,9 @@ TEST(take_back, spawner_and_thief_race_for_every_designated_task) {
     std::uint64_t result = 0;
     rt.run(s, [&] { result = cws::test::fib(14); });
     ASSERT_EQ(result, cws::test::serial_fib(14));
-    const auto& r = cws::schedulers::store_of(rt).at("contested").history.back();
-    total_taken_back += r.taken_back;
-    total_designated += r.designated;
+    const auto& r = s.history().back();
+    total_taken_back += r.taken_back();
+    total_designated += r.designated();
   }
   // Both outcomes are legal; the sums are printed for the record.
   std::printf("relws fib(14) x2000: %llu designated steals, %llu taken back\n",
@@ -83,14 +83,13 @@ TEST(relws_trees, replay_exactly_under_stows) {
       std::uint64_t result = 0;
       rt.run(relws, [&] { result = cws::test::fib(16); });
       ASSERT_EQ(result, cws::test::serial_fib(16));
-      const auto& store = cws::schedulers::store_of(rt);
-      taken_back += store.at("relws").history.back().taken_back;
+      taken_back += relws.history().back().taken_back();
       const cws::steal_tree::tree recorded = cws::steal_tree::recorder_of(rt)->latest("relws")->steals;
       cws::schedulers::store_of(rt).seed("stows", recorded, "the relws run");
       rt.run(stows, [&] { result = cws::test::fib(16); });
       ASSERT_EQ(result, cws::test::serial_fib(16));
-      const auto& r = store.at("stows").history.back();
-      ASSERT_FALSE(r.diverged) << workers << " workers, iteration " << it << ": " << r.divergence;
+      const auto& r = stows.history().back();
+      ASSERT_FALSE(r.diverged()) << workers << " workers, iteration " << it << ": " << r.reason;
       cws::test::expect_same_steal_points(recorded, cws::steal_tree::recorder_of(rt)->latest("stows")->steals);
     }
     std::printf("%u workers: %llu tasks taken back over 60 relws runs\n", workers,

@@ -56,9 +56,9 @@ TEST(store, replans_a_seeded_template_for_another_worker_count_and_refuses_a_fol
   EXPECT_EQ(store.at("fib").template_from.rfind("test, re-planned from 4 to 2 workers (", 0), 0u)
       << store.at("fib").template_from;
   std::uint64_t result = 0;
-  rt.run(rt.schedule("fib", cws::policy::stows), [&] { result = cws::test::fib(16); });
+  const cws::run_report& r = rt.run(rt.schedule("fib", cws::policy::stows), [&] { result = cws::test::fib(16); });
   EXPECT_EQ(result, cws::test::serial_fib(16));
-  EXPECT_FALSE(store.at("fib").history.back().diverged) << store.at("fib").history.back().divergence;
+  EXPECT_FALSE(r.diverged()) << r.reason;
   // Sneaked in through a followed schedule: refused when the phase starts, before it runs.
   auto& other = rt.schedule("other", cws::policy::random);
   (void)other;
@@ -96,9 +96,9 @@ TEST(store, load_traces_seeds_templates_and_stows_replays_them) {
   std::uint64_t result = 0;
   rt.run(s, [&] { result = cws::test::fib(17); });
   EXPECT_EQ(result, cws::test::serial_fib(17));
-  const auto& r = state.history.back();
+  const auto& r = s.history().back();
   EXPECT_EQ(r.ran_as, cws::ran_as::stows);
-  EXPECT_FALSE(r.diverged) << r.divergence;
+  EXPECT_FALSE(r.diverged()) << r.reason;
   cws::test::expect_same_task_mapping(recorded, st::recorder_of(rt)->latest("fib")->steals);
   std::filesystem::remove(path);
 }

@@ -45,10 +45,10 @@ TEST(user_policy, designations_are_honoured_including_nested_ones) {
           EXPECT_EQ(ran[i * (inner + 1) + k + 1], (i + k + 1) % p)
               << "task " << i << "." << k << ", " << p << " workers";
       }
-      const auto& r = cws::schedulers::store_of(rt).at("user").history.back();
+      const auto& r = s.history().back();
       EXPECT_EQ(r.ran_as, cws::ran_as::user);
-      EXPECT_EQ(r.extra_steals, 0u) << "user runs like stuws: nothing moves undesignated";
-      EXPECT_FALSE(r.diverged) << r.divergence;
+      EXPECT_EQ(r.extra_steals(), 0u) << "user runs like stuws: nothing moves undesignated";
+      EXPECT_FALSE(r.diverged()) << r.reason;
     }
     // The audit agrees with what the tasks saw, and the designations are the template.
     const st::tree& t = st::recorder_of(rt)->latest("user")->steals;

@@ -148,12 +148,13 @@ inline void check_evolve_heat(const runtime_config& cfg, unsigned steps = 20) {
   const auto* state = cws::schedulers::store_of(rt).find("heat-step");
   ASSERT_NE(state, nullptr);
   std::string history;
-  for (const auto& r : state->history)
-    history += "\n  #" + std::to_string(r.iteration) + " " + r.label() + " moved " +
-               (r.pages_moved ? std::to_string(*r.pages_moved) : std::string("-")) + " " + r.note + " " + r.divergence;
+  for (const auto& r : step.history())
+    history += "\n  #" + std::to_string(r.phase.iteration) + " " + r.label() + " moved " +
+               (r.relocalization() ? std::to_string(r.relocalization()->pages_moved) : std::string("-")) + " " +
+               r.note + " " + (r.diverged() ? r.reason : std::string());
   ASSERT_TRUE(state->converged) << "evolve did not converge within " << steps << " iterations:" << history;
   ASSERT_TRUE(state->pages_settled) << "pages still moving after " << steps << " iterations:" << history;
-  ASSERT_EQ(state->history.size(), steps);
+  ASSERT_EQ(step.history().size(), steps);
   // Relocalized after every run up to convergence and after the stows runs
   // until one moved nothing (heat alternates its grids: one or two of them;
   // one more when evolve converged to an earlier, better tree than the last
@@ -165,9 +166,10 @@ inline void check_evolve_heat(const runtime_config& cfg, unsigned steps = 20) {
   EXPECT_LE(last->iteration, converged_at + 3) << history;
   EXPECT_EQ(last->pages_moved, 0u) << history;
   std::uint64_t last_move = 0;
-  for (const auto& r : state->history) {
-    EXPECT_EQ(r.pages_moved.has_value(), r.iteration <= last->iteration) << "iteration " << r.iteration << history;
-    if (r.pages_moved.value_or(0) > 0) last_move = r.iteration;
+  for (const auto& r : step.history()) {
+    const relocalization_report* moved = r.relocalization();
+    EXPECT_EQ(moved != nullptr, r.phase.iteration <= last->iteration) << "iteration " << r.phase.iteration << history;
+    if (moved != nullptr && moved->pages_moved > 0) last_move = r.phase.iteration;
   }
   // From the first run that found every page in place: as local as any
   // placement of these touches can be, and so at least 99%.

@@ -94,7 +94,7 @@ TEST(runtimes, one_after_another) {
     auto& s = rt.schedule("fib", cws::policy::stows);
     EXPECT_EQ(run_fib_phases(rt, s, 3, 18), 0u);
     EXPECT_EQ(s.last_report()->ran_as, cws::ran_as::stows) << "round " << round;
-    EXPECT_EQ(cws::schedulers::store_of(rt).at("fib").history.size(), 3u);
+    EXPECT_EQ(s.history().size(), 3u);
   }
   EXPECT_EQ(cws::runtime::current(), nullptr);
 }
@@ -112,10 +112,10 @@ TEST(runtimes, two_alive_phases_alternating_on_one_thread) {
   // Each runtime kept its own schedule state: same name, its own runs.
   EXPECT_EQ(sa.iterations(), 6u);
   EXPECT_EQ(sb.iterations(), 6u);
-  EXPECT_EQ(cws::schedulers::store_of(a).at("fib").history.size(), 6u);
-  EXPECT_EQ(cws::schedulers::store_of(b).at("fib").history.size(), 6u);
-  EXPECT_EQ(cws::schedulers::store_of(a).at("fib").history[0].policy, "evolve");
-  EXPECT_EQ(cws::schedulers::store_of(b).at("fib").history[0].policy, "stows");
+  EXPECT_EQ(sa.history().size(), 6u);
+  EXPECT_EQ(sb.history().size(), 6u);
+  EXPECT_EQ(sa.history()[0].phase.policy, "evolve");
+  EXPECT_EQ(sb.history()[0].phase.policy, "stows");
   EXPECT_FALSE(sa.last_report()->diverged()) << sa.last_report()->reason;
   EXPECT_EQ(sb.last_report()->ran_as, cws::ran_as::stows);
   EXPECT_EQ(sb.last_report()->tasks(), cws::test::fib_spawns(17) + 1);
@@ -140,7 +140,7 @@ TEST(runtimes, two_alive_each_driven_by_its_own_thread) {
   EXPECT_EQ(rb.phase.iteration, 19u);
   EXPECT_FALSE(ra.diverged()) << ra.reason;
   EXPECT_EQ(rb.ran_as, cws::ran_as::random);
-  EXPECT_EQ(cws::schedulers::store_of(a).at("fib").history.size(), 20u);
+  EXPECT_EQ(a.schedule("fib", cws::policy::relws).history().size(), 20u);
   EXPECT_EQ(cws::schedulers::store_of(b).find("fib"), nullptr);  // random keeps no replay state
 }
 

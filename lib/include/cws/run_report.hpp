@@ -15,9 +15,10 @@
 //   * the schedule's policy (scheduling_policy::end_phase): what actually ran
 //     and why, the template it replayed, the distance to the previous run and
 //     whether the schedule has converged.
-// It lives in its schedule and is rewritten in place by every run
-// (schedule::last_report()), so producing it allocates nothing in steady
-// state; copy it to keep it past the next run.
+// It lives in its schedule's history (schedule::history(), the last
+// runtime_config::history runs; schedule::last_report() is the newest), and a
+// run writes it in place over the storage of the run it evicts, so producing
+// it allocates nothing in steady state; copy it to keep it longer.
 
 #include <cstdint>
 #include <optional>
@@ -96,7 +97,7 @@ struct run_report : phase_stats {
   // evolve's convergence or re-learning and why, coarsen's choice, the end
   // of relocalization ("converged after 3 relws runs ...: switching to
   // stows; pages in place: no more relocalization"). Empty when it decided
-  // nothing. The schedule's history keeps the same text per run.
+  // nothing.
   std::string note;
 
   // --- filled by the core ---

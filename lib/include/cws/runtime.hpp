@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "cws/bounded_history.hpp"
 #include "cws/config.hpp"
 #include "cws/detail/locality_memo.hpp"
 #include "cws/extension.hpp"
@@ -59,9 +60,16 @@ class schedule {
   std::string_view policy_name() const noexcept { return policy_->name(); }
   scheduling_policy& policy() noexcept { return *policy_; }
   std::uint64_t iterations() const noexcept { return iterations_; }
-  // The report of the latest run (statistics, what ran, balance, locality,
-  // relocalization); nullptr before the first. Rewritten in place by the next run.
-  const run_report* last_report() const noexcept { return iterations_ ? &report_ : nullptr; }
+  // The reports of the last runtime_config::history runs (CWS_HISTORY),
+  // oldest first: statistics, what ran and why, balance, locality,
+  // relocalization, the policy's note. A run writes its report over the
+  // oldest one's storage once the history is full (no allocation in steady
+  // state), so a reference into it is valid until that entry leaves: copy a
+  // report to keep it longer. While a run's policy ends its phase
+  // (scheduling_policy::end_phase), the history holds the runs before it.
+  const bounded_history<run_report>& history() const noexcept { return history_; }
+  // The report of the latest run, history().back(); nullptr before the first.
+  const run_report* last_report() const noexcept { return history_.empty() ? nullptr : &history_.back(); }
   // Its statistics part.
   const phase_stats* last() const noexcept { return last_report(); }
   // Replay the template of schedule `other` instead of this one's own (a
@@ -81,15 +89,16 @@ class schedule {
 
  private:
   friend class runtime;
-  schedule(std::string name, std::unique_ptr<scheduling_policy> p) : name_(std::move(name)), policy_(std::move(p)) {}
+  schedule(std::string name, std::unique_ptr<scheduling_policy> p, std::size_t history)
+      : name_(std::move(name)), policy_(std::move(p)), history_(history) {}
   std::string name_;
   std::unique_ptr<scheduling_policy> policy_;
   std::uint64_t iterations_ = 0;
   phase_info info_;  // reused by every run: no string copies per phase
   std::string follows_;
-  run_report report_;
+  bounded_history<run_report> history_;
   touch_map touches_;
-  detail::locality_memo locality_memo_;  // what report_.locality was made from
+  detail::locality_memo locality_memo_;  // what the latest report's locality was made from
   relocalization_report relocalization_;
   bool relocalized_ = false;
 };
@@ -117,10 +126,13 @@ class runtime {
   // a different policy, or for a name longer than schedule::max_name_bytes,
   // not valid UTF-8, or holding a control character.
   cws::schedule& schedule(std::string_view name, std::string_view policy = cws::policy::random);
+  // The slot `name`, or nullptr when no schedule has that name (creates nothing).
+  const cws::schedule* find_schedule(std::string_view name) const noexcept;
 
   // Runs `root` as the root task of one phase on the calling thread (worker 0)
   // and returns when everything it spawned has finished, with the run's
-  // report (s.last_report(): valid until the next run of `s`). An exception
+  // report (s.last_report(), the newest entry of s.history(): valid until
+  // runtime_config::history more runs of `s` replaced it). An exception
   // thrown by the phase is rethrown here after the phase ended; the runtime
   // stays usable.
   template <class F>

@@ -1,8 +1,8 @@
 #pragma once
 // A read-only random-access iterator over any container with a const
 // operator[](std::size_t): position i yields c[i]. The bounded windows of
-// recorded runs (steal_tree::record_window) and of iteration reports
-// (schedulers::bounded_history) keep their elements in rings, so their
+// recorded runs (steal_tree::record_window) and of run reports
+// (cws::bounded_history) keep their elements in rings, so their
 // iterators walk logical positions, not storage.
 
 #include <compare>

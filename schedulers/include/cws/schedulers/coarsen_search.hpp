@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "cws/config.hpp"
+#include "cws/run_report.hpp"
 #include "cws/steal_tree/tree.hpp"
 
 namespace cws::schedulers {
 
 struct schedule_state;
-struct iteration_report;
 class schedule_store;
 
 namespace detail {
@@ -31,14 +31,14 @@ class coarsen_search {
   // search from the schedule's template, later ones time the depth that run
   // tried. Then the schedule's template becomes the next depth to try or,
   // once every depth ran, the fastest one (r.note says which).
-  void after_run(schedule_state& s, iteration_report& r, const runtime_config& cfg, schedule_store& store);
+  void after_run(schedule_state& s, run_report& r, const runtime_config& cfg, schedule_store& store);
 
  private:
   // The depths to try, from the converged tree: the levels at which it has
   // steals, shallowest first, keeping those whose pruned tree still gives
   // every worker work, and the unpruned tree last.
   void start(std::shared_ptr<const steal_tree::tree> converged, const runtime_config& cfg);
-  void keep_fastest(schedule_state& s, iteration_report& r, schedule_store& store);
+  void keep_fastest(schedule_state& s, run_report& r, schedule_store& store);
 
   std::shared_ptr<const steal_tree::tree> base_;  // the converged, unpruned template
   std::vector<std::uint32_t> depths_;             // to try, in order

@@ -1,15 +1,15 @@
 #pragma once
 // The schedule store: per named schedule, its current template, where that
-// template came from, the report of every iteration and the convergence state
-// of evolve. One store per runtime (a runtime extension):
+// template came from and the convergence state of evolve. One store per
+// runtime (a runtime extension):
 //
 //   auto& step = rt.schedule("stencil", cws::policy::evolve);
 //   for (int it = 0; it < iters; ++it) rt.run(step, [&] { ... });
 //   const auto& s = cws::schedulers::store_of(rt).at("stencil");
-//   for (const auto& r : s.history) fmt::print("{} {} {}\n", r.iteration, r.label(), r.extra_steals);
+//   fmt::print("{}: {}\n", s.converged ? "converged" : "learning", s.template_from);
 //
-// The latest run is also in its schedule's typed report (rt.run's result,
-// schedule::last_report(): run_report.hpp); the history keeps the last runs.
+// What each run did is in its schedule's history of typed reports
+// (schedule::history(), run_report.hpp), which the policies write into.
 //
 // Templates come from the schedule's own recorded runs (the policies update
 // them), from a trace file (runtime::load_traces seeds every schedule it holds
@@ -17,14 +17,13 @@
 // All of it is read and written between phases only, on the thread that runs
 // them.
 //
-// Bounded history: a schedule keeps the reports of its last
-// runtime_config::history runs (CWS_HISTORY, default 64); older ones are
-// dropped. What a replay needs never depends on that window: the template,
-// the previous tree and evolve's state are kept as such, and a schedule that
-// follows another keeps its own copy of the followed run it replays. Trees
-// recorded per run (relws, evolve) and iteration reports reuse the storage
-// of the ones they replace (tree_pool.hpp, bounded_history.hpp), so a phase
-// allocates nothing here in steady state.
+// A schedule's history keeps the reports of its last runtime_config::history
+// runs (CWS_HISTORY, default 64). What a replay needs never depends on that
+// window: the template, the previous tree and evolve's state are kept here as
+// such, and a schedule that follows another keeps its own copy of the
+// followed run it replays. Trees recorded per run (relws, evolve) reuse the
+// storage of the ones they replace (tree_pool.hpp), so a phase allocates
+// nothing here in steady state.
 
 #include <cstdint>
 #include <map>
@@ -37,7 +36,6 @@
 #include "cws/extension.hpp"
 #include "cws/run_report.hpp"
 #include "cws/runtime.hpp"
-#include "cws/schedulers/bounded_history.hpp"
 #include "cws/schedulers/coarsen_search.hpp"
 #include "cws/schedulers/slowdown_watch.hpp"
 #include "cws/schedulers/tree_pool.hpp"
@@ -47,41 +45,6 @@
 #include "cws/steal_tree/tree.hpp"
 
 namespace cws::schedulers {
-
-// What one run of a schedule did.
-struct iteration_report {
-  std::uint64_t iteration = 0;
-  std::string policy;                        // the schedule's policy
-  cws::ran_as ran_as = cws::ran_as::other;   // what ran (run_report.hpp)
-  cws::ran_as planned = cws::ran_as::other;  // what the policy set out to run (differs when diverged)
-  std::string reason;                        // why ran_as is a fallback (missing template, divergence), else empty
-  std::string template_from;                 // where the replayed template came from ("" when none was replayed)
-  double wall_s = 0;
-  std::uint64_t tasks = 0;
-  std::uint64_t segments = 0;
-  std::uint64_t designated = 0;    // steals the template (or a designation) planned
-  std::uint64_t extra_steals = 0;  // steals it did not plan (random stealing)
-  std::uint64_t taken_back = 0;    // designated tasks their spawner ran itself (relws)
-  double waiting_s = 0;            // time workers spent looking for work or waiting, summed
-  std::uint64_t elided = 0;        // spawns run as plain calls (serial elision under stows/stuws)
-  // How evenly the run's tasks spread (tasks per worker, deterministic):
-  // the busiest worker's share over 1/P, and workers that ran nothing.
-  cws::load_balance balance;
-  // Schedule distance to the previous run of this schedule: share of the
-  // recorded work that ran on another worker (steal_tree::schedule_distance);
-  // empty for the first run.
-  std::optional<double> distance_to_previous;
-  bool diverged = false;   // ran_as == random_diverged
-  std::string divergence;  // why, when diverged (also in reason)
-  bool converged = false;  // evolve: the tree stopped changing (or the bound was reached) after this run
-  std::string note;        // evolve's decision after this run, when it made one
-  // evolve: pages the relocalization after this run moved (none asked: empty).
-  std::optional<std::uint64_t> pages_moved;
-
-  // "stows", "random (no template yet)", "random (diverged from stows)", ...
-  // (cws::ran_as_label): for tables, not for comparisons.
-  std::string label() const { return ran_as_label(ran_as, planned, reason); }
-};
 
 enum class evolve_mode { relws, stows };
 
@@ -115,8 +78,6 @@ struct schedule_state {
   std::shared_ptr<const steal_tree::tree> templ;
   std::string template_from;                         // "recorded run #3", "file h.cwst, run #7", "coarsened ...", ...
   std::shared_ptr<const steal_tree::tree> previous;  // the latest recorded tree (for distances)
-  // The reports of the last runtime_config::history runs, oldest first.
-  bounded_history<iteration_report> history;
   // schedule::follow of a schedule without a template of its own (the core's
   // random policy keeps none): a copy of the followed schedule's run that this
   // one replays, `followed_run` of `followed_schedule`. Made once per run of
@@ -124,7 +85,7 @@ struct schedule_state {
   std::shared_ptr<const steal_tree::tree> followed;
   std::string followed_schedule;
   std::uint64_t followed_run = 0;
-  bool diverged = false;  // some run diverged (sticky; see history for which)
+  bool diverged = false;  // some run diverged (sticky; the schedule's history says which)
   bool warned = false;    // the divergence warning was printed
   // evolve: where it is (its decisions are in each run's report)
   evolve_mode mode = evolve_mode::relws;
@@ -183,7 +144,7 @@ class schedule_store final : public cws::runtime_extension {
   // compare every run with the previous one): no allocation in steady state.
   std::optional<double> moved_share(const steal_tree::tree& a, const steal_tree::tree& b);
 
-  // Bytes held: every schedule's reports and trees, and the tree pool, for the
+  // Bytes held: every schedule's state and trees, and the tree pool, for the
   // flat-memory checks.
   std::size_t bytes() const;
 
@@ -212,16 +173,6 @@ class schedule_store final : public cws::runtime_extension {
 // Throws cws::error if the runtime has none.
 schedule_store& store_of(cws::runtime& rt);
 const schedule_store& store_of(const cws::runtime& rt);
-
-// The figures of one run that need no replay state: iteration, policy,
-// ran_as (random for the random policy, else other: the policy overwrites
-// it), time, tasks, segments, steals by kind, waiting time. The
-// policies start their reports from it; programs can report runs of the
-// core's random policy, which keeps none, the same way.
-iteration_report report_of(const phase_stats& stats);
-// The same figures written over `r` (every field: r may be a reused report,
-// its strings keep their capacity).
-void fill_report(iteration_report& r, const phase_stats& stats);
 
 // Share of the work that ran on another worker in `b` than in `a`
 // (steal_tree::schedule_distance with rt's worker -> node map); empty when the
