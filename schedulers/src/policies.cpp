@@ -16,6 +16,7 @@
 
 #include "cws/error.hpp"
 #include "cws/runtime.hpp"
+#include "cws/schedulers/knobs.hpp"
 #include "cws/schedulers/policies.hpp"
 #include "cws/schedulers/schedule_store.hpp"
 #include "cws/steal_tree/recorder.hpp"
@@ -153,7 +154,7 @@ class replay_policy final : public scheduling_policy {
 void replay_policy::attach(const policy_context& ctx) {
   if (kind_.kind == replay_kind::evolve_hinted) {
     hinted_ = std::make_unique<detail::hinted_engine>();
-    hinted_->attach(ctx.runtime.places(), ctx.runtime.config().hinted, detail::hinted_mode::pufferfish);
+    hinted_->attach(ctx.runtime.places(), knobs_of(ctx.runtime.config()).hinted, detail::hinted_mode::pufferfish);
   }
   rt_ = &ctx.runtime;
   store_ = &store_of(ctx.runtime);
@@ -192,15 +193,16 @@ void replay_policy::begin_phase(const phase_info& info) {
   hinting_ = hinted_ && mode == replay_mode::random && unusable.empty();
   if (hinting_) planned_ = cws::ran_as::hinted;
   if (!unusable.empty()) {
-    engine_.prepare(replay_mode::random, nullptr, info.workers, cfg.replay.stall_ms);
+    engine_.prepare(replay_mode::random, nullptr, info.workers, knobs_of(cfg).replay.stall_ms);
     engine_.diverge_up_front(std::move(unusable));
     return;
   }
   // The planner's audit run records every task: no elision for it (elided calls are not tasks).
   const bool auditing = evolve_ && evolve_->auditing() && mode == replay_mode::stows;
   if (auditing) recorder_->audit_next_phase();
-  const bool elide = kind_.traits.elides && cfg.replay.elide && !cfg.audit && !auditing;
-  engine_.prepare(mode, mode == replay_mode::random ? nullptr : plan_, info.workers, cfg.replay.stall_ms, elide);
+  const bool elide = kind_.traits.elides && knobs_of(cfg).replay.elide && !cfg.audit && !auditing;
+  engine_.prepare(mode, mode == replay_mode::random ? nullptr : plan_, info.workers, knobs_of(cfg).replay.stall_ms,
+                  elide);
 }
 
 std::shared_ptr<const steal_tree::tree> replay_policy::choose_template(const phase_info& info,
@@ -366,7 +368,7 @@ void replay_policy::plan_relocalization(const iteration_report& r, bool recorded
   const schedule_state& s = *state_;
   relocalizing_stows_ = !r.diverged && s.converged &&  // not the audit run
                         (engine_.mode() == replay_mode::stows || engine_.mode() == replay_mode::stuws);
-  relocalize_ = kind_.traits.evolves && rt_->config().replay.evolve_relocalize && recorded &&
+  relocalize_ = kind_.traits.evolves && knobs_of(rt_->config()).replay.evolve_relocalize && recorded &&
                 (!relocalizing_stows_ || !s.pages_settled);
 }
 
@@ -433,7 +435,7 @@ void replay_policy::copy_outcome(run_report& stats, const iteration_report& r) c
 // Under stows every run replays the same tree, so the touches repeat with the
 // phase's own period; a bound still stops phases whose touches follow the data.
 void replay_policy::relocalized(const relocalization_report& report) {
-  const unsigned bound = runtime().config().replay.evolve_bound;
+  const unsigned bound = knobs_of(runtime().config()).replay.evolve_bound;
   schedule_state& s = *state_;
   if (!s.history.empty() && s.history.back().iteration == report.iteration)
     s.history.back().pages_moved = report.pages_moved;
