@@ -168,6 +168,7 @@ std::string runtime::describe() const {
     out += fmt::format("  worker {:>3} -> core {:>3}, NUMA node {:>2}, PU {:>3}\n", p.worker, p.core, p.numa_node,
                        p.pin_pu);
   out += places().describe();
+  for (const auto& [name, ext] : extensions_) out += ext->describe();  // e.g. cws::schedulers' knobs
   return out;
 }
 

@@ -3,7 +3,14 @@
 
 #include "cws/schedulers/knobs.hpp"
 
+#include <fmt/format.h>
+
+#include <memory>
+#include <string>
+
 #include "cws/env_knobs.hpp"
+#include "cws/extension.hpp"
+#include "cws/runtime.hpp"
 
 namespace cws::schedulers {
 
@@ -48,6 +55,28 @@ constexpr env_knobs::knob variables[] = {
      [](runtime_config& c, const char* n, std::string_view v) { knobs_of(c).hinted.relaxed = parse_bool(n, v); }},
 };
 
+std::string_view on_off(bool b) { return b ? "on" : "off"; }
+
+// Says, in runtime::describe(), which knobs the runtime's policies run with.
+class knobs_description final : public runtime_extension {
+ public:
+  explicit knobs_description(const runtime_config& cfg) {
+    const knobs& k = knobs_of(cfg);
+    const replay_knobs& r = k.replay;
+    text_ = fmt::format(
+        "replay:   evolve bound {}, slowdown {} %, balance {} %, relocalize {}; stall {} ms, elide {}, "
+        "coarsen tries {}\n",
+        r.evolve_bound, r.evolve_slowdown_pct, r.evolve_balance_pct, on_off(r.evolve_relocalize), r.stall_ms,
+        on_off(r.elide), r.coarsen_tries);
+    text_ += fmt::format("hinted:   het {} (limit {}), relaxed {}\n", on_off(k.hinted.het), k.hinted.het_limit,
+                         on_off(k.hinted.relaxed));
+  }
+  std::string describe() const override { return text_; }
+
+ private:
+  std::string text_;
+};
+
 }  // namespace
 
 knobs& knobs_of(runtime_config& cfg) { return cfg.extensions.get<knobs>(); }
@@ -58,6 +87,11 @@ const knobs& knobs_of(const runtime_config& cfg) noexcept {
   return set ? *set : defaults;
 }
 
-void register_knobs() { env_knobs::add_table(variables); }
+void register_knobs() {
+  env_knobs::add_table(variables);
+  extension_registry::add("scheduler_knobs", [](runtime& rt) -> std::unique_ptr<runtime_extension> {
+    return std::make_unique<knobs_description>(rt.config());
+  });
+}
 
 }  // namespace cws::schedulers

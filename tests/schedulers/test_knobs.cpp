@@ -2,7 +2,8 @@
 // each CWS_* variable of their table as the core's parser applies it, the
 // one-line error of a bad value (raised before a runtime exists), the
 // misspelling warning that knows their names once the schedulers are linked,
-// and knobs set from code, in force in the runtime created from the config.
+// and knobs set from code, in force in (and described by) the runtime
+// created from the config.
 
 #include <gtest/gtest.h>
 
@@ -126,6 +127,11 @@ TEST(SchedulerKnobs, SetFromCodeInForceInTheRuntime) {
   EXPECT_EQ(knobs_of(rt.config()).replay.evolve_bound, 3u);
   EXPECT_EQ(knobs_of(rt.config()).replay.coarsen_tries, 2u);
   EXPECT_TRUE(knobs_of(rt.config()).hinted.relaxed);
+  // describe() shows the knobs in force.
+  const std::string d = rt.describe();
+  EXPECT_NE(d.find("\nreplay:   evolve bound 3, "), std::string::npos) << d;
+  EXPECT_NE(d.find(", coarsen tries 2\n"), std::string::npos) << d;
+  EXPECT_NE(d.find("\nhinted:   het on (limit 2), relaxed on\n"), std::string::npos) << d;
 }
 
 }  // namespace

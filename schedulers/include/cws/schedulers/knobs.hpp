@@ -75,7 +75,8 @@ knobs& knobs_of(runtime_config& cfg);
 const knobs& knobs_of(const runtime_config& cfg) noexcept;
 
 // Adds the table of the variables above to the core's registry
-// (env_knobs::add_table), once; cws_register_components() calls it.
+// (env_knobs::add_table), and an extension that shows the knobs in force in
+// runtime::describe(); once. cws_register_components() calls it.
 void register_knobs();
 
 }  // namespace cws::schedulers
