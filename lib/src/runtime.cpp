@@ -8,15 +8,11 @@
 
 #include <fmt/format.h>
 
+#include "components_hook.hpp"
 #include "cws/error.hpp"
 #include "quoted.hpp"
 #include "scheduler.hpp"
 #include "cws/platform/stack_guard.hpp"
-
-// Defined by cws::cws (traces/src/components.cpp): wires the recorder, the
-// replay policies and trace files in. Weak: a program linking only cws::core
-// has none, and runs with the core's random policy.
-extern "C" void cws_register_components() __attribute__((weak));
 
 namespace cws {
 
@@ -94,7 +90,7 @@ schedule& schedule::follow(std::string_view other) {
 runtime::runtime() : runtime(runtime_config::from_env()) {}
 
 runtime::runtime(const runtime_config& cfg) {
-  if (cws_register_components != nullptr) cws_register_components();
+  detail::register_components();
   try {
     sched_ = std::make_unique<detail::scheduler>(cfg);
     extensions_ = extension_registry::instantiate(*this);
@@ -172,6 +168,7 @@ std::string runtime::describe() const {
     out += fmt::format("  worker {:>3} -> core {:>3}, NUMA node {:>2}, PU {:>3}\n", p.worker, p.core, p.numa_node,
                        p.pin_pu);
   out += places().describe();
+  for (const auto& [name, ext] : extensions_) out += ext->describe();  // e.g. cws::schedulers' knobs
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "cws/schedulers/knobs.hpp"
 #include "cws/schedulers/schedule_store.hpp"
 #include "cws/steal_tree/balance.hpp"
 #include "cws/steal_tree/coarsen.hpp"
@@ -31,7 +32,7 @@ void coarsen_search::start(std::shared_ptr<const steal_tree::tree> converged, co
     for (const steal_tree::steal_point& p : g.steals) levels.push_back(p.level);
   std::sort(levels.begin(), levels.end());
   levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
-  for (std::size_t i = 0; i + 1 < levels.size() && depths_.size() + 1 < cfg.replay.coarsen_tries; ++i) {
+  for (std::size_t i = 0; i + 1 < levels.size() && depths_.size() + 1 < knobs_of(cfg).replay.coarsen_tries; ++i) {
     const steal_tree::balance b = steal_tree::balance_of(steal_tree::coarsen(*base_, pruned_at(levels[i])));
     if (b.idle_workers == 0 && balanced_enough(b.idle_workers, b.max_share_ratio, cfg)) depths_.push_back(levels[i]);
   }

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "cws/error.hpp"
+#include "cws/schedulers/knobs.hpp"
 #include "format_into.hpp"
 
 namespace cws::schedulers::detail {
@@ -26,8 +27,8 @@ bool better_template(const evolve_counters& c, bool balanced, double share, doub
 }  // namespace
 
 bool balanced_enough(unsigned idle_workers, double max_share, const runtime_config& cfg) {
-  if (cfg.replay.evolve_balance_pct == 0) return true;
-  return idle_workers == 0 && max_share <= 1.0 + cfg.replay.evolve_balance_pct / 100.0;
+  if (knobs_of(cfg).replay.evolve_balance_pct == 0) return true;
+  return idle_workers == 0 && max_share <= 1.0 + knobs_of(cfg).replay.evolve_balance_pct / 100.0;
 }
 
 // ------------------------------------------------------------- transitions
@@ -110,9 +111,9 @@ void evolve_controller::after_relws(run_report& r, const runtime_config& cfg,
                 c.relws_runs, r.balance.max_over_fair);
     return converge(r);
   }
-  if (c.relws_runs + 1 == cfg.replay.evolve_bound && !c.best_balanced && !c.planned && s_.templ->workers > 1)
+  if (c.relws_runs + 1 == knobs_of(cfg).replay.evolve_bound && !c.best_balanced && !c.planned && s_.templ->workers > 1)
     return start_audit(r, cfg);
-  if (c.relws_runs >= cfg.replay.evolve_bound) converge_on_best(r, cfg);
+  if (c.relws_runs >= knobs_of(cfg).replay.evolve_bound) converge_on_best(r, cfg);
 }
 
 void evolve_controller::keep_if_best(const run_report& r, bool balanced, double local,
@@ -141,7 +142,7 @@ void evolve_controller::start_audit(run_report& r, const runtime_config& cfg) {
   format_into(r.note,
               "no balanced tree in {} relws runs (best: run #{}, busiest x{:.2f}): the last run of the bound of {} "
               "is an audit run of it, then the planner",
-              c.relws_runs, c.best_run, c.best_share, cfg.replay.evolve_bound);
+              c.relws_runs, c.best_run, c.best_share, knobs_of(cfg).replay.evolve_bound);
 }
 
 void evolve_controller::converge_on_best(run_report& r, const runtime_config& cfg) {
@@ -149,7 +150,7 @@ void evolve_controller::converge_on_best(run_report& r, const runtime_config& cf
   s_.templ = c.best;
   format_into(s_.template_from, "recorded run #{} (best of the relws runs)", c.best_run);
   format_into(r.note, "bound of {} relws runs reached: the best tree (run #{}, busiest x{:.2f}{}), switching to stows",
-              cfg.replay.evolve_bound, c.best_run, c.best_share, c.best_balanced ? "" : ", unbalanced");
+              knobs_of(cfg).replay.evolve_bound, c.best_run, c.best_share, c.best_balanced ? "" : ", unbalanced");
   converge(r);
 }
 
@@ -191,7 +192,7 @@ void evolve_controller::after_audit(run_report& r, const steal_tree::phase_recor
 // a page-fault storm); a divergence restarts (replay_policy::end_phase).
 void evolve_controller::after_stows(run_report& r, const runtime_config& cfg) {
   if (coarsens_ && !s_.coarsen_search.done()) return s_.coarsen_search.after_run(s_, r, cfg, store_);
-  const unsigned pct = cfg.replay.evolve_slowdown_pct;
+  const unsigned pct = knobs_of(cfg).replay.evolve_slowdown_pct;
   slowdown_watch& watch = s_.evolve_counters.slowdown;
   if (!watch.add(r.wall_s, pct)) return;
   format_into(r.note,

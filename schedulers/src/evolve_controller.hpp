@@ -23,7 +23,7 @@
 
 #include <memory>
 
-#include "cws/config.hpp"
+#include "cws/schedulers/knobs.hpp"
 #include "cws/run_report.hpp"
 #include "cws/schedulers/schedule_store.hpp"
 #include "cws/steal_tree/recorder.hpp"

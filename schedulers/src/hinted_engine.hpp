@@ -32,7 +32,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "cws/config.hpp"
+#include "cws/schedulers/knobs.hpp"
 #include "cws/place_tree.hpp"
 #include "cws/policy.hpp"
 

@@ -8,6 +8,7 @@
 
 #include "cws/run_report.hpp"
 #include "cws/runtime.hpp"
+#include "cws/schedulers/knobs.hpp"
 #include "cws/schedulers/policies.hpp"
 #include "hinted_engine.hpp"
 #include "policy_kinds.hpp"
@@ -22,7 +23,7 @@ class hinted_policy final : public scheduling_policy {
 
   std::string_view name() const noexcept override { return name_; }
   void attach(const policy_context& ctx) override {
-    engine_.attach(ctx.runtime.places(), ctx.runtime.config().hinted, mode_);
+    engine_.attach(ctx.runtime.places(), knobs_of(ctx.runtime.config()).hinted, mode_);
   }
   bool routes_hints() const noexcept override { return true; }
   place_target place_for(worker_view& view, const hint_home& home) override { return engine_.place_for(view, home); }

@@ -16,6 +16,7 @@
 
 #include "cws/error.hpp"
 #include "cws/runtime.hpp"
+#include "cws/schedulers/knobs.hpp"
 #include "cws/schedulers/policies.hpp"
 #include "cws/schedulers/schedule_store.hpp"
 #include "cws/steal_tree/recorder.hpp"
@@ -157,7 +158,7 @@ class replay_policy final : public scheduling_policy {
 void replay_policy::attach(const policy_context& ctx) {
   if (kind_.kind == replay_kind::evolve_hinted) {
     hinted_ = std::make_unique<detail::hinted_engine>();
-    hinted_->attach(ctx.runtime.places(), ctx.runtime.config().hinted, detail::hinted_mode::pufferfish);
+    hinted_->attach(ctx.runtime.places(), knobs_of(ctx.runtime.config()).hinted, detail::hinted_mode::pufferfish);
   }
   rt_ = &ctx.runtime;
   store_ = &store_of(ctx.runtime);
@@ -197,15 +198,16 @@ void replay_policy::begin_phase(const phase_info& info) {
   hinting_ = hinted_ && mode == replay_mode::random && unusable.empty();
   if (hinting_) planned_ = cws::ran_as::hinted;
   if (!unusable.empty()) {
-    engine_.prepare(replay_mode::random, nullptr, info.workers, cfg.replay.stall_ms);
+    engine_.prepare(replay_mode::random, nullptr, info.workers, knobs_of(cfg).replay.stall_ms);
     engine_.diverge_up_front(std::move(unusable));
     return;
   }
   // The planner's audit run records every task: no elision for it (elided calls are not tasks).
   const bool auditing = evolve_ && evolve_->auditing() && mode == replay_mode::stows;
   if (auditing) recorder_->audit_next_phase();
-  const bool elide = kind_.traits.elides && cfg.replay.elide && !cfg.audit && !auditing;
-  engine_.prepare(mode, mode == replay_mode::random ? nullptr : plan_, info.workers, cfg.replay.stall_ms, elide);
+  const bool elide = kind_.traits.elides && knobs_of(cfg).replay.elide && !cfg.audit && !auditing;
+  engine_.prepare(mode, mode == replay_mode::random ? nullptr : plan_, info.workers, knobs_of(cfg).replay.stall_ms,
+                  elide);
 }
 
 std::shared_ptr<const steal_tree::tree> replay_policy::choose_template(const phase_info& info,
@@ -222,7 +224,7 @@ std::shared_ptr<const steal_tree::tree> replay_policy::choose_template(const pha
       missing_ = "no template yet";
     else
       format_into(missing_, "no balanced run yet: {} of {} tried", pick_.tries(),
-                  runtime().config().replay.template_tries);
+                  knobs_of(runtime().config()).replay.template_tries);
     return nullptr;
   }
   if (const schedule_state* other = store_->find(info.follows); other != nullptr && other->templ) {
@@ -368,7 +370,7 @@ void replay_policy::plan_relocalization(const run_report& r, bool recorded) {
   const schedule_state& s = *state_;
   relocalizing_stows_ = !r.diverged() && s.converged &&  // not the audit run
                         (engine_.mode() == replay_mode::stows || engine_.mode() == replay_mode::stuws);
-  relocalize_ = kind_.traits.evolves && rt_->config().replay.evolve_relocalize && recorded &&
+  relocalize_ = kind_.traits.evolves && knobs_of(rt_->config()).replay.evolve_relocalize && recorded &&
                 (!relocalizing_stows_ || !s.pages_settled);
 }
 
@@ -428,7 +430,7 @@ void replay_policy::start_over(run_report& r, const std::shared_ptr<const steal_
 void replay_policy::pick_template(run_report& r, const std::shared_ptr<const steal_tree::tree>& fresh) {
   schedule_state& s = *state_;
   const runtime_config& cfg = rt_->config();
-  const unsigned bound = cfg.replay.template_tries;
+  const unsigned bound = knobs_of(cfg).replay.template_tries;
   const bool balanced =
       fresh->workers <= 1 || detail::balanced_enough(r.balance.idle_workers, r.balance.max_over_fair, cfg);
   const detail::template_pick::verdict v = pick_.offer(fresh, r.balance, balanced, r.phase.iteration, bound);
@@ -455,7 +457,7 @@ void replay_policy::pick_template(run_report& r, const std::shared_ptr<const ste
 // Under stows every run replays the same tree, so the touches repeat with the
 // phase's own period; a bound still stops phases whose touches follow the data.
 void replay_policy::relocalized(const relocalization_report& report) {
-  const unsigned bound = runtime().config().replay.evolve_bound;
+  const unsigned bound = knobs_of(runtime().config()).replay.evolve_bound;
   schedule_state& s = *state_;
   if (!relocalizing_stows_ || s.pages_settled) return;
   if (report.pages_moved != 0 && ++s.evolve_counters.settling_runs < bound) return;

@@ -304,7 +304,7 @@ void busy_leaf(std::size_t) {
 void record_file(const std::string& path, const std::string& key, unsigned workers, unsigned runs) {
   cws::runtime_config cfg;
   cfg.workers = workers;
-  cfg.replay.evolve_slowdown_pct = 0;
+  cws::schedulers::knobs_of(cfg).replay.evolve_slowdown_pct = 0;
   cws::runtime rt(cfg);
   cws::schedule& s = rt.schedule(pcg::schedule_name("evolve", "spmv", key), cws::policy::evolve);
   for (unsigned i = 0; i < runs; ++i) rt.run(s, [] { cws::parallel_for(0, 64, busy_leaf, 4); });

@@ -29,16 +29,6 @@
 
 namespace {
 
-// The replay knobs of a runtime_config: runtime_config::replay once the
-// knobs moved there, the config itself before.
-template <class Config>
-auto& replay_knobs(Config& c) {
-  if constexpr (requires { c.replay; })
-    return c.replay;
-  else
-    return c;
-}
-
 // 32 leaves of about 20 us each: enough slack for worker 1 to steal.
 void leaves(std::vector<std::uint64_t>& out) {
   cws::parallel_for(
@@ -52,9 +42,9 @@ void leaves(std::vector<std::uint64_t>& out) {
 
 TEST(evolve_switch, switches_to_stows_within_the_bound_and_replays_strictly) {
   cws::runtime_config cfg = cws::test::config(2);
-  cfg.replay.evolve_slowdown_pct = 0;
+  cws::schedulers::knobs_of(cfg).replay.evolve_slowdown_pct = 0;
   cws::runtime rt(cfg);
-  const unsigned bound = rt.config().replay.evolve_bound;
+  const unsigned bound = cws::schedulers::knobs_of(rt.config()).replay.evolve_bound;
   ASSERT_GE(bound, 1u);
   auto& store = cws::schedulers::store_of(rt);
   std::vector<std::uint64_t> out(32);

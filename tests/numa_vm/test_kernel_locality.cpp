@@ -14,11 +14,11 @@ namespace {
 cws::runtime_config kernel_config() {
   cws::runtime_config c;  // this machine's topology, one worker per core
   c.pages = cws::page_backend::kernel;
-  c.replay.evolve_slowdown_pct = 0;  // emulated CPUs: run times are noise
+  cws::schedulers::knobs_of(c).replay.evolve_slowdown_pct = 0;  // emulated CPUs: run times are noise
   // Emulated vCPUs can stand still for long stretches at once; these tests
   // are about pages, not stall detection (tests/schedulers/test_stall.cpp),
   // so a slow guest is given 2 s before a replay counts as stalled.
-  c.replay.stall_ms = 2000;
+  cws::schedulers::knobs_of(c).replay.stall_ms = 2000;
   return c;
 }
 

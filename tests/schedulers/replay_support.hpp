@@ -76,7 +76,7 @@ inline runtime_config audited(unsigned workers, std::string synthetic = {}) {
   // takes that for a stall (the phase then finishes under random stealing,
   // which is right, but the test reads it as a failed replay). A real
   // deadlock still shows up, 2 s later.
-  c.replay.stall_ms = 2000;
+  cws::schedulers::knobs_of(c).replay.stall_ms = 2000;
   return c;
 }
 

@@ -37,7 +37,7 @@ outcome run_fib_with(const st::tree& templ, std::string_view policy, unsigned wo
   cws::runtime_config cfg = cws::test::config(workers, topology);
   // The second run must replay without divergence: a short stall window can
   // be outlasted by a preempted worker on an oversubscribed machine (TSan).
-  cfg.replay.stall_ms = 2000;
+  cws::schedulers::knobs_of(cfg).replay.stall_ms = 2000;
   cws::runtime rt(cfg);
   cws::schedulers::store_of(rt).seed("phase", templ, "a test template");
   auto& s = rt.schedule("phase", policy);
@@ -150,7 +150,7 @@ TEST_P(divergence, template_of_another_recursion_on_eight_workers) {
   ASSERT_TRUE(nested_steal(t)) << "no fib(20) run had a steal out of a stolen segment";
 
   cws::runtime_config cfg = cws::test::config(8, cws::test::eight_cores);
-  cfg.replay.stall_ms = 2000;  // the second round must not diverge (see run_fib_with)
+  cws::schedulers::knobs_of(cfg).replay.stall_ms = 2000;  // the second round must not diverge (see run_fib_with)
   cws::runtime rt(cfg);
   cws::schedulers::store_of(rt).seed("phase", t, "a fib template");
   auto& s = rt.schedule("phase", GetParam());
@@ -222,7 +222,7 @@ TEST(divergence_stows, impossible_segment_order_is_detected_as_a_stall) {
   ASSERT_GE(t.worker_segments[1].size(), 2u) << "fib(20) never gave worker 1 two segments";
   std::swap(t.worker_segments[1][0], t.worker_segments[1][1]);
   cws::runtime_config cfg = cws::test::config(2);
-  cfg.replay.stall_ms = 20;
+  cws::schedulers::knobs_of(cfg).replay.stall_ms = 20;
   cws::runtime rt(cfg);
   cws::schedulers::store_of(rt).seed("phase", t, "swapped order");
   auto& s = rt.schedule("phase", cws::policy::stows);

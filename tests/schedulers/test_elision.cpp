@@ -125,7 +125,7 @@ INSTANTIATE_TEST_SUITE_P(strict, elision, ::testing::Values("stows", "stuws"));
 TEST(elision, off_with_cws_elide_0_and_in_audit_mode) {
   for (const bool audit : {false, true}) {
     cws::runtime_config c = config(4, cws::test::four_cores);
-    c.replay.elide = audit;  // audit mode alone must turn it off
+    cws::schedulers::knobs_of(c).replay.elide = audit;  // audit mode alone must turn it off
     c.audit = audit;
     cws::runtime rt(c);
     const st::tree templ = record_with_steals(rt, "probe", [] { cws::test::fib(16); });

@@ -103,8 +103,9 @@ INSTANTIATE_TEST_SUITE_P(machines, evolve_balance,
 // planner's audit run, and then settles, saying why -- within the bound.
 TEST(evolve_balance, a_run_that_leaves_a_worker_idle_is_not_convergence) {
   cws::runtime_config c = config(2);
-  c.replay.evolve_bound = 4;
-  c.replay.evolve_slowdown_pct = 0;  // the balance rule under test, not the return to relws on a slow run
+  cws::schedulers::knobs_of(c).replay.evolve_bound = 4;
+  // The balance rule under test, not the return to relws on a slow run.
+  cws::schedulers::knobs_of(c).replay.evolve_slowdown_pct = 0;
   cws::runtime rt(c);
   auto& s = rt.schedule("one", cws::policy::evolve);
   const auto& store = cws::schedulers::store_of(rt);

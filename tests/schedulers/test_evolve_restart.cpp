@@ -34,7 +34,7 @@ void set_every_field(cs::schedule_state& s, const cws::runtime_config& cfg) {
   s.pages_settled = true;
   cs::detail::evolve_counters& c = s.evolve_counters;
   c.relws_runs = 3;
-  for (int i = 0; i < 12; ++i) c.slowdown.add(1e-3, cfg.replay.evolve_slowdown_pct);
+  for (int i = 0; i < 12; ++i) c.slowdown.add(1e-3, cws::schedulers::knobs_of(cfg).replay.evolve_slowdown_pct);
   c.settling_runs = 2;
   c.best = s.templ;
   c.best_run = 5;

@@ -36,9 +36,10 @@ void expect_converged_without_stalls(const cws::runtime& rt, const std::string& 
 
 TEST_P(evolve_stress, no_stall_on_oversubscribed_workers) {
   cws::runtime_config cfg = cws::test::config(GetParam().workers, GetParam().topology);
-  cfg.replay.evolve_slowdown_pct = 0;  // a preempted stows run is no reason to learn again here
+  // A preempted stows run is no reason to learn again here.
+  cws::schedulers::knobs_of(cfg).replay.evolve_slowdown_pct = 0;
   cws::runtime rt(cfg);
-  const unsigned bound = rt.config().replay.evolve_bound;
+  const unsigned bound = cws::schedulers::knobs_of(rt.config()).replay.evolve_bound;
   for (int round = 0; round < 3; ++round) {
     const std::string heat = "heat_" + std::to_string(round), fib = "fib_" + std::to_string(round);
     auto& h = rt.schedule(heat, cws::policy::evolve);

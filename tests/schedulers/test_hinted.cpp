@@ -127,7 +127,7 @@ TEST(Hinted, OneNodeKeepsEverythingLocal) {
 TEST(Hinted, ElasticTasksInlineNodeLocalSpawnsUnlessSwitchedOff) {
   for (bool het : {true, false}) {
     cws::runtime_config cfg = cws::test::config(2, nodes_topology(1, 2));
-    cfg.hinted.het = het;
+    cws::schedulers::knobs_of(cfg).hinted.het = het;
     cws::runtime rt(cfg);
     // A three-way split keeps several siblings on the spawner's deque.
     auto runs = cws::numa::allocate<std::uint32_t>(1 << 14, cws::numa::block_cyclic, rt.topology());
@@ -204,7 +204,7 @@ TEST(Hinted, EvolveHintedStartsFromTheHintedSchedule) {
 TEST(Hinted, LeavesRecordTheirHintsOnceEvenWhenElided) {
   for (bool elide : {true, false}) {
     cws::runtime_config cfg = cws::test::config(2, nodes_topology(2));
-    cfg.replay.elide = elide;
+    cws::schedulers::knobs_of(cfg).replay.elide = elide;
     cws::runtime rt(cfg);
     auto runs = cws::numa::allocate<std::uint32_t>(1 << 16, block_cyclic, rt.topology());
     const counted_loop loop{&runs, 256};

@@ -84,7 +84,7 @@ class scripted_view final : public cws::worker_view {
   cws::detail::task dummy_;
 };
 
-hinted_engine engine_for(const place_tree& places, hinted_mode mode, cws::hinted_knobs knobs = {}) {
+hinted_engine engine_for(const place_tree& places, hinted_mode mode, cws::schedulers::hinted_knobs knobs = {}) {
   hinted_engine e;
   e.attach(places, knobs, mode);
   return e;
@@ -138,7 +138,7 @@ TEST(HintedProtocol, HptSkipsSiblingGroups) {
 
 TEST(HintedProtocol, RelaxedStealsAcrossNodesAfterTheRoot) {
   cws::runtime rt(cws::test_config(8, hippo));
-  cws::hinted_knobs relaxed;
+  cws::schedulers::hinted_knobs relaxed;
   relaxed.relaxed = true;
   hinted_engine e = engine_for(rt.places(), hinted_mode::pufferfish, relaxed);
   scripted_view w0(0, 8);
@@ -195,7 +195,7 @@ TEST(HintedProtocol, HetFlagIsSetByABacklogAndClearedByAFailedLeafPass) {
 
 TEST(HintedProtocol, NoHetUnderHptOrWhenSwitchedOff) {
   cws::runtime rt(cws::test_config(8, hippo));
-  cws::hinted_knobs off;
+  cws::schedulers::hinted_knobs off;
   off.het = false;
   hinted_engine hpt = engine_for(rt.places(), hinted_mode::hpt);
   hinted_engine no_het = engine_for(rt.places(), hinted_mode::pufferfish, off);

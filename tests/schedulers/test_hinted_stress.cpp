@@ -47,7 +47,7 @@ void stress(const std::string& topo, unsigned workers, std::string_view policy, 
   cws::runtime_config cfg;
   cfg.workers = workers;
   cfg.topology = topo;
-  cfg.hinted.het_limit = 1;  // elide early and often
+  cws::schedulers::knobs_of(cfg).hinted.het_limit = 1;  // elide early and often
   cws::runtime rt(cfg);
   auto runs = cws::numa::allocate<std::uint32_t>(std::size_t{1} << 15, cws::numa::block_cyclic, rt.topology());
   cws::schedule& s = rt.schedule("stress", policy);

@@ -20,7 +20,7 @@ namespace cs = cws::schedulers;
 cws::runtime_config with_history(unsigned k) {
   cws::runtime_config c = cws::test::config(2);
   c.history = k;
-  c.replay.evolve_slowdown_pct = 0;  // evolve stays on its converged template (no timing noise)
+  cs::knobs_of(c).replay.evolve_slowdown_pct = 0;  // evolve stays on its converged template (no timing noise)
   return c;
 }
 

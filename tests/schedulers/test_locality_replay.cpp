@@ -19,7 +19,7 @@ class Locality : public ::testing::TestWithParam<unsigned> {
     cws::runtime_config c = cws::test::config(nodes, "pack:" + std::to_string(nodes) + " numa:1 core:1 pu:1");
     // Up to 8 workers share 2 cores here: STOWS run times are noise, and
     // evolve must not go back to RELWS because of them in these tests.
-    c.replay.evolve_slowdown_pct = 0;
+    cws::schedulers::knobs_of(c).replay.evolve_slowdown_pct = 0;
     return c;
   }
 };

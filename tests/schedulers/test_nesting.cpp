@@ -88,7 +88,7 @@ struct program {
 
 cws::runtime_config four_workers() {
   cws::runtime_config cfg = cws::test::config(4, "pack:1 numa:1 core:4 pu:1");
-  cfg.replay.stall_ms = 200;  // a deadlock is reported as a stall, then the phase finishes
+  cws::schedulers::knobs_of(cfg).replay.stall_ms = 200;  // a deadlock is reported as a stall, then the phase finishes
   return cfg;
 }
 
@@ -176,7 +176,7 @@ struct crossed_program {
 
 TEST(stuws_nesting, crossed_waits_start_each_others_tasks_nested) {
   cws::runtime_config cfg = cws::test::audited(3, "pack:1 numa:1 core:3 pu:1");
-  cfg.replay.stall_ms = 200;
+  cws::schedulers::knobs_of(cfg).replay.stall_ms = 200;
   cws::runtime rt(cfg);
   crossed_program p;
   p.recording = true;

@@ -148,7 +148,7 @@ TEST_P(evolving, evolve_converges_on_heat_within_the_bound) {
   }
   ASSERT_NE(switched, 0u) << "evolve never switched to stows";
   EXPECT_LE(audits, 1u);
-  EXPECT_LE(switched, cfg.replay.evolve_bound);
+  EXPECT_LE(switched, cws::schedulers::knobs_of(cfg).replay.evolve_bound);
   // The first stows run after the switch replays the converged tree exactly.
   ASSERT_LT(switched + 1, s.history().size());
   const auto& first_stows = s.history()[switched + 1];

@@ -65,8 +65,8 @@ struct strict_runs {
 
 strict_runs run_strict(std::string_view policy, unsigned workers, unsigned tries, unsigned balance_pct, int runs) {
   cws::runtime_config cfg = cws::test::config(workers);
-  cfg.replay.template_tries = tries;
-  cfg.replay.evolve_balance_pct = balance_pct;
+  cs::knobs_of(cfg).replay.template_tries = tries;
+  cs::knobs_of(cfg).replay.evolve_balance_pct = balance_pct;
   cws::runtime rt(cfg);
   auto& s = rt.schedule("step", policy);
   strict_runs out;

@@ -207,23 +207,6 @@ TEST(Config, FromEnvReadsTheProcessEnvironment) {
 
 }  // namespace
 
-// The replay knobs of cws::schedulers are parsed here too (one place for all).
-TEST(Config, ReplayKnobs) {
-  const cws::runtime_config d;
-  EXPECT_EQ(d.replay.evolve_bound, 5u);
-  EXPECT_EQ(d.replay.evolve_slowdown_pct, 25u);
-  EXPECT_EQ(d.replay.stall_ms, 50u);
-  EXPECT_EQ(parse({{"CWS_EVOLVE_BOUND", "3"}}).replay.evolve_bound, 3u);
-  EXPECT_EQ(parse({{"CWS_EVOLVE_SLOWDOWN", "10"}}).replay.evolve_slowdown_pct, 10u);
-  EXPECT_EQ(parse({{"CWS_EVOLVE_SLOWDOWN", "0"}}).replay.evolve_slowdown_pct, 0u);  // never back to relws
-  EXPECT_EQ(parse({{"CWS_STALL_MS", "200"}}).replay.stall_ms, 200u);
-  for (const char* bad : {"0", "1001", "x", "-2", "5 "})
-    expect_rejected("CWS_EVOLVE_BOUND", bad, "expected an integer (1..1000)");
-  for (const char* bad : {"1001", "25%", "-1"})
-    expect_rejected("CWS_EVOLVE_SLOWDOWN", bad, "expected a percentage (1..1000), or 0 for never");
-  for (const char* bad : {"0", "60001", "1s"}) expect_rejected("CWS_STALL_MS", bad, "expected milliseconds (1..60000)");
-}
-
 // Phase fork/join and long-run knobs.
 TEST(Config, PhaseKnobs) {
   const cws::runtime_config d;

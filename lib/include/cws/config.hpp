@@ -1,8 +1,9 @@
 #pragma once
-// Every tuning knob of the runtime, in one struct. `runtime_config::from_env()`
-// is the only place environment variables are read; a bad value throws
-// cws::error naming the variable, the value and what is accepted, and a
-// CWS_* name that is none of these gets a warning naming the closest one.
+// Every tuning knob of the core, in one struct, and the settings of the
+// components above it (extensions). `runtime_config::from_env()` is the only
+// place environment variables are read; a bad value throws cws::error naming
+// the variable, the value and what is accepted, and a CWS_* name that no
+// registered table knows (cws/env_knobs.hpp) gets a warning naming the closest one.
 //
 //   CWS_WORKERS   number of workers, 1..4096 (default: one per core of the topology,
 //                 i.e. of the PUs the process may use, see topology.hpp)
@@ -34,35 +35,15 @@
 //   CWS_PAGES       auto (default: kernel on a discovered machine, simulated on a
 //                   synthetic topology) | kernel | simulated
 //   CWS_PAGE_MOVER  how the kernel backend moves pages: auto (default) | move_pages | mbind
-// Replay (the policies of cws::schedulers; runtime_config::replay):
-//   CWS_EVOLVE_BOUND     RELWS iterations evolve runs at most before STOWS (default 5)
-//   CWS_EVOLVE_SLOWDOWN  percent by which the lower quartile of a converged evolve's last 8
-//                        STOWS runs may stay above that of its runs before, 8 runs in a row,
-//                        before it returns to RELWS (default 25; 0 = never return;
-//                        cws/schedulers/slowdown_watch.hpp)
-//   CWS_STALL_MS         how long every worker may wait with nothing runnable
-//                        before a replay is declared diverged (default 50)
-//   CWS_EVOLVE_RELOCALIZE 1 = evolve relocalizes the pages of a phase that
-//                        declared touches after each RELWS iteration and after
-//                        STOWS ones until the pages stay put (default), 0 = never
-//   CWS_EVOLVE_BALANCE   evolve converges only when every worker owns work and the
-//                        busiest one's share of the tasks is <= (1 + pct/100)/P (default 10; 0 = off)
-//   CWS_ELIDE            1 = STOWS/STUWS run spawns with no designated steal below
-//                        them as plain calls (serial elision; default), 0 = always spawn
-//   CWS_COARSEN_TRIES    pruning depths the `coarsen` policy tries (default 4)
-//   CWS_TEMPLATE_TRIES   random runs a strict policy (stows, stuws) without a template records
-//                        at most until one passes the CWS_EVOLVE_BALANCE rule, then adopting
-//                        the most balanced of them (default 1: the first run, whose first
-//                        touches placed the data)
-// Hinted mode (PufferFish; the `hinted` and `hinted-hpt` policies, place_tree.hpp):
+// Place tree (the `hinted` and `hinted-hpt` policies, place_tree.hpp):
 //   CWS_HPT              an HClib-style HPT XML file describing the place tree
 //                        (default: built from the topology)
-//   CWS_HINTED_HET       1 = hierarchical elastic tasks in `hinted` (default), 0 = off
-//   CWS_HINTED_HET_LIMIT a leaf's HET flag is set by a push onto a deque already
-//                        holding more than this many tasks (default 2, as PufferFish)
-//   CWS_HINTED_RELAXED   1 = `hinted` workers may also steal leaf and node-place
-//                        work of other nodes after the root ("fully relaxed"),
-//                        0 = nodes exchange work only through the root (default)
+//
+// The knobs of the replay and hinted policies (CWS_EVOLVE_*, CWS_STALL_MS,
+// CWS_ELIDE, CWS_COARSEN_TRIES, CWS_HINTED_*) belong to cws::schedulers:
+// cws/schedulers/knobs.hpp lists them. from_env parses them too when the
+// schedulers are linked (cws::cws), through the same table type and parsers
+// (cws/env_knobs.hpp), and keeps them in runtime_config::extensions.
 
 #include <cstddef>
 #include <cstdint>
@@ -71,6 +52,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cws/env_knobs.hpp"  // known_variables, unknown_variable_warnings
+#include "cws/extension_settings.hpp"
 #include "cws/page_homes.hpp"
 #include "cws/topology.hpp"  // max_workers
 
@@ -101,39 +84,6 @@ enum class page_backend {
 };
 std::string_view to_string(page_backend b) noexcept;
 
-// The knobs of the replaying policies. Owned by cws::schedulers, which alone
-// reads them; they live here so that CWS_* variables are parsed in one place
-// with one error style (parse_config), and so that a program linking only
-// cws::core still rejects a mistyped CWS_EVOLVE_BOUND.
-struct replay_knobs {
-  unsigned evolve_bound = 5;          // CWS_EVOLVE_BOUND
-  unsigned evolve_slowdown_pct = 25;  // CWS_EVOLVE_SLOWDOWN
-  unsigned stall_ms = 50;             // CWS_STALL_MS
-  bool evolve_relocalize = true;      // CWS_EVOLVE_RELOCALIZE
-  // evolve converges only to a template in which every worker owns work and
-  // the busiest worker's share of the tasks is at most (1 + pct/100) / P.
-  unsigned evolve_balance_pct = 10;  // CWS_EVOLVE_BALANCE (0: balance is not required)
-  // Strict replays (stows, stuws) run every spawn with no designated steal
-  // below it as a plain call (serial elision) when the template knows its
-  // steals' pedigrees. Not with audit (it records tasks, and elided calls are not tasks).
-  bool elide = true;  // CWS_ELIDE
-  // coarsen: pruning depths it tries (one run each) before keeping the fastest.
-  unsigned coarsen_tries = 4;  // CWS_COARSEN_TRIES
-  // stows, stuws: random runs recorded at most, until one is balanced, before
-  // the most balanced becomes the template (schedulers/src/template_pick.hpp).
-  // 1: the first run, whatever its balance: its first touches placed the
-  // data, so replaying it keeps the tasks beside their pages.
-  unsigned template_tries = 1;  // CWS_TEMPLATE_TRIES
-};
-
-// The knobs of the hinted policies (cws::schedulers reads them; parsed here
-// with every other CWS_* variable).
-struct hinted_knobs {
-  bool het = true;         // CWS_HINTED_HET
-  unsigned het_limit = 2;  // CWS_HINTED_HET_LIMIT
-  bool relaxed = false;    // CWS_HINTED_RELAXED
-};
-
 struct runtime_config {
   unsigned workers = 0;                 // 0 = one per core of the topology (at most max_workers)
   std::optional<std::string> topology;  // hwloc synthetic description; empty = this machine
@@ -143,20 +93,21 @@ struct runtime_config {
   std::uint64_t seed = 0x5eed;
   bool record = true;
   bool audit = false;
-  replay_knobs replay;                  // cws::schedulers' knobs
-  hinted_knobs hinted;                  // the hinted policies' knobs
   std::optional<std::string> hpt_file;  // CWS_HPT: the place tree from this HPT XML file
   page_backend pages = page_backend::automatic;
   numa::page_mover page_mover = numa::page_mover::automatic;
   unsigned blocktime_us = 50;
   caller_pinning pin_caller = caller_pinning::sticky;
   std::size_t stack_kib = 8192;
-  unsigned history = 64;                  // runs kept per schedule (>= 1)
+  unsigned history = 64;  // runs kept per schedule (>= 1)
   // Bytes the recorded runs of all schedules may hold (CWS_HISTORY_MB): past
   // it the oldest runs go first, whatever `history` allows; each schedule's
   // latest run always stays. 0 = no byte bound.
   std::size_t history_bytes = std::size_t{256} << 20;
   std::optional<std::string> trace_path;  // stream phase records here (runtime::trace_to)
+  // The settings of the components above the core, e.g. cws::schedulers'
+  // knobs: cws::schedulers::knobs_of(cfg).replay.evolve_bound = 3.
+  extension_settings extensions;
 
   // Defaults overridden by the CWS_* variables that are set.
   static runtime_config from_env();
@@ -164,8 +115,9 @@ struct runtime_config {
   static runtime_config from_env(runtime_config base);
 };
 
-// The parser behind from_env, exposed for tests: `lookup(name)` returns the
-// variable's value or nullptr.
+// The parser behind from_env, exposed for tests: applies every registered
+// table (the core's and, with cws::cws, the schedulers'); `lookup(name)`
+// returns the variable's value or nullptr.
 runtime_config parse_config(runtime_config base, const char* (*lookup)(const char*));
 
 // The same, and also the misspelling check from_env makes: `env_names` are the
@@ -176,11 +128,5 @@ runtime_config parse_config(runtime_config base, const char* (*lookup)(const cha
 // from_env prints these on stderr, once per process.
 runtime_config parse_config(runtime_config base, const char* (*lookup)(const char*),
                             const std::vector<std::string_view>& env_names, std::vector<std::string>& warnings);
-
-// Every CWS_* variable cws reads (the table parse_config applies).
-std::vector<std::string_view> known_variables();
-
-// The warnings of the misspelling check for these variable names (see above).
-std::vector<std::string> unknown_variable_warnings(const std::vector<std::string_view>& env_names);
 
 }  // namespace cws

@@ -9,6 +9,7 @@
 //     cws_register_components() in cws::cws (traces/src/components.cpp),
 //     which the runtime makes when it is created; no header registers anything.
 //   * runtime::extension(name) finds the instance of a runtime.
+//   * runtime::describe() ends with what each instance describes of itself.
 //   * trace_io: how runtime::save_traces / load_traces reach cws::traces.
 
 #include <functional>
@@ -24,6 +25,9 @@ class runtime;
 class runtime_extension {
  public:
   virtual ~runtime_extension() = default;
+  // Lines (each ending in '\n') runtime::describe() appends, e.g. the knobs
+  // of the component in force for this runtime; none by default.
+  virtual std::string describe() const { return {}; }
 };
 
 class extension_registry {

@@ -118,7 +118,8 @@ class runtime {
   // The hierarchical place tree the hinted policies route and steal on
   // (place_tree.hpp): from the topology, or from CWS_HPT's XML file.
   const cws::place_tree& places() const noexcept;
-  // Multi-line description: topology, its source, worker -> core/node/PU map, place tree, knobs.
+  // Multi-line description: topology, its source, worker -> core/node/PU map, place tree, knobs
+  // (the core's, then those each extension describes, runtime_extension::describe).
   std::string describe() const;
 
   // Finds the slot `name`, or creates it with `policy` ("random" by default).

@@ -12,6 +12,7 @@
 
 #include "cws/core.hpp"
 #include "cws/schedulers/owner_for.hpp"
+#include "cws/schedulers/knobs.hpp"
 #include "cws/schedulers/policies.hpp"
 #include "cws/schedulers/schedule_store.hpp"
 #include "cws/steal_tree/analysis.hpp"

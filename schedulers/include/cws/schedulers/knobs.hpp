@@ -1,0 +1,91 @@
+#pragma once
+// The knobs of the replay and hinted policies: cws::schedulers owns them,
+// parses them from its own CWS_* table (schedulers/src/knobs.cpp) through
+// the core's table type and parsers (cws/env_knobs.hpp), and keeps them in
+// runtime_config::extensions, so they travel with the config a runtime is
+// created from and are in force from its first phase.
+//
+// From the environment: runtime_config::from_env() applies this table along
+// with the core's (cws::cws registers it, register_knobs()); a bad value
+// throws there, before the runtime exists, with the core's one-line error.
+// From code: set them in the config the runtime is created from:
+//   cws::runtime_config cfg = cws::runtime_config::from_env();
+//   cws::schedulers::knobs_of(cfg).replay.evolve_bound = 3;
+//   cws::runtime rt(cfg);
+// A config nobody set them in (runtime_config{}) has the defaults below.
+//
+// Replay (stows, stuws, relws, evolve, coarsen; policies.hpp):
+//   CWS_EVOLVE_BOUND     RELWS iterations evolve runs at most before STOWS (default 5)
+//   CWS_EVOLVE_SLOWDOWN  percent by which the lower quartile of a converged evolve's last 8
+//                        STOWS runs may stay above that of its runs before, 8 runs in a row,
+//                        before it returns to RELWS (default 25; 0 = never return;
+//                        cws/schedulers/slowdown_watch.hpp)
+//   CWS_STALL_MS         how long every worker may wait with nothing runnable
+//                        before a replay is declared diverged (default 50)
+//   CWS_EVOLVE_RELOCALIZE 1 = evolve relocalizes the pages of a phase that
+//                        declared touches after each RELWS iteration and after
+//                        STOWS ones until the pages stay put (default), 0 = never
+//   CWS_EVOLVE_BALANCE   evolve converges only when every worker owns work and the
+//                        busiest one's share of the tasks is <= (1 + pct/100)/P (default 10; 0 = off)
+//   CWS_ELIDE            1 = STOWS/STUWS run spawns with no designated steal below
+//                        them as plain calls (serial elision; default), 0 = always spawn
+//   CWS_COARSEN_TRIES    pruning depths the `coarsen` policy tries (default 4)
+//   CWS_TEMPLATE_TRIES   random runs a strict policy (stows, stuws) without a template records
+//                        at most until one passes the CWS_EVOLVE_BALANCE rule, then adopting
+//                        the most balanced of them (default 1: the first run, whose first
+//                        touches placed the data)
+// Hinted mode (PufferFish; the `hinted` and `hinted-hpt` policies; CWS_HPT is the core's):
+//   CWS_HINTED_HET       1 = hierarchical elastic tasks in `hinted` (default), 0 = off
+//   CWS_HINTED_HET_LIMIT a leaf's HET flag is set by a push onto a deque already
+//                        holding more than this many tasks (default 2, as PufferFish)
+//   CWS_HINTED_RELAXED   1 = `hinted` workers may also steal leaf and node-place
+//                        work of other nodes after the root ("fully relaxed"),
+//                        0 = nodes exchange work only through the root (default)
+
+#include "cws/config.hpp"
+
+namespace cws::schedulers {
+
+struct replay_knobs {
+  unsigned evolve_bound = 5;          // CWS_EVOLVE_BOUND
+  unsigned evolve_slowdown_pct = 25;  // CWS_EVOLVE_SLOWDOWN
+  unsigned stall_ms = 50;             // CWS_STALL_MS
+  bool evolve_relocalize = true;      // CWS_EVOLVE_RELOCALIZE
+  // evolve converges only to a template in which every worker owns work and
+  // the busiest worker's share of the tasks is at most (1 + pct/100) / P.
+  unsigned evolve_balance_pct = 10;  // CWS_EVOLVE_BALANCE (0: balance is not required)
+  // Strict replays (stows, stuws) run every spawn with no designated steal
+  // below it as a plain call (serial elision) when the template knows its
+  // steals' pedigrees. Not with audit (it records tasks, and elided calls are not tasks).
+  bool elide = true;  // CWS_ELIDE
+  // coarsen: pruning depths it tries (one run each) before keeping the fastest.
+  unsigned coarsen_tries = 4;  // CWS_COARSEN_TRIES
+  // stows, stuws: random runs recorded at most, until one is balanced, before
+  // the most balanced becomes the template (schedulers/src/template_pick.hpp).
+  // 1: the first run, whatever its balance: its first touches placed the
+  // data, so replaying it keeps the tasks beside their pages.
+  unsigned template_tries = 1;  // CWS_TEMPLATE_TRIES
+};
+
+struct hinted_knobs {
+  bool het = true;         // CWS_HINTED_HET
+  unsigned het_limit = 2;  // CWS_HINTED_HET_LIMIT
+  bool relaxed = false;    // CWS_HINTED_RELAXED
+};
+
+struct knobs {
+  replay_knobs replay;
+  hinted_knobs hinted;
+};
+
+// The knobs kept in `cfg`, to set (added with the defaults on first use).
+knobs& knobs_of(runtime_config& cfg);
+// The knobs in force for `cfg`: the defaults when none were set.
+const knobs& knobs_of(const runtime_config& cfg) noexcept;
+
+// Adds the table of the variables above to the core's registry
+// (env_knobs::add_table), and an extension that shows the knobs in force in
+// runtime::describe(); once. cws_register_components() calls it.
+void register_knobs();
+
+}  // namespace cws::schedulers

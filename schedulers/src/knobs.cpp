@@ -1,0 +1,101 @@
+// The schedulers' CWS_* table (cws/schedulers/knobs.hpp), parsed by the
+// core's runtime_config::from_env through the shared parsers.
+
+#include "cws/schedulers/knobs.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <string>
+
+#include "cws/env_knobs.hpp"
+#include "cws/extension.hpp"
+#include "cws/runtime.hpp"
+
+namespace cws::schedulers {
+
+namespace {
+
+using env_knobs::parse_bool;
+using env_knobs::parse_ranged;
+
+constexpr env_knobs::knob variables[] = {
+    {"CWS_EVOLVE_BOUND",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       knobs_of(c).replay.evolve_bound = parse_ranged(n, v, 1, 1000, "an integer (1..1000)");
+     }},
+    {"CWS_EVOLVE_SLOWDOWN",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       knobs_of(c).replay.evolve_slowdown_pct = parse_ranged(n, v, 0, 1000, "a percentage (1..1000), or 0 for never");
+     }},
+    {"CWS_STALL_MS",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       knobs_of(c).replay.stall_ms = parse_ranged(n, v, 1, 60000, "milliseconds (1..60000)");
+     }},
+    {"CWS_EVOLVE_RELOCALIZE", [](runtime_config& c, const char* n,
+                                 std::string_view v) { knobs_of(c).replay.evolve_relocalize = parse_bool(n, v); }},
+    {"CWS_EVOLVE_BALANCE",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       knobs_of(c).replay.evolve_balance_pct =
+           parse_ranged(n, v, 0, 1000, "a percentage over 1/P (0..1000; 0 = balance not required)");
+     }},
+    {"CWS_ELIDE",
+     [](runtime_config& c, const char* n, std::string_view v) { knobs_of(c).replay.elide = parse_bool(n, v); }},
+    {"CWS_COARSEN_TRIES",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       knobs_of(c).replay.coarsen_tries = parse_ranged(n, v, 1, 64, "an integer (1..64)");
+     }},
+    {"CWS_TEMPLATE_TRIES",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       knobs_of(c).replay.template_tries = parse_ranged(n, v, 1, 1000, "an integer (1..1000; 1 = adopt the first run)");
+     }},
+    {"CWS_HINTED_HET",
+     [](runtime_config& c, const char* n, std::string_view v) { knobs_of(c).hinted.het = parse_bool(n, v); }},
+    {"CWS_HINTED_HET_LIMIT",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       knobs_of(c).hinted.het_limit = parse_ranged(n, v, 0, 1000000, "a task count (0..1000000)");
+     }},
+    {"CWS_HINTED_RELAXED",
+     [](runtime_config& c, const char* n, std::string_view v) { knobs_of(c).hinted.relaxed = parse_bool(n, v); }},
+};
+
+std::string_view on_off(bool b) { return b ? "on" : "off"; }
+
+// Says, in runtime::describe(), which knobs the runtime's policies run with.
+class knobs_description final : public runtime_extension {
+ public:
+  explicit knobs_description(const runtime_config& cfg) {
+    const knobs& k = knobs_of(cfg);
+    const replay_knobs& r = k.replay;
+    text_ = fmt::format(
+        "replay:   evolve bound {}, slowdown {} %, balance {} %, relocalize {}; stall {} ms, elide {}, "
+        "coarsen tries {}, template tries {}\n",
+        r.evolve_bound, r.evolve_slowdown_pct, r.evolve_balance_pct, on_off(r.evolve_relocalize), r.stall_ms,
+        on_off(r.elide), r.coarsen_tries, r.template_tries);
+    text_ += fmt::format("hinted:   het {} (limit {}), relaxed {}\n", on_off(k.hinted.het), k.hinted.het_limit,
+                         on_off(k.hinted.relaxed));
+  }
+  std::string describe() const override { return text_; }
+
+ private:
+  std::string text_;
+};
+
+}  // namespace
+
+knobs& knobs_of(runtime_config& cfg) { return cfg.extensions.get<knobs>(); }
+
+const knobs& knobs_of(const runtime_config& cfg) noexcept {
+  static const knobs defaults;
+  const knobs* set = cfg.extensions.find<knobs>();
+  return set ? *set : defaults;
+}
+
+void register_knobs() {
+  env_knobs::add_table(variables);
+  extension_registry::add("scheduler_knobs", [](runtime& rt) -> std::unique_ptr<runtime_extension> {
+    return std::make_unique<knobs_description>(rt.config());
+  });
+}
+
+}  // namespace cws::schedulers
