@@ -27,7 +27,8 @@ constexpr unsigned runs = 12;  // evolve converges within its bound (CWS_EVOLVE_
 cws::runtime_config two_nodes() {
   cws::runtime_config c = cws::test::config(2, "pack:2 numa:1 core:1 pu:1");
   c.history = kept;
-  c.replay.evolve_slowdown_pct = 0;  // 2 workers on a loaded machine: no relearning on timing noise
+  // 2 workers on a loaded machine: no relearning on timing noise.
+  cws::schedulers::knobs_of(c).replay.evolve_slowdown_pct = 0;
   return c;
 }
 

@@ -56,7 +56,6 @@ TEST(template_pick, a_bound_of_one_adopts_the_first_run_as_it_is) {
   EXPECT_FALSE(v.best_of_bound);
 }
 
-
 struct strict_runs {
   std::vector<cws::ran_as> ran_as;
   std::vector<std::string> reasons, notes;
