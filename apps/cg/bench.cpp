@@ -260,8 +260,9 @@ cws_apps::table_text bench::text() const {
           {"ms/iter: median over runs of the mean time of one outer iteration (conj_grad + normalisation: 104 phases, "
            "each timed as the call the user makes: rt.run, tbb::parallel_for, the OpenMP region); Mop/s: NPB's "
            "operation count over that time; 'vs' columns are time ratios (lower is better);",
-           "spmv ms: the 25 sparse products' share of ms/iter; desig/it, extra/it, dist %: per spmv phase (schedule "
-           "store; recorder for random): steals as planned, unplanned, distance to the previous spmv phase;",
+           "spmv ms: the 25 sparse products' share of ms/iter; desig/it, extra/it, dist %: per spmv phase (run "
+           "reports; random's distance from the recorder's trees): steals as planned, unplanned, distance to the "
+           "previous spmv phase;",
            fmt::format("local %: mean share of the spmv phases' declared bytes (matrix rows, q) on pages homed on the "
                        "toucher's node (page homes: {}); last %: the last measured spmv phase; all %: every kernel's "
                        "declared bytes;",

@@ -18,6 +18,28 @@ std::optional<std::uint64_t> pages_moved(const cws::run_report& r) {
   return moved != nullptr ? std::optional<std::uint64_t>(moved->pages_moved) : std::nullopt;
 }
 
+// Policies that keep no trees (random, hinted) leave distance_to_previous
+// empty. The recorder still holds their trees, so the tables show how far
+// one random schedule lies from the next, beside the replaying policies' 0.
+void fill_distances(const cws::runtime& rt, const std::string& name, std::vector<iteration_line>& lines) {
+  const cws::steal_tree::recorder* rec = cws::steal_tree::recorder_of(rt);
+  if (rec == nullptr || lines.empty()) return;
+  const cws::steal_tree::tree* previous = nullptr;
+  std::uint64_t previous_run = 0;
+  auto line = lines.begin();
+  for (const cws::steal_tree::phase_record& ph : rec->phases()) {
+    if (ph.schedule != name) continue;
+    while (line != lines.end() && line->report.phase.iteration < ph.iteration) ++line;
+    if (line == lines.end()) return;
+    cws::run_report& r = line->report;
+    if (r.phase.iteration == ph.iteration && !r.distance_to_previous && previous != nullptr &&
+        previous_run + 1 == ph.iteration)
+      r.distance_to_previous = cws::schedulers::moved_share(rt, *previous, ph.steals);
+    previous = &ph.steals;
+    previous_run = ph.iteration;
+  }
+}
+
 }  // namespace
 
 std::vector<iteration_line> lines_of(const cws::runtime& rt, const std::string& name, const run_map& map) {
@@ -32,6 +54,7 @@ std::vector<iteration_line> lines_of(const cws::runtime& rt, const std::string& 
     const auto run = static_cast<unsigned>(k / map.per_run);
     out.push_back({run, run < map.warmup, static_cast<unsigned>(k % map.per_run), r});
   }
+  fill_distances(rt, name, out);
   return out;
 }
 

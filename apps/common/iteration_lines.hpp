@@ -43,7 +43,8 @@ std::vector<iteration_line> lines_of(const cws::runtime& rt, const std::string& 
 // ran_as (the label, e.g. "random (no template yet)"), ran_as_kind (the
 // cws::ran_as token, e.g. "random_no_template"), ran_as_reason, template_from, wall_s, tasks, segments, designated,
 // extra_steals, taken_back, waiting_s, elided, max_share_ratio, idle_workers (balance), distance_to_previous (null
-// for a schedule's first run, and for a policy that keeps no trees: random, hinted), diverged, divergence,
+// for a schedule's first run; for a policy that keeps no trees, random or hinted, computed from the recorder's
+// trees of consecutive runs), diverged, divergence,
 // converged (cws::run_report::converged: the schedule is converged after this run), note, local_share (null: no
 // touches declared), pages_moved (null: no relocalization after this run).
 json lines_json(const std::vector<iteration_line>& lines);

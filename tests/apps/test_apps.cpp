@@ -322,6 +322,16 @@ TEST(HeatJson, VariantsFieldsAndIterations) {
   expect_ratio(doc, "ratio_vs_serial", "median_s", "serial");
 
   EXPECT_EQ(entry(doc, "cws-random-interleave")["policy"], "random");
+  // random keeps no trees: the distance between consecutive steps comes from
+  // the recorder's, for every step but the schedule's first.
+  const json& random_its = entry(doc, "cws-random")["iterations"];
+  EXPECT_TRUE(random_its[0]["distance_to_previous"].is_null());
+  for (std::size_t i = 1; i < random_its.size(); ++i) {
+    ASSERT_TRUE(random_its[i]["distance_to_previous"].is_number()) << i;
+    EXPECT_GE(random_its[i]["distance_to_previous"].get<double>(), 0.0);
+    EXPECT_LE(random_its[i]["distance_to_previous"].get<double>(), 1.0);
+  }
+  EXPECT_TRUE(entry(doc, "cws-random")["mean_distance"].is_number());
   EXPECT_EQ(entry(doc, "cws-user")["policy"], "user");
   // stows: its first step has no template yet and records one; every later step replays.
   const json& stows = entry(doc, "cws-stows");
