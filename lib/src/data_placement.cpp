@@ -64,50 +64,93 @@ page_usage data_placement::usage(const touch_map& touches) const {
 }
 
 namespace {
-// The canonical per-node form of `touches` (locality_memo.hpp) into `out`.
-// O(R log R) for R ranges; allocates only to grow the scratch vectors.
-void node_coverage(const touch_map& touches, std::span<const unsigned> node_of_worker,
-                   std::vector<coverage_event>& events, std::vector<coverage_run>& out) {
-  events.clear();
-  out.clear();
-  for (std::size_t w = 0; w < touches.per_worker.size() && w < node_of_worker.size(); ++w)
-    for (const byte_range& r : touches.per_worker[w]) {
-      if (r.end <= r.begin) continue;
-      events.push_back({node_of_worker[w], r.begin, +1});
-      events.push_back({node_of_worker[w], r.end, -1});
+// Merges the sorted blocks [0, ends[0]), [ends[0], ends[1]), ... of `events`
+// into one sequence sorted by address, pairwise: O(E log blocks).
+void merge_blocks(std::vector<coverage_event>& events, std::vector<std::size_t>& ends,
+                  std::vector<coverage_event>& scratch) {
+  const auto by_address = [](const coverage_event& a, const coverage_event& b) { return a.at < b.at; };
+  while (ends.size() > 1) {
+    scratch.resize(events.size());
+    std::size_t begin = 0, blocks = 0;
+    for (std::size_t i = 0; i < ends.size(); i += 2) {
+      const std::size_t mid = ends[i], end = i + 1 < ends.size() ? ends[i + 1] : mid;
+      std::merge(events.begin() + static_cast<std::ptrdiff_t>(begin), events.begin() + static_cast<std::ptrdiff_t>(mid),
+                 events.begin() + static_cast<std::ptrdiff_t>(mid), events.begin() + static_cast<std::ptrdiff_t>(end),
+                 scratch.begin() + static_cast<std::ptrdiff_t>(begin), by_address);
+      ends[blocks++] = end;
+      begin = end;
     }
-  std::sort(events.begin(), events.end(), [](const coverage_event& a, const coverage_event& b) {
-    return a.node != b.node ? a.node < b.node : a.at < b.at;
-  });
+    ends.resize(blocks);
+    events.swap(scratch);
+  }
+}
+
+// The coverage runs of one node from its events sorted by address, appended to `out`.
+void sweep(unsigned node, const std::vector<coverage_event>& events, std::vector<coverage_run>& out) {
   std::uint32_t count = 0;
   std::uintptr_t from = 0;
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    const coverage_event& e = events[i];
-    if (i > 0 && events[i - 1].node != e.node) count = 0;  // (each node's events sum to 0 anyway)
+  const std::size_t first = out.size();
+  for (const coverage_event& e : events) {
     if (count > 0 && e.at > from) {
-      if (!out.empty() && out.back().node == e.node && out.back().end == from && out.back().count == count)
+      if (out.size() > first && out.back().end == from && out.back().count == count)
         out.back().end = e.at;
       else
-        out.push_back({from, e.at, count, e.node});
+        out.push_back({from, e.at, count, node});
     }
     count = static_cast<std::uint32_t>(static_cast<int>(count) + e.delta);
     from = e.at;
   }
 }
+// Where a new report goes: an entry never made (or no longer valid), else the
+// one used least recently.
+locality_memo_entry& least_recently_used(locality_memo& memo) {
+  return *std::min_element(memo.entries.begin(), memo.entries.end(),
+                           [](const locality_memo_entry& a, const locality_memo_entry& b) {
+                             return a.valid != b.valid ? !a.valid : a.used_at < b.used_at;
+                           });
+}
 }  // namespace
+
+void node_coverage(const touch_map& touches, std::span<const unsigned> node_of_worker, unsigned nodes,
+                   locality_memo& m) {
+  m.current.clear();
+  const std::size_t workers = std::min(touches.per_worker.size(), node_of_worker.size());
+  for (unsigned node = 0; node < nodes; ++node) {
+    m.events.clear();
+    m.block_ends.clear();
+    for (std::size_t w = 0; w < workers; ++w) {
+      if (node_of_worker[w] != node || touches.per_worker[w].empty()) continue;
+      for (const byte_range& r : touches.per_worker[w]) {  // sorted and apart: its events are in address order
+        m.events.push_back({node, r.begin, +1});
+        m.events.push_back({node, r.end, -1});
+      }
+      m.block_ends.push_back(m.events.size());
+    }
+    merge_blocks(m.events, m.block_ends, m.merged);
+    sweep(node, m.events, m.current);
+  }
+}
 
 std::uint64_t data_placement::measure(const touch_map& touches, locality_memo& memo,
                                       std::optional<locality_report>& out) {
   const std::uint64_t epoch = homes_epoch();
-  node_coverage(touches, node_of_worker_, memo.events, memo.current);
-  if (memo.valid && memo.homes_epoch == epoch && memo.reuses < refresh_runs && memo.current == memo.coverage) {
-    ++memo.reuses;
-    out = memo.report;  // into an engaged optional: the per-node vector keeps its capacity
-    return 0;
+  node_coverage(touches, node_of_worker_, nodes_, memo);
+  const std::uint64_t run = ++memo.runs;
+  locality_memo_entry* same = nullptr;  // stale, made from these touches: made again in place
+  for (locality_memo_entry& e : memo.entries) {
+    if (!e.valid || e.coverage != memo.current) continue;
+    if (e.homes_epoch == epoch && e.reuses < refresh_runs) {
+      ++e.reuses;
+      e.used_at = run;
+      out = e.report;  // into an engaged optional: the per-node vector keeps its capacity
+      return 0;
+    }
+    same = &e;
   }
-  const bool refresh = memo.valid && memo.reuses >= refresh_runs;
-  memo.coverage.swap(memo.current);
-  memo.valid = false;  // until the report below is made from it
+  locality_memo_entry& slot = same != nullptr ? *same : least_recently_used(memo);
+  const bool refresh = slot.valid && slot.reuses >= refresh_runs;
+  slot.coverage.swap(memo.current);
+  slot.valid = false;  // until the report below is made from it
   const page_usage u = usage(touches);
   std::vector<int> homes(u.pages.size(), unknown_home);
   if (refresh && kernel_cache_ != nullptr)
@@ -128,13 +171,14 @@ std::uint64_t data_placement::measure(const touch_map& touches, locality_memo& m
     for (std::size_t p = 0, i = 0; p < u.pages.size(); ++p)
       if (homes[p] == unknown_home) homes[p] = fresh_homes[i++];
   }
-  memo.report = measure_locality(u, homes);
+  slot.report = measure_locality(u, homes);
   // A page without a home may get one without any move (the kernel places it
   // at its first write): such a report is made again next run.
-  memo.valid = memo.report.unknown_bytes == 0;
-  memo.homes_epoch = homes_epoch();  // after this run's own first-touch placements
-  memo.reuses = 0;
-  out = memo.report;
+  slot.valid = slot.report.unknown_bytes == 0;
+  slot.homes_epoch = homes_epoch();  // after this run's own first-touch placements
+  slot.reuses = 0;
+  slot.used_at = run;
+  out = slot.report;
   return u.pages.size();
 }
 

@@ -7,9 +7,10 @@
 //
 // The locality report costs O(pages touched) to make (usage per page, a home
 // per page). A phase that repeats touches the same bytes run after run, so
-// each schedule keeps what its latest report was made from (locality_memo)
-// and the next run reuses it, at O(ranges log ranges) for the comparison and
-// without an allocation, when
+// each schedule keeps what its last two reports were made from
+// (locality_memo: two, for a phase that alternates two buffers) and the next
+// run reuses one, at O(ranges) for the comparison (each worker's ranges
+// arrive sorted: node_coverage merges them) and without an allocation, when
 //   * the run touched the same bytes from the same nodes, as many times
 //     (however the work was split among a node's workers), and
 //   * no page home can have changed since: the homes epoch counts every move
@@ -22,11 +23,12 @@
 //   * fewer than `refresh_runs` runs reused it: then the kernel is asked again
 //     for every page (pages moved behind cws's back -- automatic NUMA
 //     balancing, a program's own move_pages or mbind -- show within that many
-//     runs of the schedule, as they did through cached_page_homes).
+//     reuses, as they did through cached_page_homes).
 
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -64,6 +66,13 @@ class counted_page_homes final : public numa::page_homes {
   std::uint64_t changes_ = 0;
 };
 
+// The canonical per-node form of `touches` (locality_memo.hpp) into
+// m.current, from each worker's ranges sorted and merged (touch_log::take):
+// per node, the workers' sorted sequences merged pairwise, O(R log workers)
+// for R ranges. Allocates only to grow m's scratch vectors.
+void node_coverage(const touch_map& touches, std::span<const unsigned> node_of_worker, unsigned nodes,
+                   locality_memo& m);
+
 class data_placement {
  public:
   // Runs a memo may be reused before the homes are asked again (see above).
@@ -79,9 +88,9 @@ class data_placement {
 
   // Where the bytes of `touches` (one phase run) lived, into `out`. Pages
   // nobody placed yet take their first toucher's node (simulated first touch)
-  // first. Reuses `memo` when it still holds (see above), else makes the
-  // report and remembers it. Returns the pages gone over: 0 when the memo
-  // was reused.
+  // first. Reuses a report of `memo` when it still holds (see above), else
+  // makes the report and keeps it in place of the one used least recently.
+  // Returns the pages gone over: 0 when a report was reused.
   std::uint64_t measure(const touch_map& touches, locality_memo& memo, std::optional<locality_report>& out);
   // Moves every page of `touches` whose home is not its desired node. The
   // report's schedule and iteration are left for the caller.

@@ -89,6 +89,7 @@ void scheduler::thread_main(unsigned id) {
   while (await_phase(seen)) {
     w.begin_phase(setup_);  // published before epoch_ moved, which await_phase acquired
     w.work_until_phase_end();
+    w.seal_touches();  // while the caller seals its own
     // seq_cst: pairs with await_helpers' caller_parked_ announcement.
     if (running_.fetch_sub(1, std::memory_order_seq_cst) == 1 && caller_parked_.load(std::memory_order_seq_cst))
       running_.notify_one();
@@ -195,6 +196,7 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   // spins, instead of one read per helper (the pair with worker::park).
   active_.store(false, std::memory_order_seq_cst);
   if (sleepers_.load(std::memory_order_seq_cst) != 0) wake_all();
+  w0.seal_touches();  // while the helpers seal theirs
   await_helpers();
   const auto t1 = clock::now();
   caller_.leave();
@@ -222,12 +224,10 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   }
   stats.balance = balance_of(stats);  // O(workers)
   lap(times.collect_s);
-  if (touched) {
+  if (touched)
     times.locality_pages = data_.measure(touches, memo, stats.locality);
-  } else {
-    stats.locality.reset();
-    memo.valid = false;
-  }
+  else
+    stats.locality.reset();  // the memo stays: a later run may touch the same bytes again
   lap(times.locality_s);
   stats.timeline.reset();  // filled below, once the policy is done
   for (observer* o : observers_) o->on_phase_end(stats);

@@ -6,8 +6,10 @@
 // most recent `window` ranges when they overlap or are adjacent: a task that
 // walks one or more arrays in order (a leaf of a recursive bisection touching
 // `in` and `out` rows, say) extends its existing ranges instead of adding new
-// ones, so a segment leaves O(arrays) ranges, not O(tasks). take() sorts and
-// merges whatever is left.
+// ones, so a segment leaves O(arrays) ranges, not O(tasks). seal() sorts and
+// merges whatever is left: each worker seals its own log as it leaves the
+// phase, so that the workers sort theirs at the same time instead of the
+// caller sorting every log after the phase.
 
 #include <algorithm>
 #include <cstddef>
@@ -42,16 +44,25 @@ class touch_log {
   bool empty() const noexcept { return ranges_.empty(); }
   std::size_t size() const noexcept { return ranges_.size(); }
 
-  // Replaces `out` by the phase's ranges, sorted and merged; the log is empty
-  // afterwards. Both keep their capacity: no allocation in steady state.
+  // Sorts and merges the phase's ranges in place (by the worker that owns the log).
+  void seal() {
+    coalesce(ranges_);
+    sealed_ = true;
+  }
+
+  // Replaces `out` by the phase's ranges, sorted and merged (sealing them
+  // first if the worker did not); the log is empty afterwards. The two
+  // exchange their storage: no copy, and no allocation in steady state.
   void take(std::vector<byte_range>& out) {
-    out.assign(ranges_.begin(), ranges_.end());
+    if (!sealed_) coalesce(ranges_);
+    out.swap(ranges_);
     ranges_.clear();
-    coalesce(out);
+    sealed_ = false;
   }
 
  private:
   std::vector<byte_range> ranges_;
+  bool sealed_ = false;
 };
 
 }  // namespace cws::detail

@@ -97,7 +97,14 @@ class worker final : public worker_view {
     std::uint64_t last_segment_end_ns = 0;
   };
   const phase_marks& marks() const noexcept { return marks_; }
-  // This phase's declared touches, sorted and merged, into `out` (empties the log).
+  // Sorts and merges this phase's declared touches: called by the worker
+  // itself once it is done with the phase (the scheduler, after the root
+  // returned or the work loop ended), so that the workers do it in parallel.
+  void seal_touches() {
+    if (!touches_.empty()) touches_.seal();
+  }
+  // This phase's declared touches, sorted and merged, into `out` (empties the
+  // log). Called by the scheduler after every worker left the phase.
   void take_touches(std::vector<byte_range>& out) { touches_.take(out); }
   // Frames open on this worker (tasks and finish scopes): the nesting depth a
   // stack overflow report names.

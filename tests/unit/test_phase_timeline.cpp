@@ -4,7 +4,8 @@
 //   * the locality report of declared touches is made once and reused while
 //     the run touches the same bytes from the same nodes and no page moved
 //     (phase_timeline::locality_pages counts the pages it went over: 0 when
-//     reused), and made again when a page moved (relocalize, a program's own
+//     reused; a schedule keeps two, for a phase alternating two buffers),
+//     and made again when a page moved (relocalize, a program's own
 //     move), the touches changed, a cws::numa region came or went, or 256
 //     runs reused it.
 // Two workers on synthetic topologies (simulated page homes), touches placed
@@ -144,6 +145,44 @@ TEST(LocalityReuse, OnOneNodeHowTheWorkIsSplitDoesNotMatter) {
     EXPECT_EQ(Touching::examined(r), 0u) << "split " << split;
     EXPECT_EQ(*r.locality, first);
   }
+}
+
+// A phase that alternates two buffers (a Jacobi sweep with its grids swapped
+// every run) finds each buffer's report; a third touch set replaces the
+// report used least recently.
+TEST(LocalityReuse, TwoBuffersInTurnEachKeepTheirReport) {
+  Touching t(two_nodes);
+  numa::array<char> other = numa::allocate<char>(Touching::pages * page, numa::first_touch);
+  auto& s = t.rt.schedule("ping-pong", "user");
+  const auto run_on = [&](char* data) -> const cws::run_report& {
+    return t.rt.run(s, [&] {
+      cws::designate_after_next_spawn(1);
+      cws::spawn([&] { cws::touch(data, Touching::pages / 2 * page); });
+      cws::touch(data + Touching::pages / 2 * page, Touching::pages / 2 * page);
+      cws::sync();
+    });
+  };
+  EXPECT_EQ(Touching::examined(run_on(t.data.data())), Touching::pages);
+  EXPECT_EQ(Touching::examined(run_on(other.data())), Touching::pages);
+  // other's first run placed its pages (first touch): t.data's report
+  // predates that, so it is made again once.
+  EXPECT_EQ(Touching::examined(run_on(t.data.data())), Touching::pages);
+  for (int i = 1; i < 7; ++i) {
+    const cws::run_report& r = run_on(i % 2 == 0 ? t.data.data() : other.data());
+    EXPECT_EQ(Touching::examined(r), 0u) << "run " << i;
+    EXPECT_EQ(r.locality->touched_bytes, Touching::pages * page);
+    EXPECT_EQ(r.locality->local_bytes, Touching::pages * page);
+  }
+  // A third buffer takes the place of the report used least recently
+  // (other's: t.data ran last); other's report is then made again in place
+  // of t.data's, which the new region had made stale anyway. The two newest
+  // are reused, t.data's is gone.
+  numa::array<char> third = numa::allocate<char>(Touching::pages * page, numa::first_touch);
+  EXPECT_EQ(Touching::examined(run_on(third.data())), Touching::pages);
+  EXPECT_EQ(Touching::examined(run_on(other.data())), Touching::pages);
+  EXPECT_EQ(Touching::examined(run_on(third.data())), 0u);
+  EXPECT_EQ(Touching::examined(run_on(other.data())), 0u);
+  EXPECT_EQ(Touching::examined(run_on(t.data.data())), Touching::pages);
 }
 
 TEST(LocalityReuse, AReportIsMadeAgainAfter256Reuses) {

@@ -74,6 +74,22 @@ TEST(runtime, runs_const_and_temporary_callables) {
   EXPECT_EQ(r, cws::test::serial_fib(10));
 }
 
+// A plain function is a callable too (rt.run takes it by reference to a
+// function type, which has no object address of its own).
+std::uint64_t plain_result = 0;
+void plain_root() { plain_result = cws::test::fib(12); }
+
+TEST(runtime, runs_a_plain_function) {
+  cws::runtime rt(config(2));
+  plain_result = 0;
+  const cws::run_report& r = rt.run(rt.schedule("plain"), plain_root);
+  EXPECT_EQ(plain_result, cws::test::serial_fib(12));
+  EXPECT_EQ(r.phase.schedule, "plain");
+  plain_result = 0;
+  rt.run(&plain_root);
+  EXPECT_EQ(plain_result, cws::test::serial_fib(12));
+}
+
 // Several runtimes: nothing of a runtime is global (policies get their
 // runtime through policy_context), so they may follow each other or live at
 // once. Replaying schedules exercise the per-runtime store and recorder.

@@ -18,7 +18,9 @@
 //     leaves_s     helpers woken -> the last stolen segment ended (or the root
 //                  returned, if that came first): the phase's work
 //     join_s       last stolen segment ended -> the root returned on the caller
-//     helpers_out_s root returned -> every helper left its steal loop
+//     helpers_out_s root returned -> every helper left its steal loop (each
+//                  worker sorts its declared touches as it leaves: the
+//                  caller's and the helpers' at once)
 //   caller resumes (phase_stats::wall_s = fork_s + leaves_s + join_s + helpers_out_s)
 //     collect_s    per-worker statistics, declared touches, balance
 //     locality_s   the locality report of the declared touches

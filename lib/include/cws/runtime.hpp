@@ -138,10 +138,16 @@ class runtime {
   // stays usable.
   template <class F>
   const run_report& run(cws::schedule& s, F&& root) {
-    using fn_t = std::remove_reference_t<F>;  // may be const
-    return run_phase(
-        s, [](void* f) { (*static_cast<fn_t*>(f))(); },
-        const_cast<void*>(static_cast<const void*>(std::addressof(root))));
+    using fn_t = std::remove_reference_t<F>;  // may be const, or a function type
+    static_assert(std::is_invocable_v<fn_t&>, "cws::runtime::run needs a callable taking no arguments");
+    if constexpr (std::is_function_v<fn_t>) {  // a plain function: run it through a pointer to it
+      fn_t* const f = root;
+      return run(s, f);
+    } else {
+      return run_phase(
+          s, [](void* f) { (*static_cast<fn_t*>(f))(); },
+          const_cast<void*>(static_cast<const void*>(std::addressof(root))));
+    }
   }
   template <class F>
   const run_report& run(F&& root) {
