@@ -131,10 +131,39 @@ void node_coverage(const touch_map& touches, std::span<const unsigned> node_of_w
   }
 }
 
+namespace {
+// The report on a machine with one NUMA node, from the coverage alone: every
+// page is on that node, so every declared byte is local, and the pages are
+// counted from the runs (sorted by address) without asking where they are.
+void one_node_report(const std::vector<coverage_run>& runs, std::size_t page_size, locality_report& out) {
+  const std::uintptr_t mask = ~(static_cast<std::uintptr_t>(page_size) - 1);
+  std::uint64_t bytes = 0, pages = 0;
+  std::uintptr_t counted_to = 0;  // one past the last page counted
+  for (const coverage_run& r : runs) {
+    bytes += static_cast<std::uint64_t>(r.end - r.begin) * r.count;
+    const std::uintptr_t first = std::max(r.begin & mask, counted_to), end = ((r.end - 1) & mask) + page_size;
+    if (end > first) {
+      pages += (end - first) / page_size;
+      counted_to = end;
+    }
+  }
+  out.pages = pages;
+  out.touched_bytes = out.local_bytes = bytes;
+  out.unknown_bytes = 0;
+  out.per_node.resize(1);
+  out.per_node[0].touched_bytes = out.per_node[0].local_bytes = bytes;
+}
+}  // namespace
+
 std::uint64_t data_placement::measure(const touch_map& touches, locality_memo& memo,
                                       std::optional<locality_report>& out) {
   const std::uint64_t epoch = homes_epoch();
   node_coverage(touches, node_of_worker_, nodes_, memo);
+  if (nodes_ == 1) {
+    if (!out) out.emplace();
+    one_node_report(memo.current, homes_->page_size(), *out);
+    return 0;
+  }
   const std::uint64_t run = ++memo.runs;
   locality_memo_entry* same = nullptr;  // stale, made from these touches: made again in place
   for (locality_memo_entry& e : memo.entries) {

@@ -8,8 +8,10 @@
 // the counted stretch.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
@@ -84,24 +86,70 @@ TEST(phase_allocations, steady_state_phases_allocate_nothing_in_the_core) {
   EXPECT_LE(made, 8u);
 }
 
+// Leaves that declare what they read, in `phases` phases of `rt`; returns
+// the heap allocations made, and in `made_again` the runs that went over the
+// pages (phase_timeline::locality_pages).
+struct touching_phases {
+  explicit touching_phases(const cws::runtime_config& cfg) : rt(cfg) {
+    rt.time_phases(true);  // the timeline says whether the report was made again (and must not allocate either)
+  }
+  std::uint64_t phase() {
+    return rt
+        .run(s,
+             [&] {
+               cws::parallel_for_range(
+                   std::size_t{0}, a.size(),
+                   [&](std::size_t lo, std::size_t hi) { cws::touch(a.data() + lo, (hi - lo) * sizeof(double)); },
+                   1024);
+             })
+        .timeline->locality_pages;
+  }
+  cws::runtime rt;
+  cws::schedule& s = rt.schedule("touching");
+  std::vector<double> a = std::vector<double>(1 << 16, 1.0);  // 128 pages of 4 KiB
+};
+
+// On one NUMA node the report is made from the ranges alone, every run, and
+// allocates nothing either.
+TEST(phase_allocations, on_one_node_a_locality_report_goes_over_no_page_and_allocates_nothing) {
+  if (!CWS_TEST_COUNTS_ALLOCATIONS) GTEST_SKIP() << "the sanitizer owns operator new in this build";
+  auto cfg = cws::test::config(2, "pack:1 numa:1 core:2 pu:1");
+  cfg.record = false;
+  touching_phases t(cfg);
+  for (int i = 0; i < 2000; ++i) ASSERT_EQ(t.phase(), 0u);  // pools, deques, touch logs and scratch reach their size
+  const std::uint64_t before = allocations.load();
+  for (int i = 0; i < 250; ++i) ASSERT_EQ(t.phase(), 0u);
+  const std::uint64_t made = allocations.load() - before;
+  ASSERT_TRUE(t.s.last_report()->locality.has_value());
+  EXPECT_EQ(t.s.last_report()->locality->touched_bytes, t.a.size() * sizeof(double));
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto first = reinterpret_cast<std::uintptr_t>(t.a.data());
+  const std::uintptr_t first_page = first / page, last_page = (first + t.a.size() * sizeof(double) - 1) / page;
+  EXPECT_EQ(t.s.last_report()->locality->pages, last_page - first_page + 1);
+  EXPECT_LE(made, 16u);  // a new high-water mark of a pool or deque, as below
+}
+
 TEST(phase_allocations, repeated_touches_reuse_the_locality_report_without_allocating) {
   if (!CWS_TEST_COUNTS_ALLOCATIONS) GTEST_SKIP() << "the sanitizer owns operator new in this build";
-  auto cfg = cws::test::config(2);
+  // Two NUMA nodes (simulated homes), one worker on the first: every run
+  // touches the same bytes from the same node, and the report is reused.
+  auto cfg = cws::test::config(1, "pack:2 numa:1 core:1 pu:1");
   cfg.record = false;
   cws::runtime rt(cfg);
   rt.time_phases(true);  // the timeline says whether the report was made again (and must not allocate either)
   auto& s = rt.schedule("touching");
   std::vector<double> a(1 << 16, 1.0);  // 128 pages of 4 KiB
   std::uint64_t got = 0;
-  // Leaves declare what they read, on whichever worker runs them: on one
-  // NUMA node the split does not matter to the report.
   auto phase = [&] {
-    return rt.run(s, [&] {
-             cws::parallel_for_range(std::size_t{0}, a.size(), [&](std::size_t lo, std::size_t hi) {
-               cws::touch(a.data() + lo, (hi - lo) * sizeof(double));
-             }, 1024);
-             got = a.size();
-           })
+    return rt
+        .run(s,
+             [&] {
+               cws::parallel_for_range(
+                   std::size_t{0}, a.size(),
+                   [&](std::size_t lo, std::size_t hi) { cws::touch(a.data() + lo, (hi - lo) * sizeof(double)); },
+                   1024);
+               got = a.size();
+             })
         .timeline->locality_pages;
   };
   for (int i = 0; i < 2000; ++i) phase();  // pools, deques, touch logs and scratch reach their size

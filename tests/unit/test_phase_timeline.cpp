@@ -185,6 +185,30 @@ TEST(LocalityReuse, TwoBuffersInTurnEachKeepTheirReport) {
   EXPECT_EQ(Touching::examined(run_on(t.data.data())), Touching::pages);
 }
 
+// One NUMA node: every page is on it. The report counts every declared byte
+// as local, once per worker that declared it, and the distinct pages, from
+// the ranges alone: no page is gone over.
+TEST(LocalityReuse, OnOneNodeTheReportNeedsNoPage) {
+  Touching t(one_node);
+  auto& s = t.rt.schedule("one-node", "user");
+  const cws::run_report& r = t.rt.run(s, [&] {
+    cws::designate_after_next_spawn(1);
+    cws::spawn([&] { cws::touch(t.data.data(), 5 * page); });
+    cws::touch(t.data.data() + 3 * page, 5 * page - 100);
+    cws::touch(t.data.data() + 3 * page, 10);  // again: one range on this worker
+    cws::sync();
+  });
+  EXPECT_EQ(Touching::examined(r), 0u);
+  ASSERT_TRUE(r.locality.has_value());
+  EXPECT_EQ(r.locality->pages, Touching::pages);
+  EXPECT_EQ(r.locality->touched_bytes, 10 * page - 100);
+  EXPECT_EQ(r.locality->local_bytes, r.locality->touched_bytes);
+  EXPECT_EQ(r.locality->unknown_bytes, 0u);
+  ASSERT_EQ(r.locality->per_node.size(), 1u);
+  EXPECT_EQ(r.locality->per_node[0].touched_bytes, 10 * page - 100);
+  EXPECT_EQ(r.locality->per_node[0].local_bytes, 10 * page - 100);
+}
+
 TEST(LocalityReuse, AReportIsMadeAgainAfter256Reuses) {
   Touching t(two_nodes);
   auto& s = t.rt.schedule("refresh", "user");
