@@ -2,16 +2,28 @@
 // One worker's declared touches in the running phase (touch.hpp).
 //
 // Owned and written only by its worker during a phase; read by the scheduler
-// after every worker has stopped. add() merges the new range into one of the
-// most recent `window` ranges when they overlap or are adjacent: a task that
-// walks one or more arrays in order (a leaf of a recursive bisection touching
-// `in` and `out` rows, say) extends its existing ranges instead of adding new
-// ones, so a segment leaves O(arrays) ranges, not O(tasks). seal() sorts and
-// merges whatever is left: each worker seals its own log as it leaves the
-// phase, so that the workers sort theirs at the same time instead of the
-// caller sorting every log after the phase.
+// after every worker has stopped. add() keeps the log short, so that sorting
+// it at the end costs little:
+//   * the new range merges into one of the most recent `window` ranges when
+//     they overlap or are adjacent: a task that walks one or more arrays in
+//     order (a leaf of a recursive bisection touching `in` and `out` rows,
+//     say) extends its existing ranges, so a segment leaves O(arrays) ranges,
+//     not O(tasks);
+//   * else it extends any earlier range it continues exactly (that range ends
+//     where it begins, or begins where it ends), found through two small
+//     direct-mapped tables keyed by end and begin addresses, and two ranges
+//     it joins become one: a worker that relaxes the tiles of a 2-D tiling
+//     row by row, tile after tile (each tile a range per row, the tile to its
+//     right continuing every one of them), ends with one range per band of
+//     rows instead of one per row and tile.
+// A table slot is a hint, checked against the range it names before use
+// (ranges move on; a stale slot just misses). seal() sorts and merges
+// whatever is left: each worker seals its own log as it leaves the phase, so
+// that the workers sort theirs at the same time instead of the caller
+// sorting every log after the phase.
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -24,6 +36,7 @@ namespace cws::detail {
 class touch_log {
  public:
   static constexpr std::size_t window = 4;
+  static constexpr std::size_t slots = 256;  // per table (2 KiB in all)
 
   void add(const void* p, std::size_t bytes) {
     const auto lo = reinterpret_cast<std::uintptr_t>(p);
@@ -32,21 +45,29 @@ class touch_log {
     const std::size_t first = ranges_.size() > window ? ranges_.size() - window : 0;
     for (std::size_t i = ranges_.size(); i-- > first;) {
       byte_range& r = ranges_[i];
-      if (lo <= r.end && r.begin <= hi) {
+      if (lo <= r.end && r.begin <= hi && r.end > r.begin) {
         r.begin = std::min(r.begin, lo);
-        r.end = std::max(r.end, hi);
+        if (hi > r.end) extend(i, hi);
         return;
       }
     }
+    if (const std::size_t i = ending_at(lo); i != none) return extend(i, hi);
+    if (const std::size_t i = beginning_at(hi); i != none) {
+      ranges_[i].begin = lo;
+      by_begin_[slot(lo)] = static_cast<std::uint32_t>(i);
+      return;
+    }
     ranges_.push_back({lo, hi});
+    index(ranges_.size() - 1);
   }
 
   bool empty() const noexcept { return ranges_.empty(); }
+  // Entries to sort when the phase ends (ranges emptied by a join included).
   std::size_t size() const noexcept { return ranges_.size(); }
 
   // Sorts and merges the phase's ranges in place (by the worker that owns the log).
   void seal() {
-    coalesce(ranges_);
+    coalesce(ranges_);  // drops the ranges emptied by a join, too
     sealed_ = true;
   }
 
@@ -57,12 +78,51 @@ class touch_log {
     if (!sealed_) coalesce(ranges_);
     out.swap(ranges_);
     ranges_.clear();
-    sealed_ = false;
+    sealed_ = false;  // the tables keep stale slots: each is checked before use
   }
 
  private:
+  static constexpr std::size_t none = ~std::size_t{0};
+  static constexpr std::uint32_t unset = ~std::uint32_t{0};
+
+  // Fibonacci hashing: the top bits of the product depend on every address
+  // bit (rows of a matrix are a power-of-two stride apart).
+  static std::size_t slot(std::uintptr_t address) noexcept {
+    static_assert(slots == 256);
+    return static_cast<std::size_t>((static_cast<std::uint64_t>(address) * 0x9E3779B97F4A7C15ull) >> 56);
+  }
+  std::size_t ending_at(std::uintptr_t address) const noexcept {
+    const std::uint32_t i = by_end_[slot(address)];
+    return i < ranges_.size() && ranges_[i].end == address && ranges_[i].end > ranges_[i].begin ? i : none;
+  }
+  std::size_t beginning_at(std::uintptr_t address) const noexcept {
+    const std::uint32_t i = by_begin_[slot(address)];
+    return i < ranges_.size() && ranges_[i].begin == address && ranges_[i].end > ranges_[i].begin ? i : none;
+  }
+  void index(std::size_t i) noexcept {
+    by_end_[slot(ranges_[i].end)] = static_cast<std::uint32_t>(i);
+    by_begin_[slot(ranges_[i].begin)] = static_cast<std::uint32_t>(i);
+  }
+  // Range i now ends at `hi`; a range that began there joins it (and is left
+  // empty, for seal() to drop).
+  void extend(std::size_t i, std::uintptr_t hi) {
+    ranges_[i].end = hi;
+    if (const std::size_t j = beginning_at(hi); j != none && j != i) {
+      ranges_[i].end = ranges_[j].end;
+      ranges_[j] = {};
+    }
+    index(i);
+  }
+
   std::vector<byte_range> ranges_;
+  std::array<std::uint32_t, slots> by_end_ = filled(), by_begin_ = filled();
   bool sealed_ = false;
+
+  static constexpr std::array<std::uint32_t, slots> filled() {
+    std::array<std::uint32_t, slots> a{};
+    a.fill(unset);
+    return a;
+  }
 };
 
 }  // namespace cws::detail

@@ -1,15 +1,19 @@
-// Declared touches inside phases (touch.hpp): per-worker coalescing, spawn
+// Declared touches inside phases (touch.hpp): per-worker coalescing (and the
+// worker's log, touch_log.hpp, on its own), spawn
 // hints, the per-phase locality report and runtime::relocalize with the
 // simulated backend on a synthetic two-node topology, with exact answers.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "cws/cws.hpp"
 #include "support/runtime_fixture.hpp"
+#include "touch_log.hpp"
 
 namespace numa = cws::numa;
 using cws::byte_range;
@@ -180,4 +184,55 @@ TEST_F(TwoNodeTouches, ObserversSeeEveryRelocalization) {
   ASSERT_EQ(obs.reports.size(), 1u);
   EXPECT_EQ(obs.reports[0].iteration, 1u);
   EXPECT_EQ(obs.reports[0].pages_moved, pages);
+}
+
+// The log itself (touch_log.hpp, internal): whatever order ranges come in,
+// what it hands over is exactly the sorted, merged union of them.
+TEST(TouchLog, HandsOverTheMergedUnionOfWhatWasAdded) {
+  std::mt19937_64 rng(7);
+  cws::detail::touch_log log;
+  std::vector<byte_range> got;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::vector<byte_range> added;
+    const int count = static_cast<int>(rng() % 40);
+    for (int i = 0; i < count; ++i) {
+      // Small addresses: ranges often overlap, continue each other or repeat.
+      const std::uintptr_t begin = 0x10000 + 8 * (rng() % 64), length = 8 * (rng() % 6);
+      if (rng() % 4 == 0 && !added.empty()) {  // continue an earlier one exactly
+        const byte_range& r = added[rng() % added.size()];
+        const std::uintptr_t at = rng() % 2 ? r.end : r.begin - std::min<std::uintptr_t>(r.begin, length);
+        added.push_back({at, at + length});
+      } else {
+        added.push_back({begin, begin + length});
+      }
+      log.add(reinterpret_cast<const void*>(added.back().begin), added.back().end - added.back().begin);
+    }
+    if (trial % 2) log.seal();  // the worker's own sort, or take()'s
+    log.take(got);
+    cws::coalesce(added);
+    ASSERT_EQ(got, added) << "trial " << trial;
+    EXPECT_TRUE(log.empty());
+  }
+}
+
+// A worker relaxing a 2-D tiling band after band, tile after tile, each tile
+// a range per row: the tile to the right continues every row of its left
+// neighbour, and the log ends with one range, not one per row and tile. (The
+// log never reads the memory: fixed addresses keep its hash slots, and so
+// this count, the same on every run.)
+TEST(TouchLog, TilesOfA2DTilingJoinIntoOneRangePerRunOfBands) {
+  constexpr std::uintptr_t base = 0x7f0000000000, row = 512 * sizeof(int);
+  constexpr std::size_t tile_rows = 16, tile_bytes = 128 * sizeof(int), bands = 8;
+  cws::detail::touch_log log;
+  for (std::size_t band = 0; band < bands; ++band)
+    for (std::uintptr_t c0 = 0; c0 < row; c0 += tile_bytes)
+      for (std::size_t i = band * tile_rows; i < (band + 1) * tile_rows; ++i)
+        log.add(reinterpret_cast<const void*>(base + i * row + c0), tile_bytes);
+  // About an entry per row of each band's first tile (the tiles to its right
+  // joined it; a slot taken by another range makes a join missed) to sort
+  // when the phase ends, instead of one per row and tile (512).
+  EXPECT_LE(log.size(), bands * tile_rows * 5 / 4);
+  std::vector<byte_range> got;
+  log.take(got);
+  EXPECT_EQ(got, (std::vector<byte_range>{{base, base + bands * tile_rows * row}}));
 }
