@@ -52,6 +52,7 @@ void evolve_controller::converge(schedule_state& s, std::uint64_t at) {
   c.relws_runs = 0;
   c.settling_runs = 0;
   c.relearning = false;
+  c.probing = false;
   s.coarsen_search = {};
 }
 
@@ -60,10 +61,12 @@ void evolve_controller::relearn(schedule_state& s) {
   s.converged = false;
   s.evolve_counters.relws_runs = 0;
   s.evolve_counters.relearning = true;
+  s.evolve_counters.probing = false;
 }
 
 evolve_stage evolve_controller::stage_of(const schedule_state& s) noexcept {
   if (s.evolve_counters.auditing) return evolve_stage::audit;
+  if (s.evolve_counters.probing) return evolve_stage::probe;
   if (s.mode == evolve_mode::stows) return evolve_stage::converged;
   return s.evolve_counters.relearning ? evolve_stage::relearn : evolve_stage::learn;
 }
@@ -74,6 +77,8 @@ replay_mode evolve_controller::mode_for(const template_plan* plan) const noexcep
       return replay_mode::stows;
     case evolve_stage::converged:
       return plan != nullptr && !plan->nesting_known ? replay_mode::stuws : replay_mode::stows;
+    case evolve_stage::probe:
+      return replay_mode::random;
     case evolve_stage::learn:
     case evolve_stage::relearn:
       break;
@@ -89,8 +94,10 @@ void evolve_controller::converge(run_report& r) {
 // ------------------------------------------------------------------ stages
 
 void evolve_controller::after_run(replay_mode ran, run_report& r, const runtime_config& cfg,
-                                  std::shared_ptr<const steal_tree::tree> fresh, const steal_tree::phase_record& record) {
+                                  std::shared_ptr<const steal_tree::tree> fresh,
+                                  const steal_tree::phase_record& record) {
   if (auditing()) return after_audit(r, record);
+  if (probing()) return after_probe(r, cfg);
   if (ran == replay_mode::relws) return after_relws(r, cfg, std::move(fresh));
   after_stows(r, cfg);
 }
@@ -189,7 +196,8 @@ void evolve_controller::after_audit(run_report& r, const steal_tree::phase_recor
 
 // converged: the template stays unless the runs got slower for good
 // (slowdown_watch.hpp): a slow run, or a few, is noise (a descheduled worker,
-// a page-fault storm); a divergence restarts (replay_policy::end_phase).
+// a page-fault storm); a divergence restarts (replay_policy::end_phase). A
+// lasting slowdown is put to a probe: see after_probe.
 void evolve_controller::after_stows(run_report& r, const runtime_config& cfg) {
   if (coarsens_ && !s_.coarsen_search.done()) return s_.coarsen_search.after_run(s_, r, cfg, store_);
   const unsigned pct = knobs_of(cfg).replay.evolve_slowdown_pct;
@@ -197,13 +205,39 @@ void evolve_controller::after_stows(run_report& r, const runtime_config& cfg) {
   if (!watch.add(r.wall_s, pct)) return;
   format_into(r.note,
               "slowdown: even the faster of the last {} stows runs (lower quartile {:.3f} ms) stayed over {}% "
-              "slower than the {} before (x{:.2f}) for {} runs: back to relws",
+              "slower than the {} before (x{:.2f}) for {} runs: the next run probes random stealing",
               slowdown_watch::recent, watch.now_s() * 1e3, pct, watch.baseline_runs(),
               watch.now_s() / watch.baseline_s(), watch.slow_runs());
-  // relearn refines the converged template; the best tree and the planner's
-  // verdict of the earlier learning stay (planning again allocates, and
-  // would plan from the same kind of run).
-  relearn(s_);
+  s_.evolve_counters.probing = true;
+}
+
+// The probe: a run under random stealing, in the conditions the slow stows
+// runs met. A template that stopped fitting the program (its work moved
+// between tasks) loses to random stealing by the slowdown margin; a machine
+// that got slower (a parallel build started beside the solver) slows random
+// stealing as much, and the template stays. Only random stealing beating the
+// template is evidence against it.
+void evolve_controller::after_probe(run_report& r, const runtime_config& cfg) {
+  evolve_counters& c = s_.evolve_counters;
+  c.probing = false;
+  const double pct = knobs_of(cfg).replay.evolve_slowdown_pct;
+  const double floor_s = c.slowdown.now_s();
+  if (r.wall_s * (1.0 + pct / 100.0) < floor_s) {
+    format_into(r.note,
+                "probe: random stealing took {:.3f} ms, over {}% faster than the template's recent floor ({:.3f} "
+                "ms): the template stopped fitting, back to relws",
+                r.wall_s * 1e3, pct, floor_s * 1e3);
+    // relearn refines the converged template; the best tree and the planner's
+    // verdict of the earlier learning stay (planning again allocates, and
+    // would plan from the same kind of run).
+    relearn(s_);
+    return;
+  }
+  format_into(r.note,
+              "probe: random stealing took {:.3f} ms, not {}% faster than the template's recent floor ({:.3f} ms): "
+              "the machine slowed down, not the template; staying converged, slowdowns measured from here",
+              r.wall_s * 1e3, pct, floor_s * 1e3);
+  c.slowdown.reset();
 }
 
 }  // namespace cws::schedulers::detail

@@ -12,8 +12,14 @@
 //              balanced template from it (converged on it), or the best tree
 //              stays (converged on that).
 //   converged  stows runs of the template (stuws for a planned one); coarsen
-//              searches its pruning depths first. Leaves for relearn on a
+//              searches its pruning depths first. Leaves for probe on a
 //              persistent slowdown.
+//   probe      one run under random stealing, the template kept and no page
+//              moved: when random stealing beats the template's recent floor
+//              by the slowdown margin, the template stopped fitting the
+//              program (relearn); when it does not, the machine slowed down,
+//              not the template (converged again, the watch starting afresh
+//              from the slower times).
 //   relearn    learn again from the converged template, keeping the best tree
 //              and the planner's verdict of the earlier learning.
 //
@@ -32,7 +38,7 @@
 
 namespace cws::schedulers::detail {
 
-enum class evolve_stage { learn, audit, converged, relearn };
+enum class evolve_stage { learn, audit, converged, probe, relearn };
 
 // evolve's balance rule (CWS_EVOLVE_BALANCE): every worker ran a task and the
 // busiest one's share is within the tolerance of 1/P; always true when off.
@@ -58,6 +64,8 @@ class evolve_controller {
   evolve_stage stage() const noexcept { return stage_of(s_); }
   // The coming run is the audit run (record every task: no serial elision).
   bool auditing() const noexcept { return s_.evolve_counters.auditing; }
+  // The coming run is a probe (random stealing; the template stays, no page moves).
+  bool probing() const noexcept { return s_.evolve_counters.probing; }
   // How the coming run replays the schedule's template, compiled as `plan`
   // (null: it could not be). Converged: stows, or stuws for a planned
   // template (no time stamps: its per-worker order is an estimate, which may
@@ -65,10 +73,11 @@ class evolve_controller {
   // all the same).
   replay_mode mode_for(const template_plan* plan) const noexcept;
 
-  // After a run that replayed the template in `ran` without diverging:
-  // the decision of the run's stage (r.note says it when it is one).
-  void after_run(replay_mode ran, run_report& r, const runtime_config& cfg, std::shared_ptr<const steal_tree::tree> fresh,
-                 const steal_tree::phase_record& record);
+  // After a run that replayed the template in `ran` without diverging, or
+  // the probe run (`ran` random): the decision of the run's stage (r.note
+  // says it when it is one).
+  void after_run(replay_mode ran, run_report& r, const runtime_config& cfg,
+                 std::shared_ptr<const steal_tree::tree> fresh, const steal_tree::phase_record& record);
 
  private:
   void after_relws(run_report& r, const runtime_config& cfg, std::shared_ptr<const steal_tree::tree> fresh);
@@ -77,6 +86,7 @@ class evolve_controller {
   void converge_on_best(run_report& r, const runtime_config& cfg);
   void after_audit(run_report& r, const steal_tree::phase_record& record);
   void after_stows(run_report& r, const runtime_config& cfg);
+  void after_probe(run_report& r, const runtime_config& cfg);
   void converge(run_report& r);
 
   schedule_state& s_;

@@ -194,7 +194,8 @@ void replay_policy::begin_phase(const phase_info& info) {
       kind_.kind == replay_kind::user ? nullptr : choose_template(info, rec);
   std::string unusable = load_plan(chosen, info);
   const replay_mode mode = mode_of_run(chosen != nullptr);
-  planned_ = detail::ran_as_of(mode);
+  // Random stealing with a template at hand is evolve's probe, not a template-less run.
+  planned_ = chosen != nullptr && mode == replay_mode::random ? cws::ran_as::random : detail::ran_as_of(mode);
   hinting_ = hinted_ && mode == replay_mode::random && unusable.empty();
   if (hinting_) planned_ = cws::ran_as::hinted;
   if (!unusable.empty()) {
@@ -371,6 +372,7 @@ void replay_policy::plan_relocalization(const run_report& r, bool recorded) {
   relocalizing_stows_ = !r.diverged() && s.converged &&  // not the audit run
                         (engine_.mode() == replay_mode::stows || engine_.mode() == replay_mode::stuws);
   relocalize_ = kind_.traits.evolves && knobs_of(rt_->config()).replay.evolve_relocalize && recorded &&
+                !(evolve_ && evolve_->probing()) &&  // a probe's random run is no template: the pages stay
                 (!relocalizing_stows_ || !s.pages_settled);
 }
 
@@ -384,6 +386,12 @@ void replay_policy::next_template(run_report& r, const steal_tree::phase_record&
   // for it (the time stamps differ, which nothing after the run reads).
   if (repeated && !r.diverged() && (mode == replay_mode::stows || mode == replay_mode::stuws)) {
     if (evolve_) evolve_->after_run(mode, r, rt_->config(), s.previous, record);
+    return;
+  }
+  // evolve's probe ran under random stealing against its converged template,
+  // which stays: the probe's tree is kept nowhere.
+  if (evolve_ && evolve_->probing() && mode == replay_mode::random) {
+    evolve_->after_run(mode, r, rt_->config(), nullptr, record);
     return;
   }
   std::shared_ptr<const steal_tree::tree> fresh = store_->share(record.steals);

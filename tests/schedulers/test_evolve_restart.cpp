@@ -1,10 +1,12 @@
 // evolve's state machine (schedulers/src/evolve_controller.hpp): its stages,
-// and restart(), the one place that resets evolve's state, resetting all of it.
+// restart(), the one place that resets evolve's state, resetting all of it,
+// and the probe of a converged template after a lasting slowdown.
 
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cws/cws.hpp"
 #include "evolve_controller.hpp"
@@ -45,6 +47,7 @@ void set_every_field(cs::schedule_state& s, const cws::runtime_config& cfg) {
   c.planned = true;
   c.auditing = true;
   c.relearning = true;
+  c.probing = true;
 }
 
 // Runs coarsen's search on the schedule's template until it kept a depth.
@@ -87,6 +90,7 @@ TEST(evolve_restart, resets_every_field_to_a_new_schedules) {
   EXPECT_EQ(c.planned, f.planned);
   EXPECT_EQ(c.auditing, f.auditing);
   EXPECT_EQ(c.relearning, f.relearning);
+  EXPECT_EQ(c.probing, f.probing);
   EXPECT_FALSE(s.coarsen_search.done());
   EXPECT_EQ(evolve_controller::stage_of(s), evolve_stage::learn);
   EXPECT_EQ(s.templ, templ) << "restart leaves the template to its caller";
@@ -122,6 +126,16 @@ TEST(evolve_stages, converge_and_relearn_move_between_stages) {
 
   s.evolve_counters.auditing = true;
   EXPECT_EQ(evolve_controller::stage_of(s), evolve_stage::audit);
+  s.evolve_counters.auditing = false;
+
+  evolve_controller::converge(s, 10);
+  s.evolve_counters.probing = true;
+  EXPECT_EQ(evolve_controller::stage_of(s), evolve_stage::probe);
+  evolve_controller::converge(s, 11);
+  EXPECT_EQ(evolve_controller::stage_of(s), evolve_stage::converged) << "converging ends a probe";
+  s.evolve_counters.probing = true;
+  evolve_controller::relearn(s);
+  EXPECT_EQ(evolve_controller::stage_of(s), evolve_stage::relearn) << "relearning ends a probe";
 }
 
 TEST(evolve_stages, each_stage_replays_in_its_mode) {
@@ -129,8 +143,8 @@ TEST(evolve_stages, each_stage_replays_in_its_mode) {
   cs::schedule_state& s = cs::store_of(rt).state("step");
   const evolve_controller evolve(s, cs::store_of(rt), false);
   cs::detail::template_plan recorded_plan, planned_plan;
-  recorded_plan.nesting_known = true;   // a recorded tree's stamps give its order
-  planned_plan.nesting_known = false;   // the planner's order is an estimate
+  recorded_plan.nesting_known = true;  // a recorded tree's stamps give its order
+  planned_plan.nesting_known = false;  // the planner's order is an estimate
   EXPECT_EQ(evolve.mode_for(&recorded_plan), replay_mode::relws);
   s.evolve_counters.auditing = true;
   EXPECT_EQ(evolve.mode_for(&planned_plan), replay_mode::stows) << "the audit run keeps the order";
@@ -138,6 +152,99 @@ TEST(evolve_stages, each_stage_replays_in_its_mode) {
   evolve_controller::converge(s, 1);
   EXPECT_EQ(evolve.mode_for(&recorded_plan), replay_mode::stows);
   EXPECT_EQ(evolve.mode_for(&planned_plan), replay_mode::stuws);
+  s.evolve_counters.probing = true;
+  EXPECT_EQ(evolve.mode_for(&planned_plan), replay_mode::random) << "the probe runs under random stealing";
+}
+
+// ------------------------------------------------- a slowdown and its probe
+// The decisions on given run times (the watch's own rules are tested in
+// test_evolve_converged): a lasting slowdown of the converged template's
+// runs leads to one probe under random stealing, which keeps the template
+// when random stealing is as slow (the machine slowed down) and sends evolve
+// back to learn when it is faster by the margin (the template stopped
+// fitting).
+
+struct slowed_down {
+  cws::runtime rt{cws::test::config(2)};
+  cs::schedule_state& s = cs::store_of(rt).state("step");
+  evolve_controller evolve{s, cs::store_of(rt), false};
+  cws::steal_tree::phase_record record;
+  cws::run_report r;
+
+  // Converged, then runs of `before` seconds, then of `after` until the watch's verdict.
+  slowed_down(double before, double after) {
+    evolve_controller::converge(s, 1);
+    for (int i = 0; i < 32; ++i) stows_run(before);
+    for (int i = 0; i < 64 && !s.evolve_counters.probing; ++i) stows_run(after);
+  }
+  void stows_run(double seconds) {
+    r.note.clear();
+    r.wall_s = seconds;
+    evolve.after_run(replay_mode::stows, r, rt.config(), nullptr, record);
+  }
+  void probe_run(double seconds) {
+    r.note.clear();
+    r.wall_s = seconds;
+    evolve.after_run(replay_mode::random, r, rt.config(), nullptr, record);
+  }
+};
+
+TEST(evolve_probe, a_lasting_slowdown_is_put_to_a_probe_under_random_stealing) {
+  slowed_down t(1e-3, 3e-3);
+  ASSERT_EQ(evolve_controller::stage_of(t.s), evolve_stage::probe) << "no verdict on a 3-times slowdown";
+  EXPECT_NE(t.r.note.find("the next run probes random stealing"), std::string::npos) << t.r.note;
+  EXPECT_TRUE(t.s.converged) << "the template stays until the probe says otherwise";
+}
+
+TEST(evolve_probe, random_stealing_as_slow_keeps_the_template_and_measures_from_there) {
+  slowed_down t(1e-3, 3e-3);
+  ASSERT_EQ(evolve_controller::stage_of(t.s), evolve_stage::probe);
+  t.probe_run(2.5e-3);  // faster than the floor, but by less than the 25 % margin
+  EXPECT_EQ(evolve_controller::stage_of(t.s), evolve_stage::converged);
+  EXPECT_TRUE(t.s.converged);
+  EXPECT_NE(t.r.note.find("the machine slowed down, not the template"), std::string::npos) << t.r.note;
+  EXPECT_EQ(t.s.evolve_counters.slowdown.runs(), 0u) << "the slower times are the new baseline";
+  // At the new level, runs as slow as before the probe are no slowdown.
+  for (int i = 0; i < 64; ++i) t.stows_run(3e-3);
+  EXPECT_EQ(evolve_controller::stage_of(t.s), evolve_stage::converged);
+}
+
+TEST(evolve_probe, random_stealing_faster_by_the_margin_sends_evolve_back_to_learn) {
+  slowed_down t(1e-3, 3e-3);
+  ASSERT_EQ(evolve_controller::stage_of(t.s), evolve_stage::probe);
+  t.probe_run(2e-3);  // 3 ms / 2 ms: 50 % faster
+  EXPECT_EQ(evolve_controller::stage_of(t.s), evolve_stage::relearn);
+  EXPECT_FALSE(t.s.converged);
+  EXPECT_NE(t.r.note.find("the template stopped fitting, back to relws"), std::string::npos) << t.r.note;
+}
+
+// On the runtime: the probe run (forced here: the watch's verdict needs real
+// slow runs) runs under random stealing, keeps the template, moves no page
+// and leaves the schedule converged; the next run replays under stows.
+TEST(evolve_probe, the_probe_run_keeps_the_template_and_the_schedule_converged) {
+  cws::runtime rt(cws::test::config(2));
+  cs::schedule_state& s = recorded(rt, "probe");
+  cws::schedule& sched = rt.schedule("probe", "evolve");
+  evolve_controller::converge(s, 1);
+  const auto templ = s.templ;
+  const std::string from = s.template_from;
+  s.evolve_counters.probing = true;
+  std::vector<char> data(16 * 4096);
+  // Declared touches: evolve would move pages after a run that becomes its template.
+  const cws::run_report& probe = rt.run(sched, [&] {
+    cws::spawn([&] { cws::touch(data.data(), data.size() / 2); });
+    cws::touch(data.data() + data.size() / 2, data.size() / 2);
+    cws::sync();
+  });
+  EXPECT_EQ(probe.ran_as, cws::ran_as::random) << probe.label();
+  EXPECT_TRUE(probe.converged);
+  EXPECT_EQ(probe.relocalization(), nullptr);
+  EXPECT_NE(probe.note.find("probe: random stealing took"), std::string::npos) << probe.note;
+  EXPECT_EQ(s.templ, templ);
+  EXPECT_EQ(s.template_from, from);
+  EXPECT_EQ(evolve_controller::stage_of(s), evolve_stage::converged);
+  const cws::run_report& next = rt.run(sched, [] { cws::test::fib(12); });
+  EXPECT_EQ(next.ran_as, cws::ran_as::stows) << next.label();
 }
 
 TEST(evolve_stages, mark_converged_starts_converged_from_a_clean_slate) {

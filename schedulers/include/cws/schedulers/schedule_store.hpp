@@ -54,21 +54,22 @@ namespace detail {
 // state machine only (schedulers/src/evolve_controller.hpp, which resets it
 // all in one place); programs read the decisions from the run reports.
 struct evolve_counters {
-  unsigned relws_runs = 0;       // relws iterations since the last switch
-  slowdown_watch slowdown;       // the stows runs' times since the switch (CWS_EVOLVE_SLOWDOWN)
-  unsigned settling_runs = 0;    // stows runs after the switch that still moved pages (bounded by evolve_bound)
+  unsigned relws_runs = 0;     // relws iterations since the last switch
+  slowdown_watch slowdown;     // the stows runs' times since the switch (CWS_EVOLVE_SLOWDOWN)
+  unsigned settling_runs = 0;  // stows runs after the switch that still moved pages (bounded by evolve_bound)
   // The best tree the relws runs produced since evolve (re)started: balanced
   // first, then the better balanced / more local / faster (what evolve takes
   // at the bound instead of the last tree).
   std::shared_ptr<const steal_tree::tree> best;
   std::uint64_t best_run = 0;
   bool best_balanced = false;
-  double best_share = 0;   // its busiest worker's share over 1/P
-  double best_local = -1;  // its run's local share (-1: no touches declared)
-  double best_s = 0;       // its run's time
-  bool planned = false;    // the planner was tried since evolve (re)started
-  bool auditing = false;   // the coming run is the audit run the planner needs
+  double best_share = 0;    // its busiest worker's share over 1/P
+  double best_local = -1;   // its run's local share (-1: no touches declared)
+  double best_s = 0;        // its run's time
+  bool planned = false;     // the planner was tried since evolve (re)started
+  bool auditing = false;    // the coming run is the audit run the planner needs
   bool relearning = false;  // relws again after a persistent slowdown (the best tree and the planner's verdict stay)
+  bool probing = false;     // the coming run probes the converged template's slowdown under random stealing
 };
 }  // namespace detail
 

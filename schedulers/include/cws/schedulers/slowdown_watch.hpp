@@ -22,7 +22,8 @@
 // (recent - recent/4 + persistence - 1)th run (14 with the constants
 // below), while the baseline still holds the times from before. A load on
 // the machine that slows every run for that long looks the same; nothing in
-// the run times tells those apart.
+// the run times tells those apart, so the verdict only calls for evolve's
+// probe (a run under random stealing: evolve_controller.hpp).
 //
 // Fixed storage, no allocation, and O(kept) at worst per add() with small
 // constants (it runs after every converged phase, some of 10 us): besides the
