@@ -47,7 +47,8 @@ constexpr env_knobs::knob variables[] = {
      }},
     {"CWS_TEMPLATE_TRIES",
      [](runtime_config& c, const char* n, std::string_view v) {
-       knobs_of(c).replay.template_tries = parse_ranged(n, v, 1, 1000, "an integer (1..1000; 1 = adopt the first run)");
+       knobs_of(c).replay.template_tries =
+           parse_ranged(n, v, 0, 1000, "an integer (0..1000; 1 = adopt the first run, 0 = auto)");
      }},
     {"CWS_HINTED_HET",
      [](runtime_config& c, const char* n, std::string_view v) { knobs_of(c).hinted.het = parse_bool(n, v); }},
@@ -71,7 +72,8 @@ class knobs_description final : public runtime_extension {
         "replay:   evolve bound {}, slowdown {} %, balance {} %, relocalize {}; stall {} ms, elide {}, "
         "coarsen tries {}, template tries {}\n",
         r.evolve_bound, r.evolve_slowdown_pct, r.evolve_balance_pct, on_off(r.evolve_relocalize), r.stall_ms,
-        on_off(r.elide), r.coarsen_tries, r.template_tries);
+        on_off(r.elide), r.coarsen_tries,
+        r.template_tries != 0 ? std::to_string(r.template_tries) : std::string("auto (5 on one NUMA node, else 1)"));
     text_ += fmt::format("hinted:   het {} (limit {}), relaxed {}\n", on_off(k.hinted.het), k.hinted.het_limit,
                          on_off(k.hinted.relaxed));
   }

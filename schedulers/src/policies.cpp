@@ -116,6 +116,10 @@ class replay_policy final : public scheduling_policy {
   void next_template(run_report& r, const steal_tree::phase_record& record, bool repeated);
   void start_over(run_report& r, const std::shared_ptr<const steal_tree::tree>& fresh);
   void pick_template(run_report& r, const std::shared_ptr<const steal_tree::tree>& fresh);
+  // CWS_TEMPLATE_TRIES on this runtime's machine (replay_knobs::template_tries_on).
+  unsigned template_tries() const noexcept {
+    return knobs_of(rt_->config()).replay.template_tries_on(rt_->topology().numa_nodes());
+  }
 
   const detail::replay_policy_kind& kind_;
   const replay_mode fixed_mode_;  // the mode of a kind that does not evolve
@@ -224,8 +228,7 @@ std::shared_ptr<const steal_tree::tree> replay_policy::choose_template(const pha
     if (pick_.tries() == 0)
       missing_ = "no template yet";
     else
-      format_into(missing_, "no balanced run yet: {} of {} tried", pick_.tries(),
-                  knobs_of(runtime().config()).replay.template_tries);
+      format_into(missing_, "no balanced run yet: {} of {} tried", pick_.tries(), template_tries());
     return nullptr;
   }
   if (const schedule_state* other = store_->find(info.follows); other != nullptr && other->templ) {
@@ -438,7 +441,7 @@ void replay_policy::start_over(run_report& r, const std::shared_ptr<const steal_
 void replay_policy::pick_template(run_report& r, const std::shared_ptr<const steal_tree::tree>& fresh) {
   schedule_state& s = *state_;
   const runtime_config& cfg = rt_->config();
-  const unsigned bound = knobs_of(cfg).replay.template_tries;
+  const unsigned bound = template_tries();
   const bool balanced =
       fresh->workers <= 1 || detail::balanced_enough(r.balance.idle_workers, r.balance.max_over_fair, cfg);
   const detail::template_pick::verdict v = pick_.offer(fresh, r.balance, balanced, r.phase.iteration, bound);

@@ -8,11 +8,13 @@
 // had not woken yet, or was descheduled, records no steal at all, and
 // replaying that tree runs the phase on one worker forever.
 //
-// By default (CWS_TEMPLATE_TRIES=1) the first run is the template all the
-// same, as in the paper: its first touches placed the data, and replaying it
-// keeps every task beside its pages, which is what the strict policies are
-// for on a NUMA machine (a later run would replay a schedule the pages do not
-// follow). A phase that computes on data placed elsewhere can ask for more:
+// On a machine with several NUMA nodes (CWS_TEMPLATE_TRIES=0, the default,
+// or 1) the first run is the template all the same, as in the paper: its
+// first touches placed the data, and replaying it keeps every task beside its
+// pages, which is what the strict policies are for on a NUMA machine (a later
+// run would replay a schedule the pages do not follow). On one node no page
+// placement depends on the template, and the default bound is 5. A phase
+// that computes on data placed elsewhere can ask for more on a NUMA machine:
 // with CWS_TEMPLATE_TRIES=N the policy records again under random until a
 // run passes evolve's balance rule (CWS_EVOLVE_BALANCE: every worker ran a
 // task, the busiest one's share within the tolerance of 1/P), and after N

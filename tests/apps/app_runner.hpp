@@ -1,8 +1,11 @@
 #pragma once
 // Runs an app binary as a child process for the apps suites: arguments without
 // a shell, a controlled environment (the caller's CWS_* variables removed, the
-// test's own added), stdout and stderr captured apart, the exit code, and a
-// time limit after which the child is killed and the run reported as timed out.
+// test's own added, and CWS_TEMPLATE_TRIES=1 unless the test sets it: stows
+// and stuws take their first run as the template on every machine, which by
+// default they do on NUMA machines only), stdout and stderr captured apart,
+// the exit code, and a time limit after which the child is killed and the run
+// reported as timed out.
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -91,6 +94,8 @@ inline run_result run_process(const std::string& exe, const std::vector<std::str
   for (char** e = environ; *e != nullptr; ++e)
     if (std::strncmp(*e, "CWS_", 4) != 0) env_strings.emplace_back(*e);
   for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+  if (std::none_of(env.begin(), env.end(), [](const auto& kv) { return kv.first == "CWS_TEMPLATE_TRIES"; }))
+    env_strings.emplace_back("CWS_TEMPLATE_TRIES=1");
   std::vector<char*> envp, argv;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);

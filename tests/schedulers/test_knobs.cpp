@@ -56,7 +56,10 @@ TEST(SchedulerKnobs, DefaultsWhenNothingIsSet) {
     EXPECT_EQ(k.replay.evolve_balance_pct, 10u);
     EXPECT_TRUE(k.replay.elide);
     EXPECT_EQ(k.replay.coarsen_tries, 4u);
-    EXPECT_EQ(k.replay.template_tries, 1u);
+    EXPECT_EQ(k.replay.template_tries, 0u);  // auto
+    EXPECT_EQ(k.replay.template_tries_on(1), 5u);
+    EXPECT_EQ(k.replay.template_tries_on(2), 1u);
+    EXPECT_EQ(k.replay.template_tries_on(8), 1u);
     EXPECT_TRUE(k.hinted.het);
     EXPECT_EQ(k.hinted.het_limit, 2u);
     EXPECT_FALSE(k.hinted.relaxed);
@@ -73,6 +76,9 @@ TEST(SchedulerKnobs, EachVariableSetsItsKnob) {
   EXPECT_FALSE(parse({{"CWS_ELIDE", "0"}}).replay.elide);
   EXPECT_EQ(parse({{"CWS_COARSEN_TRIES", "9"}}).replay.coarsen_tries, 9u);
   EXPECT_EQ(parse({{"CWS_TEMPLATE_TRIES", "5"}}).replay.template_tries, 5u);
+  EXPECT_EQ(parse({{"CWS_TEMPLATE_TRIES", "3"}}).replay.template_tries_on(4), 3u);  // set: on every machine
+  EXPECT_EQ(parse({{"CWS_TEMPLATE_TRIES", "1"}}).replay.template_tries_on(1), 1u);
+  EXPECT_EQ(parse({{"CWS_TEMPLATE_TRIES", "0"}}).replay.template_tries, 0u);
   EXPECT_FALSE(parse({{"CWS_HINTED_HET", "false"}}).hinted.het);
   EXPECT_EQ(parse({{"CWS_HINTED_HET_LIMIT", "0"}}).hinted.het_limit, 0u);
   EXPECT_TRUE(parse({{"CWS_HINTED_RELAXED", "Yes"}}).hinted.relaxed);
@@ -88,8 +94,8 @@ TEST(SchedulerKnobs, BadValuesAreOneLineNamingWhatIsAccepted) {
   for (const char* bad : {"0", "60001", "1s"}) expect_rejected("CWS_STALL_MS", bad, "milliseconds (1..60000)");
   expect_rejected("CWS_ELIDE", "maybe", "1/0, true/false, yes/no or on/off");
   expect_rejected("CWS_COARSEN_TRIES", "65", "an integer (1..64)");
-  for (const char* bad : {"0", "1001"})
-    expect_rejected("CWS_TEMPLATE_TRIES", bad, "an integer (1..1000; 1 = adopt the first run)");
+  for (const char* bad : {"-1", "1001"})
+    expect_rejected("CWS_TEMPLATE_TRIES", bad, "an integer (0..1000; 1 = adopt the first run, 0 = auto)");
   expect_rejected("CWS_HINTED_HET_LIMIT", "many", "a task count (0..1000000)");
 }
 
@@ -134,7 +140,11 @@ TEST(SchedulerKnobs, SetFromCodeInForceInTheRuntime) {
   // describe() shows the knobs in force.
   const std::string d = rt.describe();
   EXPECT_NE(d.find("\nreplay:   evolve bound 3, "), std::string::npos) << d;
-  EXPECT_NE(d.find(", coarsen tries 2, template tries 1\n"), std::string::npos) << d;
+  EXPECT_NE(d.find(", coarsen tries 2, template tries 1\n"), std::string::npos) << d;  // the fixture's
+  cws::runtime_config plain;
+  plain.workers = 1;
+  const std::string auto_tries = cws::runtime(plain).describe();
+  EXPECT_NE(auto_tries.find(", template tries auto (5 on one NUMA node, else 1)\n"), std::string::npos) << auto_tries;
   EXPECT_NE(d.find("\nhinted:   het on (limit 2), relaxed on\n"), std::string::npos) << d;
 }
 

@@ -62,8 +62,9 @@ struct strict_runs {
   std::string template_from;
 };
 
-strict_runs run_strict(std::string_view policy, unsigned workers, unsigned tries, unsigned balance_pct, int runs) {
-  cws::runtime_config cfg = cws::test::config(workers);
+strict_runs run_strict(std::string_view policy, unsigned workers, unsigned tries, unsigned balance_pct, int runs,
+                       std::string topology = {}) {
+  cws::runtime_config cfg = cws::test::config(workers, std::move(topology));
   cs::knobs_of(cfg).replay.template_tries = tries;
   cs::knobs_of(cfg).replay.evolve_balance_pct = balance_pct;
   cws::runtime rt(cfg);
@@ -106,6 +107,20 @@ TEST_P(strict_pick, one_try_or_no_balance_rule_adopts_the_first_run) {
     EXPECT_TRUE(r.notes[0].empty()) << r.notes[0];
     EXPECT_EQ(r.template_from, "recorded run #0");
   }
+}
+
+// The default (0, auto) on synthetic machines: on one NUMA node the phase
+// that leaves a worker idle is recorded again (up to 5 runs); with two nodes
+// the first run is the template, as its first touches placed the pages.
+TEST_P(strict_pick, by_default_one_node_records_again_and_several_nodes_adopt_the_first_run) {
+  const strict_runs one = run_strict(GetParam(), 2, 0, 10, 7, "pack:1 numa:1 core:2 pu:1");
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(one.ran_as[i], cws::ran_as::random_no_template) << "run " << i;
+  EXPECT_NE(one.ran_as[5], cws::ran_as::random_no_template);
+  EXPECT_EQ(one.reasons[4], "no balanced run yet: 4 of 5 tried");
+  const strict_runs two = run_strict(GetParam(), 2, 0, 10, 2, "pack:2 numa:1 core:1 pu:1");
+  EXPECT_EQ(two.ran_as[0], cws::ran_as::random_no_template);
+  EXPECT_NE(two.ran_as[1], cws::ran_as::random_no_template);
+  EXPECT_EQ(two.template_from, "recorded run #0");
 }
 
 TEST_P(strict_pick, one_worker_is_always_balanced) {

@@ -9,11 +9,15 @@
 
 namespace cws::test {
 
-// A config independent of the caller's CWS_* environment.
+// A config independent of the caller's CWS_* environment, and of the
+// machine's NUMA nodes: stows and stuws take their first run as the template
+// (CWS_TEMPLATE_TRIES=1), which by default they do on a NUMA machine only
+// (test_template_pick tests the other bounds).
 inline runtime_config config(unsigned workers, std::string synthetic = {}) {
   runtime_config c;
   c.workers = workers;
   if (!synthetic.empty()) c.topology = synthetic;
+  schedulers::knobs_of(c).replay.template_tries = 1;
   return c;
 }
 

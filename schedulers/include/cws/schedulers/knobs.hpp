@@ -32,8 +32,8 @@
 //   CWS_COARSEN_TRIES    pruning depths the `coarsen` policy tries (default 4)
 //   CWS_TEMPLATE_TRIES   random runs a strict policy (stows, stuws) without a template records
 //                        at most until one passes the CWS_EVOLVE_BALANCE rule, then adopting
-//                        the most balanced of them (default 1: the first run, whose first
-//                        touches placed the data)
+//                        the most balanced of them (1: the first run, whose first touches
+//                        placed the data; default 0 = auto: 1 with several NUMA nodes, 5 on one)
 // Hinted mode (PufferFish; the `hinted` and `hinted-hpt` policies; CWS_HPT is the core's):
 //   CWS_HINTED_HET       1 = hierarchical elastic tasks in `hinted` (default), 0 = off
 //   CWS_HINTED_HET_LIMIT a leaf's HET flag is set by a push onto a deque already
@@ -63,8 +63,17 @@ struct replay_knobs {
   // stows, stuws: random runs recorded at most, until one is balanced, before
   // the most balanced becomes the template (schedulers/src/template_pick.hpp).
   // 1: the first run, whatever its balance: its first touches placed the
-  // data, so replaying it keeps the tasks beside their pages.
-  unsigned template_tries = 1;  // CWS_TEMPLATE_TRIES
+  // data, so replaying it keeps the tasks beside their pages. 0 (the
+  // default): for the machine, see template_tries_on.
+  unsigned template_tries = 0;  // CWS_TEMPLATE_TRIES
+  // The bound on a machine with `numa_nodes` nodes: the knob, or when it is
+  // 0, 1 with several nodes (the first run's first touches placed the pages:
+  // a later template would not follow them) and 5 on one node, where no page
+  // placement depends on the template and a first run that left a worker
+  // idle would make every replay of a phase serial.
+  unsigned template_tries_on(unsigned numa_nodes) const noexcept {
+    return template_tries != 0 ? template_tries : numa_nodes <= 1 ? 5 : 1;
+  }
 };
 
 struct hinted_knobs {
