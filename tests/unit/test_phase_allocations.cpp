@@ -86,9 +86,8 @@ TEST(phase_allocations, steady_state_phases_allocate_nothing_in_the_core) {
   EXPECT_LE(made, 8u);
 }
 
-// Leaves that declare what they read, in `phases` phases of `rt`; returns
-// the heap allocations made, and in `made_again` the runs that went over the
-// pages (phase_timeline::locality_pages).
+// A phase whose leaves declare what they read; phase() returns the pages its
+// locality report went over (phase_timeline::locality_pages: 0 when reused).
 struct touching_phases {
   explicit touching_phases(const cws::runtime_config& cfg) : rt(cfg) {
     rt.time_phases(true);  // the timeline says whether the report was made again (and must not allocate either)
@@ -135,39 +134,22 @@ TEST(phase_allocations, repeated_touches_reuse_the_locality_report_without_alloc
   // touches the same bytes from the same node, and the report is reused.
   auto cfg = cws::test::config(1, "pack:2 numa:1 core:1 pu:1");
   cfg.record = false;
-  cws::runtime rt(cfg);
-  rt.time_phases(true);  // the timeline says whether the report was made again (and must not allocate either)
-  auto& s = rt.schedule("touching");
-  std::vector<double> a(1 << 16, 1.0);  // 128 pages of 4 KiB
-  std::uint64_t got = 0;
-  auto phase = [&] {
-    return rt
-        .run(s,
-             [&] {
-               cws::parallel_for_range(
-                   std::size_t{0}, a.size(),
-                   [&](std::size_t lo, std::size_t hi) { cws::touch(a.data() + lo, (hi - lo) * sizeof(double)); },
-                   1024);
-               got = a.size();
-             })
-        .timeline->locality_pages;
-  };
-  for (int i = 0; i < 2000; ++i) phase();  // pools, deques, touch logs and scratch reach their size
+  touching_phases t(cfg);
+  for (int i = 0; i < 2000; ++i) t.phase();  // pools, deques, touch logs and scratch reach their size
   // Up to the next time the report is made again (a refresh, at most 257 runs away) ...
   int runs = 0;
-  while (phase() == 0) ASSERT_LT(++runs, 300) << "the report is made again every 257 runs at the latest";
+  while (t.phase() == 0) ASSERT_LT(++runs, 300) << "the report is made again every 257 runs at the latest";
   // ... then 256 runs reuse it.
   const std::uint64_t before = allocations.load();
   constexpr int phases = 250;
   int made_again = 0;
-  for (int i = 0; i < phases; ++i) made_again += phase() != 0;
+  for (int i = 0; i < phases; ++i) made_again += t.phase() != 0;
   const std::uint64_t made = allocations.load() - before;
   std::printf("[ figure ] heap allocations in %d phases declaring touches, report reused: %llu\n", phases,
               static_cast<unsigned long long>(made));
-  EXPECT_EQ(got, a.size());
   EXPECT_EQ(made_again, 0) << "no page moved and the same bytes were touched";
-  ASSERT_TRUE(s.last_report()->locality.has_value());
-  EXPECT_EQ(s.last_report()->locality->touched_bytes, a.size() * sizeof(double));
+  ASSERT_TRUE(t.s.last_report()->locality.has_value());
+  EXPECT_EQ(t.s.last_report()->locality->touched_bytes, t.a.size() * sizeof(double));
   // As above: a deque, pool or touch log may still grow to a new high-water
   // mark when random stealing splits the leaves in a way the warm-up did not
   // show (seen: 6 beside two busy processes). Per-phase allocations would
