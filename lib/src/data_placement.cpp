@@ -74,9 +74,8 @@ void merge_blocks(std::vector<coverage_event>& events, std::vector<std::size_t>&
     std::size_t begin = 0, blocks = 0;
     for (std::size_t i = 0; i < ends.size(); i += 2) {
       const std::size_t mid = ends[i], end = i + 1 < ends.size() ? ends[i + 1] : mid;
-      std::merge(events.begin() + static_cast<std::ptrdiff_t>(begin), events.begin() + static_cast<std::ptrdiff_t>(mid),
-                 events.begin() + static_cast<std::ptrdiff_t>(mid), events.begin() + static_cast<std::ptrdiff_t>(end),
-                 scratch.begin() + static_cast<std::ptrdiff_t>(begin), by_address);
+      const coverage_event* from = events.data();
+      std::merge(from + begin, from + mid, from + mid, from + end, scratch.data() + begin, by_address);
       ends[blocks++] = end;
       begin = end;
     }
@@ -157,13 +156,13 @@ void one_node_report(const std::vector<coverage_run>& runs, std::size_t page_siz
 
 std::uint64_t data_placement::measure(const touch_map& touches, locality_memo& memo,
                                       std::optional<locality_report>& out) {
-  const std::uint64_t epoch = homes_epoch();
   node_coverage(touches, node_of_worker_, nodes_, memo);
-  if (nodes_ == 1) {
+  if (nodes_ == 1) {  // no page home to ask, so no epoch to read either
     if (!out) out.emplace();
     one_node_report(memo.current, homes_->page_size(), *out);
     return 0;
   }
+  const std::uint64_t epoch = homes_epoch();
   const std::uint64_t run = ++memo.runs;
   locality_memo_entry* same = nullptr;  // stale, made from these touches: made again in place
   for (locality_memo_entry& e : memo.entries) {

@@ -198,8 +198,7 @@ void replay_policy::begin_phase(const phase_info& info) {
       kind_.kind == replay_kind::user ? nullptr : choose_template(info, rec);
   std::string unusable = load_plan(chosen, info);
   const replay_mode mode = mode_of_run(chosen != nullptr);
-  // Random stealing with a template at hand is evolve's probe, not a template-less run.
-  planned_ = chosen != nullptr && mode == replay_mode::random ? cws::ran_as::random : detail::ran_as_of(mode);
+  planned_ = detail::ran_as_of(mode, chosen != nullptr);
   hinting_ = hinted_ && mode == replay_mode::random && unusable.empty();
   if (hinting_) planned_ = cws::ran_as::hinted;
   if (!unusable.empty()) {

@@ -4,10 +4,10 @@
 
 namespace cws::schedulers::detail {
 
-cws::ran_as ran_as_of(replay_mode m) noexcept {
+cws::ran_as ran_as_of(replay_mode m, bool has_template) noexcept {
   switch (m) {
     case replay_mode::random:
-      return cws::ran_as::random_no_template;
+      return has_template ? cws::ran_as::random : cws::ran_as::random_no_template;
     case replay_mode::stows:
       return cws::ran_as::stows;
     case replay_mode::stuws:

@@ -68,8 +68,10 @@ enum class replay_mode {
   relws,   // relaxed
   user,    // designations, run like stuws
 };
-// What a run in mode `m` reports it ran as (random: a replaying policy without a template).
-cws::ran_as ran_as_of(replay_mode m) noexcept;
+// What a run in mode `m` reports it ran as. Random stealing is `random` when
+// a template exists and the policy chose not to replay it (evolve's probe),
+// and `random_no_template` when there is none to replay.
+cws::ran_as ran_as_of(replay_mode m, bool has_template) noexcept;
 
 class replay_engine {
  public:
