@@ -18,6 +18,15 @@ std::size_t string_bytes(const std::string& s) noexcept {
   return s.capacity() > std::string().capacity() ? s.capacity() + 1 : 0;
 }
 
+// Room for index `slot` in a per-slot array, grown geometrically: reserving
+// exactly slot + 1 reallocated the whole array for every new slot, O(slots)
+// per run while a long window fills (cws-cg keeps thousands of runs per
+// schedule: 17 us a phase).
+template <class T>
+void make_room(std::vector<T>& v, std::size_t slot) {
+  if (v.capacity() <= slot) v.reserve(std::max<std::size_t>(2 * v.capacity(), slot + 1));
+}
+
 }  // namespace
 
 std::size_t record_bytes(const phase_record& r) noexcept {
@@ -45,29 +54,53 @@ phase_record& record_window::next(std::string_view schedule) {
     } else {
       slot = static_cast<std::uint32_t>(slots_.size());
       // The per-slot arrays first: a throw leaves no slot without them.
-      lane_of_.reserve(slot + 1);
-      slot_bytes_.reserve(slot + 1);
-      dirty_.reserve(slot + 1);
-      written_.reserve(slot + 1);
+      make_room(lane_of_, slot);
+      make_room(position_of_, slot);
+      make_room(slot_bytes_, slot);
+      make_room(dirty_, slot);
+      make_room(written_, slot);
       slots_.emplace_back();
       lane_of_.push_back(nullptr);
+      position_of_.push_back(tombstone);
       slot_bytes_.push_back(0);
       dirty_.push_back(0);
     }
     l.ring.push_back(slot);
   } else {
     // Full: the oldest run of this schedule leaves the window and its slot
-    // becomes the newest (the ring position stays, the head moves on). It is
-    // usually near the front of the order, where the search starts.
+    // becomes the newest (the ring position stays, the head moves on).
     slot = l.ring[l.head];
     l.head = (l.head + 1) % l.ring.size();
-    order_.erase(std::find(order_.begin(), order_.end(), slot));
+    order_[position_of_[slot]] = tombstone;
+    ++tombstones_;
     ++evicted_;
   }
-  order_.push_back(slot);
+  append(slot);
   lane_of_[slot] = &l;
   touch(slot);
   return slots_[slot];
+}
+
+void record_window::append(std::uint32_t slot) {
+  if (order_.size() == order_.capacity()) {
+    squeeze();
+    const std::size_t kept = order_.size();
+    if (2 * (order_.capacity() - kept) < kept) order_.reserve(kept + kept / 2 + 16);
+  }
+  position_of_[slot] = static_cast<std::uint32_t>(order_.size());
+  order_.push_back(slot);
+}
+
+void record_window::squeeze() const noexcept {
+  if (tombstones_ == 0) return;
+  std::size_t kept = 0;
+  for (const std::uint32_t slot : order_) {
+    if (slot == tombstone) continue;
+    position_of_[slot] = static_cast<std::uint32_t>(kept);
+    order_[kept++] = slot;
+  }
+  order_.resize(kept);
+  tombstones_ = 0;
 }
 
 const phase_record* record_window::latest(std::string_view schedule) const noexcept {
@@ -94,6 +127,7 @@ phase_record* record_window::find(std::string_view schedule, std::uint64_t itera
 void record_window::clear() noexcept {
   // spare_ can take every slot without growing past slots_.size(): reserve
   // may throw, and clear() must not, so fall back to forgetting the storage.
+  squeeze();
   try {
     spare_.reserve(slots_.size());
     spare_.insert(spare_.end(), order_.begin(), order_.end());
@@ -101,6 +135,7 @@ void record_window::clear() noexcept {
     spare_.clear();
     slots_.clear();
     lane_of_.clear();
+    position_of_.clear();
     slot_bytes_.clear();
     dirty_.clear();
     written_.clear();
@@ -131,6 +166,7 @@ void record_window::trim() {
   };
   for (std::uint32_t slot : spare_)
     if (held_ > max_bytes_) release(slot);
+  squeeze();
   spare_.reserve(spare_.size() + order_.size());  // so that dropping cannot throw half way
   // Oldest first. A run met here that is not its schedule's latest is that
   // schedule's oldest kept run (the older ones were dropped just before, and
@@ -141,6 +177,7 @@ void record_window::trim() {
     const std::uint32_t slot = order_[i];
     lane& l = *lane_of_[slot];
     if (held_ <= max_bytes_ || slot == l.newest()) {
+      position_of_[slot] = static_cast<std::uint32_t>(kept);
       order_[kept++] = slot;
       continue;
     }
@@ -156,8 +193,8 @@ void record_window::trim() {
 
 std::size_t record_window::bytes() const noexcept {
   std::size_t n = slots_.size() * sizeof(phase_record) + vector_bytes(order_) + vector_bytes(spare_) +
-                  vector_bytes(lane_of_) + vector_bytes(slot_bytes_) + vector_bytes(dirty_) +
-                  vector_bytes(written_);
+                  vector_bytes(lane_of_) + vector_bytes(position_of_) + vector_bytes(slot_bytes_) +
+                  vector_bytes(dirty_) + vector_bytes(written_);
   for (const phase_record& r : slots_) n += record_bytes(r);
   for (const auto& [name, l] : lanes_) n += sizeof(name) + sizeof(l) + string_bytes(name) + vector_bytes(l.ring);
   return n;

@@ -1,13 +1,19 @@
 // The recorder's bounded history (record_window.hpp): the last K runs of
 // every schedule (runtime_config::history), in recording order across
 // schedules; each schedule's latest run kept however many runs of others
-// follow; evicted records' storage reused; history = 1.
+// follow; evicted records' storage reused; history = 1; the window against a
+// model of its order under skewed schedule frequencies, reads and clears.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "cws/steal_tree/record_window.hpp"
 
 #include "record_checks.hpp"
 
@@ -131,6 +137,53 @@ TEST(recorder_history, a_reused_record_holds_only_its_own_audit) {
     cws::test::check_tree(*rec->latest("s"), stats, "reused record");
     cws::test::check_audit(*rec->latest("s"), stats, "reused record");
   }
+}
+
+// The window's order against a model that erases each evicted run from a
+// plain list. Schedules run at very different rates (as cws-cg's kernels:
+// some 25 times an iteration, some once), so an evicted run often sits behind
+// runs of rarer schedules; the order is read at random moments (between
+// evictions, so with tombstones in it) and cleared now and then.
+TEST(record_window, order_matches_a_model_under_skewed_rates_reads_and_clears) {
+  constexpr std::size_t k = 5;
+  st::record_window w(k);
+  std::vector<std::pair<std::string, std::uint64_t>> model;  // kept runs, recording order
+  std::mt19937 rng(2026);
+  const std::vector<std::string> names{"spmv", "dot", "update", "start", "norms", "init"};
+  std::discrete_distribution<int> pick{40, 40, 40, 3, 2, 1};
+  std::vector<std::uint64_t> runs(names.size(), 0);
+  auto expect_same_order = [&](int step) {
+    ASSERT_EQ(w.size(), model.size()) << "step " << step;
+    std::size_t i = 0;
+    for (const st::phase_record& r : w) {
+      ASSERT_LT(i, model.size()) << "step " << step;
+      EXPECT_EQ(r.schedule, model[i].first) << "step " << step << " position " << i;
+      EXPECT_EQ(r.iteration, model[i].second) << "step " << step << " position " << i;
+      EXPECT_EQ(&w[i], &r);
+      ++i;
+    }
+    EXPECT_EQ(i, model.size());
+  };
+  for (int step = 0; step < 20000; ++step) {
+    const auto s = static_cast<std::size_t>(pick(rng));
+    const std::string& name = names[s];
+    if (std::count_if(model.begin(), model.end(), [&](const auto& m) { return m.first == name; }) ==
+        static_cast<std::ptrdiff_t>(k))
+      model.erase(std::find_if(model.begin(), model.end(), [&](const auto& m) { return m.first == name; }));
+    st::phase_record& r = w.next(name);
+    r.schedule = name;
+    r.iteration = runs[s]++;
+    model.emplace_back(name, r.iteration);
+    ASSERT_EQ(w.latest(name), &r);
+    if (rng() % 97 == 0) expect_same_order(step);
+    if (rng() % 4999 == 0) {
+      w.clear();
+      model.clear();
+      EXPECT_TRUE(w.empty());
+    }
+    if (HasFatalFailure()) return;
+  }
+  expect_same_order(20000);
 }
 
 }  // namespace
