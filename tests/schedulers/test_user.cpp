@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "schedulers/replay_support.hpp"
@@ -88,7 +91,7 @@ TEST(user_policy, parallel_for_owned_gives_openmp_static_ownership) {
   cws::runtime rt(cws::test::config(4, cws::test::four_cores));
   auto& s = rt.schedule("owned", cws::policy::user);
   const unsigned p = rt.workers();
-  for (std::size_t blocks : {std::size_t{4}, std::size_t{7}, std::size_t{32}}) {
+  for (std::size_t blocks : {std::size_t{3}, std::size_t{4}, std::size_t{7}, std::size_t{32}, std::size_t{55}}) {
     const std::size_t n = 1000;
     std::vector<unsigned> owner(n, 99);
     std::vector<std::atomic<int>> hits(n);
@@ -107,6 +110,42 @@ TEST(user_policy, parallel_for_owned_gives_openmp_static_ownership) {
       std::size_t b = 0;
       while (b + 1 < blocks && n * (b + 1) / blocks <= i) ++b;
       ASSERT_EQ(owner[i], b * p / blocks) << "index " << i << ", " << blocks << " blocks";
+    }
+  }
+}
+
+// Every owner gets its blocks before any block runs: block 0's leaf waits
+// until every worker has started a block of its own. The wait is bounded (10 s)
+// and only a loop that ran its owners one after the other runs out of it.
+// That is what halving the block range did: with 55 blocks on 2 workers the
+// middle block is worker 0's, so the first spawned half went undesignated
+// into worker 0's deque. Under `user` no other worker may take it, and worker
+// 1's blocks waited until worker 0 had run all of its own.
+TEST(user_policy, parallel_for_owned_hands_every_owner_its_blocks_before_running_any) {
+  using clock = std::chrono::steady_clock;
+  for (unsigned workers : {2u, 4u}) {
+    cws::runtime rt(cws::test::config(workers, workers == 4 ? cws::test::four_cores : ""));
+    auto& s = rt.schedule("owned", cws::policy::user);
+    for (std::size_t blocks : {std::size_t{55}, std::size_t{7}, std::size_t{64}}) {
+      std::vector<std::atomic<bool>> started(workers);
+      std::atomic<bool> all_started{false};
+      rt.run(s, [&] {
+        cws::parallel_for_range_owned(
+            0, blocks,
+            [&](std::size_t lo, std::size_t) {
+              started[cws::this_worker()].store(true);
+              if (lo != 0) return;
+              for (const auto until = clock::now() + std::chrono::seconds(10); clock::now() < until;
+                   std::this_thread::yield())
+                if (std::all_of(started.begin(), started.end(), [](const auto& b) { return b.load(); })) {
+                  all_started = true;
+                  return;
+                }
+            },
+            blocks);
+      });
+      EXPECT_TRUE(all_started) << workers << " workers, " << blocks << " blocks: block 0 finished before "
+                               << "every owner had started a block";
     }
   }
 }

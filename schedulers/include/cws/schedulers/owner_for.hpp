@@ -19,17 +19,32 @@ namespace cws {
 
 namespace detail {
 // Blocks [bl, bh) of `blocks` equal blocks of [first, last), run by the
-// worker owning block bl: it keeps the left half and spawns the right half,
-// designated to the owner of that half's first block, so every task runs on
+// worker owning block bl: it keeps the left part and spawns the right part,
+// designated to the owner of that part's first block, so every task runs on
 // the owner of its first block and every block on its owner.
+//
+// Where the split falls matters. While [bl, bh) spans several owners it is
+// split between owners, halving them: the first spawn hands the upper half of
+// the workers their blocks at once. (Halving the blocks instead put the split
+// inside block 0's owner's own run whenever that owner holds the middle block,
+// as worker 0 does with 55 blocks on 2 workers: the spawned half went
+// undesignated to its own deque, which under `user` no other worker may
+// take, and the other owners' blocks waited until it got there: the loop ran
+// serially.) A range with one owner is halved as usual, with no designation.
 template <class Body>
 void bisect_owned(std::size_t first, std::size_t last, std::size_t blocks, std::size_t bl, std::size_t bh,
                   unsigned workers, const Body& body) {
   const auto block_begin = [&](std::size_t b) { return first + (last - first) * b / blocks; };
   const auto owner = [&](std::size_t b) { return static_cast<unsigned>(b * workers / blocks); };
+  // The first block that worker w or a later one owns: ceil(w blocks / workers).
+  const auto first_block_of = [&](unsigned w) { return (std::size_t{w} * blocks + workers - 1) / workers; };
   while (bh - bl > 1) {
-    const std::size_t mid = bl + (bh - bl) / 2;
-    if (owner(mid) != owner(bl)) cws::designate_after_next_spawn(owner(mid));
+    const unsigned low = owner(bl), high = owner(bh - 1);
+    std::size_t mid = bl + (bh - bl) / 2;
+    if (low != high) {
+      mid = first_block_of(low + (high - low + 1) / 2);  // in (bl, bh - 1]: owner(bl) < that worker <= owner(bh - 1)
+      cws::designate_after_next_spawn(owner(mid));
+    }
     cws::spawn([=, &body] { bisect_owned(first, last, blocks, mid, bh, workers, body); });
     bh = mid;
   }
