@@ -62,12 +62,12 @@ class parker {
   std::counting_semaphore<> token_{0};
 };
 
-// Escalation of one wait: call pause(ready) after every fruitless attempt; it
-// returns true when the caller should sleep now, and sleep_timeout() says for
-// how long (growing while nothing turns up).
+// Escalation of one wait: call pause(arrived) after every fruitless attempt;
+// it returns true when the caller should sleep now, and sleep_timeout() says
+// for how long (growing while nothing turns up).
 //
-// The spin rounds poll `ready` (the waiter's exit condition: the phase's end,
-// its children done) after every pause and return as soon as it holds. The
+// The spin rounds poll `arrived` (what the waiter waits for: the phase's end,
+// its children done, mail) after every pause and return as soon as it holds. The
 // rounds space out the *attempts* (a steal touches a victim's deque line, which
 // its owner writes), not the noticing: polling a line nobody writes until the
 // event is a read from the waiter's own cache. A pause is ~10 cycles on older
@@ -79,15 +79,15 @@ class backoff {
   explicit backoff(idle_mode mode) noexcept : mode_(mode) {}
   void reset() noexcept { rounds_ = 0, sleeps_ = 0; }
 
-  template <class Ready>
-  bool pause(Ready ready) noexcept {
+  template <class Arrived>
+  bool pause(Arrived arrived) noexcept {
     ++rounds_;
     const unsigned spin = mode_ == idle_mode::sleep ? 0 : spin_rounds;
     const unsigned yield = mode_ == idle_mode::sleep ? 2 : yield_rounds;
     if (rounds_ <= spin) {
       // Short first, growing to 32 while nothing turns up.
       const unsigned pauses = rounds_ < 6 ? 1u << (rounds_ - 1) : 32u;
-      for (unsigned i = 0; i < pauses && !ready(); ++i) cpu_relax();
+      for (unsigned i = 0; i < pauses && !arrived(); ++i) cpu_relax();
       return false;
     }
     if (mode_ == idle_mode::spin || rounds_ <= spin + yield) {

@@ -390,10 +390,9 @@ void worker::seek_work(Done done, bool may_run, Ready ready, bool until_spent) {
       marks_.last_segment_end_ns = t0;
     } else {
       setup_.policy->idle_pass(*this);
-      // The pause ends early at the phase's (or the join's) end, and when
-      // mail arrives: a designated task is posted to its thief, who should
-      // not sit out a round of pauses before taking it. (Mail already here
-      // that find_work left would end every pause at once: not polled.)
+      // A designated task is posted to its thief, who should not sit out a
+      // round of pauses before taking it; mail already here that find_work
+      // left would end every pause at once, so only new mail counts.
       const bool mail_before = has_mail();
       const bool sleep = b.pause([&] { return done() || (!mail_before && has_mail()); });
       if (until_spent && b.spent() && nobody_else_can_come()) break;

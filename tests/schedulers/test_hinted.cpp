@@ -57,21 +57,25 @@ phase_totals totals(const cws::run_report& r) {
 }
 
 // Runs the loop over n elements `phases` times under `policy`, checking that
-// every element ran exactly once per phase; returns the last report (and
-// appends every report to `each` if given).
-cws::run_report run_counted(cws::runtime& rt, std::string_view policy, std::size_t n, std::size_t tile,
-                            unsigned phases = 1, std::vector<cws::run_report>* each = nullptr) {
+// every element ran exactly once per phase; returns every phase's report.
+std::vector<cws::run_report> run_counted_each(cws::runtime& rt, std::string_view policy, std::size_t n,
+                                              std::size_t tile, unsigned phases) {
   auto runs = cws::numa::allocate<std::uint32_t>(n, block_cyclic, rt.topology());
   cws::schedule& s = rt.schedule(std::string("loop-") + std::string(policy), policy);
   const counted_loop loop{&runs, tile};
-  cws::run_report last;
+  std::vector<cws::run_report> reports;
   for (unsigned p = 1; p <= phases; ++p) {
-    last = rt.run(s, [&] { loop(0, n); });
-    if (each != nullptr) each->push_back(last);
+    reports.push_back(rt.run(s, [&] { loop(0, n); }));
     for (std::size_t i = 0; i < n; ++i)
       if (runs[i] != p) ADD_FAILURE() << "element " << i << " ran " << runs[i] << " times after " << p << " phases";
   }
-  return last;
+  return reports;
+}
+
+// The same; returns the last report.
+cws::run_report run_counted(cws::runtime& rt, std::string_view policy, std::size_t n, std::size_t tile,
+                            unsigned phases = 1) {
+  return run_counted_each(rt, policy, n, tile, phases).back();
 }
 
 TEST(Hinted, PoliciesAreRegisteredByName) {
@@ -96,10 +100,8 @@ TEST_P(HintedNodes, HintedRunsLeavesOnTheirDataNode) {
   cws::runtime rt(cfg);
   const std::size_t n = std::size_t{1} << 18;  // 1 MiB of counters: 256 pages, 256 / N per node
   for (std::string_view policy : {cws::policy::hinted, cws::policy::hinted_hpt}) {
-    std::vector<cws::run_report> reports;
-    run_counted(rt, policy, n, 512, 5, &reports);
     unsigned unreclaimed = 0;
-    for (const cws::run_report& r : reports) {
+    for (const cws::run_report& r : run_counted_each(rt, policy, n, 512, 5)) {
       ASSERT_TRUE(r.locality) << policy;
       const phase_totals t = totals(r);
       EXPECT_GT(t.node + t.root, 0u) << "the root task's halves live on other nodes";

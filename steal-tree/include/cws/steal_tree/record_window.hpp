@@ -31,8 +31,8 @@
 // The order is a vector of slot indices in which an evicted run leaves a
 // tombstone: eviction is O(1) per run. (Erasing the index instead cost a
 // search and a move of up to K x schedules indices on every run, and the
-// oldest run of a frequent schedule sits behind every run of the rare ones:
-// 2.5 us a phase in cws-cg, whose kernels run 1 to 25 times per iteration.)
+// oldest run of a frequent schedule sits behind every run of the rare ones,
+// as in cws-cg, whose kernels run 1 to 25 times per iteration.)
 // The tombstones are squeezed out when the vector is full (amortized O(1): it
 // has room for at least half as many runs again as are kept, grown only while
 // the window fills) and before the order is read.
