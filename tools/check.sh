@@ -11,15 +11,26 @@
 #      each guest wants the host's cores);
 #   4. ThreadSanitizer build: the concurrency suites (label tsan);
 #   5. AddressSanitizer + UBSan + LeakSanitizer build: the unit suites.
+# The sanitizer trees are the largest (about 75 instrumented test binaries
+# each): once its suites passed, a sanitizer tree is removed to leave room for
+# the next one, unless CWS_CHECK_KEEP_BUILDS=1. After every build the script
+# prints the tree's size and the space left on its disk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/scripts/setup.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 
 step() { echo; echo "== $* =="; }
+footprint() { echo "disk: $1 takes $(du -sh "$1" | cut -f1), $(df -h --output=avail "$1" | tail -1 | tr -d ' ') left"; }
+release_tree() {
+  if [[ ${CWS_CHECK_KEEP_BUILDS:-0} == 1 ]]; then return; fi
+  rm -rf "$1"
+  echo "disk: removed $1 after its suites passed (CWS_CHECK_KEEP_BUILDS=1 keeps it)"
+}
 
 step "release build, all tests but numa-vm"
 bash tools/scripts/build.sh release
+footprint build/release
 ctest --preset release -LE numa-vm -j "$jobs" --timeout 900
 
 step "install + consumers (find_package, pkg-config, add_subdirectory)"
@@ -33,11 +44,15 @@ ctest --preset release -L numa-vm --timeout 900
 
 step "ThreadSanitizer build, concurrency tests"
 bash tools/scripts/build.sh tsan
+footprint build/tsan
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --preset tsan -j "$jobs" --timeout 1800
+release_tree build/tsan
 
 step "AddressSanitizer/UBSan/LeakSanitizer build, unit tests"
 bash tools/scripts/build.sh asan
+footprint build/asan
 ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1" ctest --preset asan -L unit -j "$jobs" --timeout 900
+release_tree build/asan
 
 echo
 echo "check: all suites passed"
