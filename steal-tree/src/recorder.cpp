@@ -179,6 +179,7 @@ void recorder::on_relocalize(const cws::relocalization_report& report) {
 // pre-order of the tree. Every array is scratch_ storage or t's own, reused
 // from the previous phase (assign / resize / clear keep capacity).
 void recorder::merge(unsigned workers, tree& t) {
+  if (merge_unstolen(workers, t)) return;
   merge_scratch& m = scratch_;
   m.base.assign(workers + 1, 0);
   for (unsigned w = 0; w < workers; ++w)
@@ -314,6 +315,39 @@ void recorder::merge(unsigned workers, tree& t) {
                "tree may be incomplete (warning shown once)\n",
                current_schedule_);
   }
+}
+
+// A phase nobody stole from (a small phase, or a serial elision): worker 0's
+// one segment is the whole tree, written without the scratch arrays, the
+// sort and the pre-order walk of merge() (about a third of the recorder's
+// cost of an empty phase). Returns false, leaving `t` untouched, when the
+// phase needs the general merge.
+bool recorder::merge_unstolen(unsigned workers, tree& t) {
+  if (auditing_ || workers == 0) return false;
+  const buffer& root_buffer = buffers_[0];
+  if (root_buffer.overflow || root_buffer.segments.size() != 1) return false;
+  for (unsigned w = 1; w < workers; ++w)
+    if (!buffers_[w].segments.empty() || buffers_[w].overflow) return false;
+  const raw_segment& r = root_buffer.segments[0];
+  if (!r.ended || r.root.segment != cws::no_segment) return false;
+
+  t.workers = workers;
+  t.paths.clear();
+  t.audit.clear();
+  resize_segments(t, 1, spare_steals_);
+  segment& s = t.segments[0];
+  s.worker = 0;
+  s.parent = no_parent;
+  s.level = r.root.level;
+  s.step = r.root.step;
+  s.start_ns = r.start_ns > phase_start_ns_ ? r.start_ns - phase_start_ns_ : 0;
+  s.end_ns = std::max(r.end_ns > phase_start_ns_ ? r.end_ns - phase_start_ns_ : 0, s.start_ns);
+  s.tasks = r.tasks;
+  s.steals.clear();
+  t.worker_segments.resize(workers);
+  t.worker_segments[0].assign(1, 0);
+  for (unsigned w = 1; w < workers; ++w) t.worker_segments[w].clear();
+  return true;
 }
 
 // The audit records of every worker (grouped by worker, in start order),

@@ -90,6 +90,53 @@ TEST(steal_tree_recorder, single_worker_records_one_segment) {
   cws::test::check_tree(*rec->latest("default"), s, "1 worker");
 }
 
+// A phase nobody stole from takes the recorder's short merge (one segment).
+// With a window of one run per schedule, it is written over the record of a
+// phase with a steal: nothing of that run's tree (its second segment, the
+// steal point, worker 1's segment list) may survive in the new one.
+TEST(steal_tree_recorder, unstolen_phase_written_over_a_stolen_one_keeps_nothing_of_it) {
+  auto cfg = config(2);
+  cfg.history = 1;
+  cws::runtime rt(cfg);
+  st::recorder* rec = st::recorder_of(rt);
+  ASSERT_NE(rec, nullptr);
+  auto& s = rt.schedule("reused");
+  const cws::phase_stats& stolen = cws::test::run_forced_steal(rt, s);
+  ASSERT_EQ(rec->latest("reused")->steals.segments.size(), 2u);
+  cws::test::check_tree(*rec->latest("reused"), stolen, "forced steal");
+
+  const cws::phase_stats& alone = rt.run(s, [] {});
+  ASSERT_EQ(alone.steals(), 0u) << "an empty phase has nothing to steal";
+  ASSERT_EQ(rec->phases().size(), 1u);
+  const st::tree& t = rec->latest("reused")->steals;
+  ASSERT_EQ(t.segments.size(), 1u);
+  EXPECT_TRUE(t.segments[0].steals.empty());
+  EXPECT_EQ(t.segments[0].tasks, 1u);
+  ASSERT_EQ(t.worker_segments.size(), 2u);
+  EXPECT_EQ(t.worker_segments[0], std::vector<std::uint32_t>{0});
+  EXPECT_TRUE(t.worker_segments[1].empty());
+  EXPECT_TRUE(t.paths.empty());
+  cws::test::check_tree(*rec->latest("reused"), alone, "empty phase over the stolen one");
+}
+
+// The short merge and the general one (which audit runs always take) build
+// the same tree of a one-segment phase.
+TEST(steal_tree_recorder, unstolen_phase_tree_is_the_general_merges) {
+  st::tree trees[2];
+  for (bool audit : {false, true}) {
+    auto cfg = config(1);
+    cfg.audit = audit;
+    cws::runtime rt(cfg);
+    rt.run([] { cws::test::fib(12); });
+    trees[audit] = cws::steal_tree::recorder_of(rt)->latest("default")->steals;
+  }
+  for (st::tree& t : trees) {
+    t.audit.clear();
+    for (st::segment& g : t.segments) g.start_ns = g.end_ns = 0;
+  }
+  EXPECT_EQ(trees[0], trees[1]);
+}
+
 TEST(steal_tree_recorder, phase_that_throws_is_recorded) {
   auto cfg = config(2);
   cfg.audit = true;
