@@ -22,7 +22,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 step() { echo; echo "== $* =="; }
 footprint() { echo "disk: $1 takes $(du -sh "$1" | cut -f1), $(df -h --output=avail "$1" | tail -1 | tr -d ' ') left"; }
-release_tree() {
+remove_tree() {
   if [[ ${CWS_CHECK_KEEP_BUILDS:-0} == 1 ]]; then return; fi
   rm -rf "$1"
   echo "disk: removed $1 after its suites passed (CWS_CHECK_KEEP_BUILDS=1 keeps it)"
@@ -46,13 +46,13 @@ step "ThreadSanitizer build, concurrency tests"
 bash tools/scripts/build.sh tsan
 footprint build/tsan
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --preset tsan -j "$jobs" --timeout 1800
-release_tree build/tsan
+remove_tree build/tsan
 
 step "AddressSanitizer/UBSan/LeakSanitizer build, unit tests"
 bash tools/scripts/build.sh asan
 footprint build/asan
 ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1" ctest --preset asan -L unit -j "$jobs" --timeout 900
-release_tree build/asan
+remove_tree build/asan
 
 echo
 echo "check: all suites passed"

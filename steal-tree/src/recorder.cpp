@@ -273,14 +273,7 @@ void recorder::merge(unsigned workers, tree& t) {
     const std::uint32_t v = m.order[f];
     const raw_segment& r = *m.raw[v];
     segment& s = t.segments[f];
-    s.worker = m.worker_of[v];
-    s.parent = m.parent[v] == no_parent ? no_parent : m.final_of[m.parent[v]];
-    s.level = r.root.level;
-    s.step = r.root.step;
-    s.start_ns = r.start_ns > phase_start_ns_ ? r.start_ns - phase_start_ns_ : 0;
-    s.end_ns = r.end_ns > phase_start_ns_ ? r.end_ns - phase_start_ns_ : 0;
-    if (s.end_ns < s.start_ns) s.end_ns = s.start_ns;
-    s.tasks = r.tasks;
+    write_segment(s, r, m.worker_of[v], m.parent[v] == no_parent ? no_parent : m.final_of[m.parent[v]]);
     prepare_steals(s, m.first[v + 1] - m.first[v], spare_steals_);
     for (std::uint32_t k = m.first[v]; k < m.first[v + 1]; ++k) {
       const std::uint32_t c = m.kids[k];
@@ -317,11 +310,21 @@ void recorder::merge(unsigned workers, tree& t) {
   }
 }
 
+// A segment's own fields (not its steals), times relative to the phase start.
+void recorder::write_segment(segment& s, const raw_segment& r, std::uint32_t worker, std::uint32_t parent) const {
+  s.worker = worker;
+  s.parent = parent;
+  s.level = r.root.level;
+  s.step = r.root.step;
+  s.start_ns = r.start_ns > phase_start_ns_ ? r.start_ns - phase_start_ns_ : 0;
+  s.end_ns = std::max(r.end_ns > phase_start_ns_ ? r.end_ns - phase_start_ns_ : 0, s.start_ns);
+  s.tasks = r.tasks;
+}
+
 // A phase nobody stole from (a small phase, or a serial elision): worker 0's
 // one segment is the whole tree, written without the scratch arrays, the
-// sort and the pre-order walk of merge() (about a third of the recorder's
-// cost of an empty phase). Returns false, leaving `t` untouched, when the
-// phase needs the general merge.
+// sort and the pre-order walk of merge(). Returns false, leaving `t`
+// untouched, when the phase needs the general merge.
 bool recorder::merge_unstolen(unsigned workers, tree& t) {
   if (auditing_ || workers == 0) return false;
   const buffer& root_buffer = buffers_[0];
@@ -336,13 +339,7 @@ bool recorder::merge_unstolen(unsigned workers, tree& t) {
   t.audit.clear();
   resize_segments(t, 1, spare_steals_);
   segment& s = t.segments[0];
-  s.worker = 0;
-  s.parent = no_parent;
-  s.level = r.root.level;
-  s.step = r.root.step;
-  s.start_ns = r.start_ns > phase_start_ns_ ? r.start_ns - phase_start_ns_ : 0;
-  s.end_ns = std::max(r.end_ns > phase_start_ns_ ? r.end_ns - phase_start_ns_ : 0, s.start_ns);
-  s.tasks = r.tasks;
+  write_segment(s, r, 0, no_parent);
   s.steals.clear();
   t.worker_segments.resize(workers);
   t.worker_segments[0].assign(1, 0);

@@ -159,6 +159,7 @@ class recorder final : public cws::observer, public cws::runtime_extension {
   // evicted record's tree: its vectors keep their capacity).
   void merge(unsigned workers, tree& t);
   bool merge_unstolen(unsigned workers, tree& t);  // merge()'s fast path: no steal in the phase
+  void write_segment(segment& s, const raw_segment& r, std::uint32_t worker, std::uint32_t parent) const;
   // Audit runs: t.audit from the audit log. Returns true when an event could not be placed.
   bool merge_audit(tree& t, unsigned workers, const std::function<std::uint32_t(cws::segment_id)>& segment_index);
 
