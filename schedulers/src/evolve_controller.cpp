@@ -26,11 +26,6 @@ bool better_template(const evolve_counters& c, bool balanced, double share, doub
 
 }  // namespace
 
-bool balanced_enough(unsigned idle_workers, double max_share, const runtime_config& cfg) {
-  if (knobs_of(cfg).replay.evolve_balance_pct == 0) return true;
-  return idle_workers == 0 && max_share <= 1.0 + knobs_of(cfg).replay.evolve_balance_pct / 100.0;
-}
-
 // ------------------------------------------------------------- transitions
 
 void evolve_controller::restart(schedule_state& s) {
@@ -53,6 +48,8 @@ void evolve_controller::converge(schedule_state& s, std::uint64_t at) {
   c.settling_runs = 0;
   c.relearning = false;
   c.probing = false;
+  c.probe_template_turn = false;
+  c.probe_rounds_won = 0;
   s.coarsen_search = {};
 }
 
@@ -62,6 +59,8 @@ void evolve_controller::relearn(schedule_state& s) {
   s.evolve_counters.relws_runs = 0;
   s.evolve_counters.relearning = true;
   s.evolve_counters.probing = false;
+  s.evolve_counters.probe_template_turn = false;
+  s.evolve_counters.probe_rounds_won = 0;
 }
 
 evolve_stage evolve_controller::stage_of(const schedule_state& s) noexcept {
@@ -75,10 +74,11 @@ replay_mode evolve_controller::mode_for(const template_plan* plan) const noexcep
   switch (stage()) {
     case evolve_stage::audit:
       return replay_mode::stows;
+    case evolve_stage::probe:
+      if (!s_.evolve_counters.probe_template_turn) return replay_mode::random;
+      [[fallthrough]];
     case evolve_stage::converged:
       return plan != nullptr && !plan->nesting_known ? replay_mode::stuws : replay_mode::stows;
-    case evolve_stage::probe:
-      return replay_mode::random;
     case evolve_stage::learn:
     case evolve_stage::relearn:
       break;
@@ -97,7 +97,7 @@ void evolve_controller::after_run(replay_mode ran, run_report& r, const runtime_
                                   std::shared_ptr<const steal_tree::tree> fresh,
                                   const steal_tree::phase_record& record) {
   if (auditing()) return after_audit(r, record);
-  if (probing()) return after_probe(r, cfg);
+  if (probing()) return after_probe(ran, r, cfg);
   if (ran == replay_mode::relws) return after_relws(r, cfg, std::move(fresh));
   after_stows(r, cfg);
 }
@@ -111,7 +111,7 @@ void evolve_controller::after_relws(run_report& r, const runtime_config& cfg,
   s_.templ = fresh;
   format_into(s_.template_from, "recorded run #{} (relws)", r.phase.iteration);
   ++c.relws_runs;
-  const bool balanced = balanced_enough(r.balance.idle_workers, r.balance.max_over_fair, cfg);
+  const bool balanced = knobs_of(cfg).replay.balanced(r.balance.idle_workers, r.balance.max_over_fair);
   keep_if_best(r, balanced, r.locality ? r.locality->share() : -1.0, std::move(fresh));
   if (r.extra_steals() == 0 && r.taken_back() == 0 && balanced) {
     format_into(r.note, "converged after {} relws runs (busiest worker x{:.2f} of 1/P): switching to stows",
@@ -211,33 +211,49 @@ void evolve_controller::after_stows(run_report& r, const runtime_config& cfg) {
   s_.evolve_counters.probing = true;
 }
 
-// The probe: a run under random stealing, in the conditions the slow stows
-// runs met. A template that stopped fitting the program (its work moved
-// between tasks) loses to random stealing by the slowdown margin; a machine
-// that got slower (a parallel build started beside the solver) slows random
-// stealing as much, and the template stays. Only random stealing beating the
-// template is evidence against it.
-void evolve_controller::after_probe(run_report& r, const runtime_config& cfg) {
+// The probe: rounds of a run under random stealing and a run of the
+// template, in the conditions the slow stows runs met. A template that
+// stopped fitting the program (its work moved between tasks) loses to random
+// stealing by the slowdown margin in every round; a machine that got slower
+// (a parallel build started beside the solver) slows random stealing as
+// much, and the template stays. Only random stealing beating the template
+// run beside it and the template's recent floor, round after round, is
+// evidence against it.
+void evolve_controller::after_probe(replay_mode ran, run_report& r, const runtime_config& cfg) {
   evolve_counters& c = s_.evolve_counters;
-  c.probing = false;
-  const double pct = knobs_of(cfg).replay.evolve_slowdown_pct;
-  const double floor_s = c.slowdown.now_s();
-  if (r.wall_s * (1.0 + pct / 100.0) < floor_s) {
-    format_into(r.note,
-                "probe: random stealing took {:.3f} ms, over {}% faster than the template's recent floor ({:.3f} "
-                "ms): the template stopped fitting, back to relws",
-                r.wall_s * 1e3, pct, floor_s * 1e3);
-    // relearn refines the converged template; the best tree and the planner's
-    // verdict of the earlier learning stay (planning again allocates, and
-    // would plan from the same kind of run).
-    relearn(s_);
+  if (ran == replay_mode::random) {  // the round's first run; its template run comes next
+    c.probe_random_s = r.wall_s;
+    c.probe_template_turn = true;
+    format_into(r.note, "probe round {} of {}: random stealing took {:.3f} ms; the template runs next",
+                c.probe_rounds_won + 1, probe_rounds, r.wall_s * 1e3);
     return;
   }
+  c.probe_template_turn = false;
+  const double margin = 1.0 + knobs_of(cfg).replay.evolve_slowdown_pct / 100.0;
+  const double floor_s = c.slowdown.now_s();
+  const bool won = c.probe_random_s * margin < r.wall_s && c.probe_random_s * margin < floor_s;
   format_into(r.note,
-              "probe: random stealing took {:.3f} ms, not {}% faster than the template's recent floor ({:.3f} ms): "
-              "the machine slowed down, not the template; staying converged, slowdowns measured from here",
-              r.wall_s * 1e3, pct, floor_s * 1e3);
-  c.slowdown.reset();
+              "probe round {} of {}: random stealing {:.3f} ms, the template {:.3f} ms beside it, its recent floor "
+              "{:.3f} ms: ",
+              c.probe_rounds_won + 1, probe_rounds, c.probe_random_s * 1e3, r.wall_s * 1e3, floor_s * 1e3);
+  if (!won) {
+    c.probing = false;
+    c.probe_rounds_won = 0;
+    c.slowdown.reset();
+    r.note += "random stealing not faster than both by the margin: the machine slowed down, not the template; "
+              "staying converged, slowdowns measured from here";
+    return;
+  }
+  if (++c.probe_rounds_won < probe_rounds) {
+    r.note += "random stealing faster than both by the margin; the next round follows";
+    return;
+  }
+  // relearn refines the converged template; the best tree and the planner's
+  // verdict of the earlier learning stay (planning again allocates, and
+  // would plan from the same kind of run).
+  relearn(s_);
+  r.note += "random stealing faster than both by the margin in every round: the template stopped fitting, back "
+            "to relws";
 }
 
 }  // namespace cws::schedulers::detail

@@ -14,12 +14,14 @@
 //   converged  stows runs of the template (stuws for a planned one); coarsen
 //              searches its pruning depths first. Leaves for probe on a
 //              persistent slowdown.
-//   probe      one run under random stealing, the template kept and no page
-//              moved: when random stealing beats the template's recent floor
-//              by the slowdown margin, the template stopped fitting the
-//              program (relearn); when it does not, the machine slowed down,
-//              not the template (converged again, the watch starting afresh
-//              from the slower times).
+//   probe      up to `probe_rounds` rounds of two runs, one under random
+//              stealing, then one of the template, the template kept and no
+//              page moved. A round is won when the random run beat by the
+//              slowdown margin both the template run beside it and the
+//              template's recent floor. All rounds won: the template stopped
+//              fitting the program (relearn). The first round not won: the
+//              machine slowed down, not the template (converged again, the
+//              watch starting afresh from the slower times).
 //   relearn    learn again from the converged template, keeping the best tree
 //              and the planner's verdict of the earlier learning.
 //
@@ -40,9 +42,13 @@ namespace cws::schedulers::detail {
 
 enum class evolve_stage { learn, audit, converged, probe, relearn };
 
-// evolve's balance rule (CWS_EVOLVE_BALANCE): every worker ran a task and the
-// busiest one's share is within the tolerance of 1/P; always true when off.
-bool balanced_enough(unsigned idle_workers, double max_share, const runtime_config& cfg);
+// Rounds a probe must win before evolve relearns. On a loaded machine one
+// random run in a few lands in a quiet moment while the template's runs beside
+// it do not (PCG beside a parallel build made 8 relws runs in its measured
+// solves when a single random run decided); a template that stopped fitting
+// loses every round. A machine that slowed down ends the probe at its first round lost,
+// so the probe usually costs one random run.
+inline constexpr unsigned probe_rounds = 3;
 
 class evolve_controller {
  public:
@@ -64,7 +70,8 @@ class evolve_controller {
   evolve_stage stage() const noexcept { return stage_of(s_); }
   // The coming run is the audit run (record every task: no serial elision).
   bool auditing() const noexcept { return s_.evolve_counters.auditing; }
-  // The coming run is a probe (random stealing; the template stays, no page moves).
+  // The coming run is one of a probe's (random stealing or the template; the
+  // template stays, no page moves).
   bool probing() const noexcept { return s_.evolve_counters.probing; }
   // How the coming run replays the schedule's template, compiled as `plan`
   // (null: it could not be). Converged: stows, or stuws for a planned
@@ -74,8 +81,8 @@ class evolve_controller {
   replay_mode mode_for(const template_plan* plan) const noexcept;
 
   // After a run that replayed the template in `ran` without diverging, or
-  // the probe run (`ran` random): the decision of the run's stage (r.note
-  // says it when it is one).
+  // a probe's random run: the decision of the run's stage (r.note says it
+  // when it is one).
   void after_run(replay_mode ran, run_report& r, const runtime_config& cfg,
                  std::shared_ptr<const steal_tree::tree> fresh, const steal_tree::phase_record& record);
 
@@ -86,7 +93,7 @@ class evolve_controller {
   void converge_on_best(run_report& r, const runtime_config& cfg);
   void after_audit(run_report& r, const steal_tree::phase_record& record);
   void after_stows(run_report& r, const runtime_config& cfg);
-  void after_probe(run_report& r, const runtime_config& cfg);
+  void after_probe(replay_mode ran, run_report& r, const runtime_config& cfg);
   void converge(run_report& r);
 
   schedule_state& s_;

@@ -442,7 +442,7 @@ void replay_policy::pick_template(run_report& r, const std::shared_ptr<const ste
   const runtime_config& cfg = rt_->config();
   const unsigned bound = template_tries();
   const bool balanced =
-      fresh->workers <= 1 || detail::balanced_enough(r.balance.idle_workers, r.balance.max_over_fair, cfg);
+      fresh->workers <= 1 || knobs_of(cfg).replay.balanced(r.balance.idle_workers, r.balance.max_over_fair);
   const detail::template_pick::verdict v = pick_.offer(fresh, r.balance, balanced, r.phase.iteration, bound);
   if (!v.adopt) {
     s.templ = nullptr;

@@ -19,8 +19,10 @@
 
 #include "cws/schedulers/slowdown_watch.hpp"
 #include "cws/traces/trace_file.hpp"
+#include "cws/steal_tree/balance.hpp"
 #include "schedulers/replay_support.hpp"
 #include "support/scratch_files.hpp"
+#include "support/steal_tree_builders.hpp"
 
 namespace {
 
@@ -279,6 +281,73 @@ TEST(load_converged, without_the_option_a_loaded_schedule_learns_first) {
 
 // A file whose latest run is a random, template-less one (all its steals
 // unplanned) holds nothing converged: that schedule learns.
+// A schedule still learning at the save (its latest run added a steal: a
+// phase that runs once per solve never reaches evolve's bound in one program
+// run) starts converged on the latest of its runs that replayed a template
+// and passes the balance rule; with none such, it learns from its latest run.
+// The runs are built by hand, so which one qualifies is exact.
+namespace {
+// Two workers: worker 0 ran `mine` tasks, worker 1 stole one and ran `theirs`.
+cws::steal_tree::tree two_worker_tree(std::uint64_t mine, std::uint64_t theirs) {
+  cws::steal_tree::tree t;
+  t.workers = 2;
+  t.segments = {cws::test::segment_of(0, cws::steal_tree::no_parent, 0, 0, 0, 1000, mine, {{1, 0, 1, 1}}),
+                cws::test::segment_of(1, 0, 1, 0, 100, 900, theirs)};
+  t.worker_segments = {{0}, {1}};
+  return t;
+}
+// A run of schedule "start": its tree, and its steals (`designated` of them
+// designated, `taken_back` taken back) counted on worker 1.
+cws::steal_tree::phase_record start_run(std::uint64_t iteration, const char* policy, cws::steal_tree::tree t,
+                                        std::uint64_t steals, std::uint64_t designated, std::uint64_t taken_back) {
+  cws::steal_tree::phase_record r;
+  r.schedule = "start";
+  r.iteration = iteration;
+  r.policy = policy;
+  r.stats.resize(2);
+  r.stats[1].steals = steals;
+  r.stats[1].designated = designated;
+  r.stats[0].taken_back = taken_back;
+  r.steals = std::move(t);
+  return r;
+}
+}  // namespace
+
+TEST(load_converged, a_schedule_still_learning_starts_converged_on_its_latest_balanced_replay) {
+  cws::test::scratch_dir dir;
+  cws::runtime recorder(config(2));
+  cws::traces::trace_file f = cws::traces::capture(recorder);
+  f.phases = {start_run(0, "evolve", two_worker_tree(12, 4), 1, 0, 0),   // the first run: random, no template
+              start_run(1, "evolve", two_worker_tree(8, 8), 1, 1, 1),    // relws, balanced, one task taken back
+              start_run(2, "evolve", two_worker_tree(9, 7), 1, 1, 0),    // relws, balanced (x1.12 is not)
+              start_run(3, "evolve", two_worker_tree(11, 5), 2, 1, 0)};  // the latest: an extra steal, x1.38
+  const std::string path = dir.file("learning.cwst");
+  cws::traces::write(path, f);
+
+  cws::runtime rt(config(2));
+  cws::traces::load_options options;
+  options.converged = true;
+  const cws::traces::load_summary got = cws::traces::load_traces(rt, path, options);
+  EXPECT_EQ(got.converged, 1u);
+  const auto& state = state_of(rt, "start");
+  EXPECT_TRUE(state.converged);
+  ASSERT_NE(state.templ, nullptr);
+  EXPECT_EQ(cws::steal_tree::balance_of(*state.templ).tasks, (std::vector<std::uint64_t>{8, 8})) << "run #1's tree";
+  EXPECT_NE(state.template_from.find("run #1 (its latest balanced replay; the latest, #3, was still learning)"),
+            std::string::npos)
+      << state.template_from;
+
+  // Without a balanced replay among its runs (the random first run does not
+  // count, balanced or not), the schedule learns from its latest run.
+  f.phases = {start_run(0, "evolve", two_worker_tree(8, 8), 1, 0, 0),
+              start_run(1, "evolve", two_worker_tree(12, 4), 2, 1, 0)};
+  cws::traces::write(path, f);
+  cws::runtime again(config(2));
+  EXPECT_EQ(cws::traces::load_traces(again, path, options).converged, 0u);
+  EXPECT_FALSE(state_of(again, "start").converged);
+  EXPECT_EQ(cws::steal_tree::balance_of(*state_of(again, "start").templ).tasks, (std::vector<std::uint64_t>{12, 4}));
+}
+
 TEST(load_converged, a_random_run_does_not_start_converged) {
   cws::test::scratch_dir dir;
   const std::string path = dir.file("fib.cwst");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <cstdio>
@@ -13,7 +14,9 @@
 #include "cws/config.hpp"
 #include "cws/place_tree.hpp"
 #include "cws/runtime.hpp"
+#include "cws/schedulers/knobs.hpp"
 #include "cws/schedulers/schedule_store.hpp"
+#include "cws/steal_tree/balance.hpp"
 #include "cws/steal_tree/recorder.hpp"
 #include "cws/traces/stream.hpp"
 #include "cws/traces/trace_file.hpp"
@@ -70,6 +73,26 @@ bool settled(const steal_tree::phase_record& r) {
   return steals == designated && taken_back == 0 && (designated > 0 || r.iteration > 0 || r.stats.size() == 1);
 }
 
+// The run of a schedule (its runs in the file, by iteration) that it starts
+// converged on (load_options::converged), or null: its latest run when that
+// settled. Else, when the schedule was still learning at the save (a phase
+// that runs a few times per program run, such as a solver's start, never
+// reaches evolve's bound in one), the latest of its runs that replayed a
+// template (a designated steal: not a random run) and passes evolve's
+// balance rule (CWS_EVOLVE_BALANCE): a tree evolve would converge on.
+const steal_tree::phase_record* converged_run(const std::vector<const steal_tree::phase_record*>& runs,
+                                              const schedulers::replay_knobs& knobs) {
+  const steal_tree::phase_record* latest = runs.back();
+  if (settled(*latest)) return latest;
+  for (auto r = runs.rbegin(); r != runs.rend(); ++r) {
+    std::uint64_t designated = 0;
+    for (const worker_stats& w : (*r)->stats) designated += w.designated;
+    const steal_tree::balance b = steal_tree::balance_of((*r)->steals);
+    if (designated > 0 && knobs.balanced(b.idle_workers, b.max_share_ratio)) return *r;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 // Every schedule in the file gets its latest run as template: a solver
@@ -81,21 +104,28 @@ load_summary load_traces(runtime& rt, const std::string& path, const load_option
   auto* ext = dynamic_cast<loaded_traces_extension*>(rt.extension(loaded_extension_name));
   if (ext == nullptr)
     throw error(fmt::format("{}: this runtime was created before cws::traces registered its extension", path));
-  std::map<std::string, const steal_tree::phase_record*> latest;
-  for (const steal_tree::phase_record& r : f.phases) {
-    const steal_tree::phase_record*& slot = latest[r.schedule];
-    if (slot == nullptr || r.iteration >= slot->iteration) slot = &r;
-  }
+  // Each schedule's runs, the latest last.
+  std::map<std::string, std::vector<const steal_tree::phase_record*>> runs;
+  for (const steal_tree::phase_record& r : f.phases) runs[r.schedule].push_back(&r);
+  for (auto& [name, of] : runs)
+    std::stable_sort(of.begin(), of.end(), [](const auto* a, const auto* b) { return a->iteration < b->iteration; });
   schedulers::schedule_store& store = schedulers::store_of(rt);
+  const schedulers::replay_knobs& knobs = schedulers::knobs_of(rt.config()).replay;
   load_summary summary;
-  for (const auto& [name, r] : latest) {
+  for (const auto& [name, of] : runs) {
+    const steal_tree::phase_record* converged = options.converged ? converged_run(of, knobs) : nullptr;
+    const steal_tree::phase_record* r = converged != nullptr ? converged : of.back();
     try {
-      store.seed(name, r->steals, fmt::format("file {}, run #{}", path, r->iteration));
+      store.seed(name, r->steals,
+                 r == of.back() ? fmt::format("file {}, run #{}", path, r->iteration)
+                                : fmt::format("file {}, run #{} (its latest balanced replay; the latest, #{}, was "
+                                              "still learning)",
+                                              path, r->iteration, of.back()->iteration));
     } catch (const error& e) {
       throw error(fmt::format("{}: schedule '{}' run #{}: {}", path, name, r->iteration, e.what()));
     }
     ++summary.seeded;
-    if (options.converged && settled(*r)) {
+    if (converged != nullptr) {
       store.mark_converged(name);
       ++summary.converged;
     }

@@ -54,6 +54,11 @@ struct replay_knobs {
   // evolve converges only to a template in which every worker owns work and
   // the busiest worker's share of the tasks is at most (1 + pct/100) / P.
   unsigned evolve_balance_pct = 10;  // CWS_EVOLVE_BALANCE (0: balance is not required)
+  // That rule on a run's or a tree's balance (run_report::balance,
+  // steal_tree::balance): always true when the knob is 0.
+  bool balanced(unsigned idle_workers, double max_share) const noexcept {
+    return evolve_balance_pct == 0 || (idle_workers == 0 && max_share <= 1.0 + evolve_balance_pct / 100.0);
+  }
   // Strict replays (stows, stuws) run every spawn with no designated steal
   // below it as a plain call (serial elision) when the template knows its
   // steals' pedigrees. Not with audit (it records tasks, and elided calls are not tasks).

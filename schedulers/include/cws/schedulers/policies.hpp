@@ -25,11 +25,11 @@
 //           relws only on evidence that it is wrong: a divergence, or a
 //           slowdown that persists (the lower quartile of its last 8 stows
 //           runs over CWS_EVOLVE_SLOWDOWN percent above that of its runs
-//           before, 8 runs in a row: slowdown_watch.hpp) that a probe run
-//           under random stealing confirms (random stealing faster than the
-//           template by that margin; else the machine slowed down and the
-//           template stays); slow runs, even 6 of 8 (a descheduled worker),
-//           are noise.
+//           before, 8 runs in a row: slowdown_watch.hpp) that a probe
+//           confirms (3 rounds of a random-stealing run and a template run,
+//           random stealing faster by that margin in each; else the machine
+//           slowed down and the template stays); slow runs, even 6 of 8 (a
+//           descheduled worker), are noise.
 //   coarsen evolve, then, once converged, one stows run per pruning depth of
 //           the template (steal_tree::coarsen's max_level; CWS_COARSEN_TRIES
 //           depths), keeping the fastest: SC14's dynamic coarsening. With

@@ -69,7 +69,10 @@ struct evolve_counters {
   bool planned = false;     // the planner was tried since evolve (re)started
   bool auditing = false;    // the coming run is the audit run the planner needs
   bool relearning = false;  // relws again after a persistent slowdown (the best tree and the planner's verdict stay)
-  bool probing = false;     // the coming run probes the converged template's slowdown under random stealing
+  bool probing = false;     // in the probe of a converged template's slowdown (evolve_controller.hpp)
+  bool probe_template_turn = false;  // the coming probe run replays the template (else: random stealing)
+  unsigned probe_rounds_won = 0;     // probe rounds in which random stealing beat the template by the margin
+  double probe_random_s = 0;         // the current round's random run
 };
 }  // namespace detail
 

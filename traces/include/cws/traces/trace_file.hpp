@@ -307,11 +307,15 @@ struct load_options {
   // The schedules start converged (schedule_store::mark_converged): evolve
   // replays them under stows (stuws for a planned template) from their first
   // run, with no relws run, for a program run that reuses the schedules of an
-  // earlier one. Only a schedule whose latest run in the file settled starts
-  // converged: every steal of that run was a designated one, none was taken
-  // back, and it was not the schedule's first run unless it stole, which a
-  // converged replay shows and a random or still-learning run does not. The
-  // others learn as usual.
+  // earlier one. A schedule whose latest run in the file settled starts
+  // converged on it: every steal of that run was a designated one, none was
+  // taken back, and it was not the schedule's first run unless it stole,
+  // which a converged replay shows and a random or still-learning run does
+  // not. A schedule still learning at the save (a phase that runs only a few
+  // times per program run never reaches evolve's bound in one) starts
+  // converged on the latest of its runs in the file that replayed a template
+  // and passes evolve's balance rule (CWS_EVOLVE_BALANCE). The others learn
+  // as usual, from their latest run.
   bool converged = false;
 };
 
