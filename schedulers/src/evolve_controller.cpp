@@ -209,6 +209,7 @@ void evolve_controller::after_stows(run_report& r, const runtime_config& cfg) {
               slowdown_watch::recent, watch.now_s() * 1e3, pct, watch.baseline_runs(),
               watch.now_s() / watch.baseline_s(), watch.slow_runs());
   s_.evolve_counters.probing = true;
+  s_.evolve_counters.probe_switches = switches_();
 }
 
 // The probe: rounds of a run under random stealing and a run of the
@@ -216,9 +217,9 @@ void evolve_controller::after_stows(run_report& r, const runtime_config& cfg) {
 // stopped fitting the program (its work moved between tasks) loses to random
 // stealing by the slowdown margin in every round; a machine that got slower
 // (a parallel build started beside the solver) slows random stealing as
-// much, and the template stays. Only random stealing beating the template
-// run beside it and the template's recent floor, round after round, is
-// evidence against it.
+// much, or takes cores from the program, and the template stays. Only random
+// stealing beating the template run beside it and the template's recent
+// floor, round after round, on cores nobody took, is evidence against it.
 void evolve_controller::after_probe(replay_mode ran, run_report& r, const runtime_config& cfg) {
   evolve_counters& c = s_.evolve_counters;
   if (ran == replay_mode::random) {  // the round's first run; its template run comes next
@@ -231,17 +232,21 @@ void evolve_controller::after_probe(replay_mode ran, run_report& r, const runtim
   c.probe_template_turn = false;
   const double margin = 1.0 + knobs_of(cfg).replay.evolve_slowdown_pct / 100.0;
   const double floor_s = c.slowdown.now_s();
-  const bool won = c.probe_random_s * margin < r.wall_s && c.probe_random_s * margin < floor_s;
+  const bool faster = c.probe_random_s * margin < r.wall_s && c.probe_random_s * margin < floor_s;
+  const std::uint64_t switches = switches_();
+  const std::uint64_t preempted = switches - c.probe_switches;
+  c.probe_switches = switches;
   format_into(r.note,
               "probe round {} of {}: random stealing {:.3f} ms, the template {:.3f} ms beside it, its recent floor "
-              "{:.3f} ms: ",
-              c.probe_rounds_won + 1, probe_rounds, c.probe_random_s * 1e3, r.wall_s * 1e3, floor_s * 1e3);
-  if (!won) {
+              "{:.3f} ms, {} involuntary context switch(es): ",
+              c.probe_rounds_won + 1, probe_rounds, c.probe_random_s * 1e3, r.wall_s * 1e3, floor_s * 1e3, preempted);
+  if (!faster || preempted != 0) {
     c.probing = false;
     c.probe_rounds_won = 0;
     c.slowdown.reset();
-    r.note += "random stealing not faster than both by the margin: the machine slowed down, not the template; "
-              "staying converged, slowdowns measured from here";
+    r.note += faster ? "other work took the program's cores, where a strict replay waits for a descheduled thief"
+                     : "random stealing not faster than both by the margin";
+    r.note += ": the machine slowed down, not the template; staying converged, slowdowns measured from here";
     return;
   }
   if (++c.probe_rounds_won < probe_rounds) {

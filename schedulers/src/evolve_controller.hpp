@@ -18,10 +18,12 @@
 //              stealing, then one of the template, the template kept and no
 //              page moved. A round is won when the random run beat by the
 //              slowdown margin both the template run beside it and the
-//              template's recent floor. All rounds won: the template stopped
-//              fitting the program (relearn). The first round not won: the
-//              machine slowed down, not the template (converged again, the
-//              watch starting afresh from the slower times).
+//              template's recent floor, and no thread of the program lost
+//              its core to another process during the round (preemption.hpp).
+//              All rounds won: the template stopped fitting the program
+//              (relearn). The first round not won: the machine slowed down,
+//              not the template (converged again, the watch starting afresh
+//              from the slower times).
 //   relearn    learn again from the converged template, keeping the best tree
 //              and the planner's verdict of the earlier learning.
 //
@@ -35,6 +37,7 @@
 #include "cws/run_report.hpp"
 #include "cws/schedulers/schedule_store.hpp"
 #include "cws/steal_tree/recorder.hpp"
+#include "preemption.hpp"
 #include "replay_policy.hpp"
 #include "template_plan.hpp"
 
@@ -44,10 +47,15 @@ enum class evolve_stage { learn, audit, converged, probe, relearn };
 
 // Rounds a probe must win before evolve relearns. On a loaded machine one
 // random run in a few lands in a quiet moment while the template's runs beside
-// it do not (PCG beside a parallel build made 8 relws runs in its measured
-// solves when a single random run decided); a template that stopped fitting
-// loses every round. A machine that slowed down ends the probe at its first round lost,
-// so the probe usually costs one random run.
+// it do not; a template that stopped fitting loses every round. A machine
+// that slowed down ends the probe at its first round lost, so the probe
+// usually costs one random run and one template run.
+//
+// Times alone cannot tell a template that stopped fitting from a thief
+// descheduled by another process: a strict replay waits for that thief,
+// random stealing runs its task elsewhere, and wins every round (PCG beside
+// a parallel build relearned in most solves with the times alone). So a
+// round in which the program lost a core to another process is lost too.
 inline constexpr unsigned probe_rounds = 3;
 
 class evolve_controller {
@@ -63,9 +71,12 @@ class evolve_controller {
   static void relearn(schedule_state& s);
   static evolve_stage stage_of(const schedule_state& s) noexcept;
 
-  // `coarsens`: the coarsen policy (converged: search the pruning depths first).
-  evolve_controller(schedule_state& s, schedule_store& store, bool coarsens) noexcept
-      : s_(s), store_(store), coarsens_(coarsens) {}
+  // `coarsens`: the coarsen policy (converged: search the pruning depths
+  // first). `switches`: the program's involuntary context switches so far
+  // (a given count in tests).
+  evolve_controller(schedule_state& s, schedule_store& store, bool coarsens,
+                    switch_counter switches = involuntary_switches) noexcept
+      : s_(s), store_(store), coarsens_(coarsens), switches_(switches) {}
 
   evolve_stage stage() const noexcept { return stage_of(s_); }
   // The coming run is the audit run (record every task: no serial elision).
@@ -99,6 +110,7 @@ class evolve_controller {
   schedule_state& s_;
   schedule_store& store_;
   bool coarsens_;
+  switch_counter switches_;
 };
 
 }  // namespace cws::schedulers::detail

@@ -164,10 +164,15 @@ TEST(evolve_stages, each_stage_replays_in_its_mode) {
 // by the margin (the machine slowed down) and sends evolve back to learn
 // when it wins every round (the template stopped fitting).
 
+// The program's involuntary context switches as the probe reads them: given
+// here, since the test process itself may lose its core (ctest -j).
+std::uint64_t given_switches = 0;
+std::uint64_t read_given_switches() noexcept { return given_switches; }
+
 struct slowed_down {
   cws::runtime rt{cws::test::config(2)};
   cs::schedule_state& s = cs::store_of(rt).state("step");
-  evolve_controller evolve{s, cs::store_of(rt), false};
+  evolve_controller evolve{s, cs::store_of(rt), false, read_given_switches};
   cws::steal_tree::phase_record record;
   cws::run_report r;
 
@@ -257,6 +262,28 @@ TEST(evolve_probe, one_lucky_random_run_does_not_send_evolve_back_to_learn) {
     t.probe_round(2.6e-3, 4e-3);  // beats the template beside it by 54 %, the 3 ms floor by only 15 %
     EXPECT_EQ(evolve_controller::stage_of(t.s), evolve_stage::converged) << t.r.note;
   }
+}
+
+// A thief descheduled by another process: the strict replay waits for it,
+// random stealing runs its task elsewhere and wins by any margin. A round in
+// which the program lost a core is no evidence against the template.
+TEST(evolve_probe, a_round_in_which_the_program_lost_a_core_keeps_the_template) {
+  slowed_down t(1e-3, 3e-3);
+  t.probe_round(1e-3, 3e-3);  // won, on cores nobody took
+  ASSERT_EQ(evolve_controller::stage_of(t.s), evolve_stage::probe) << t.r.note;
+  ASSERT_EQ(t.evolve.mode_for(nullptr), replay_mode::random);
+  t.probe_run(1e-3);
+  given_switches += 2;  // during the round's template run
+  t.stows_run(3e-3);
+  EXPECT_EQ(evolve_controller::stage_of(t.s), evolve_stage::converged) << t.r.note;
+  EXPECT_TRUE(t.s.converged);
+  EXPECT_NE(t.r.note.find("2 involuntary context switch(es): other work took the program's cores"), std::string::npos)
+      << t.r.note;
+  // The next probe counts from the switches it starts with, not from zero.
+  for (int i = 0; i < 64 && !t.s.evolve_counters.probing; ++i) t.stows_run(i < 32 ? 3e-3 : 9e-3);
+  ASSERT_EQ(evolve_controller::stage_of(t.s), evolve_stage::probe);
+  for (unsigned round = 0; round < cs::detail::probe_rounds; ++round) t.probe_round(3e-3, 9e-3);
+  EXPECT_EQ(evolve_controller::stage_of(t.s), evolve_stage::relearn) << t.r.note;
 }
 
 // On the runtime: the probe run (forced here: the watch's verdict needs real

@@ -73,6 +73,7 @@ struct evolve_counters {
   bool probe_template_turn = false;  // the coming probe run replays the template (else: random stealing)
   unsigned probe_rounds_won = 0;     // probe rounds in which random stealing beat the template by the margin
   double probe_random_s = 0;         // the current round's random run
+  std::uint64_t probe_switches = 0;  // the program's involuntary context switches when the round began
 };
 }  // namespace detail
 
