@@ -34,14 +34,14 @@ void coarsen_search::start(std::shared_ptr<const steal_tree::tree> converged, co
   levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
   for (std::size_t i = 0; i + 1 < levels.size() && depths_.size() + 1 < knobs_of(cfg).replay.coarsen_tries; ++i) {
     const steal_tree::balance b = steal_tree::balance_of(steal_tree::coarsen(*base_, pruned_at(levels[i])));
-    if (b.idle_workers == 0 && knobs_of(cfg).replay.balanced(b.idle_workers, b.max_share_ratio)) depths_.push_back(levels[i]);
+    if (b.idle_workers == 0 && knobs_of(cfg).replay.balanced(b.idle_workers, b.max_share_ratio))
+      depths_.push_back(levels[i]);
   }
   depths_.push_back(levels.empty() ? 0 : levels.back());  // unpruned
   active_ = true;
 }
 
-void coarsen_search::after_run(schedule_state& s, run_report& r, const runtime_config& cfg,
-                               schedule_store& store) {
+void coarsen_search::after_run(schedule_state& s, run_report& r, const runtime_config& cfg, schedule_store& store) {
   if (!active_) {
     start(s.templ, cfg);
   } else {

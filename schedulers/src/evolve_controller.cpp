@@ -257,8 +257,9 @@ void evolve_controller::after_probe(replay_mode ran, run_report& r, const runtim
   // verdict of the earlier learning stay (planning again allocates, and
   // would plan from the same kind of run).
   relearn(s_);
-  r.note += "random stealing faster than both by the margin in every round: the template stopped fitting, back "
-            "to relws";
+  r.note +=
+      "random stealing faster than both by the margin in every round: the template stopped fitting, back "
+      "to relws";
 }
 
 }  // namespace cws::schedulers::detail
