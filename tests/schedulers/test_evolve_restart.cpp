@@ -299,11 +299,12 @@ TEST(evolve_probe, the_probe_run_keeps_the_template_and_the_schedule_converged) 
   s.evolve_counters.probing = true;
   std::vector<char> data(16 * 4096);
   // Declared touches: evolve would move pages after a run that becomes its template.
-  const cws::run_report& probe = rt.run(sched, [&] {
+  const auto touch_halves = [&] {
     cws::spawn([&] { cws::touch(data.data(), data.size() / 2); });
     cws::touch(data.data() + data.size() / 2, data.size() / 2);
     cws::sync();
-  });
+  };
+  const cws::run_report& probe = rt.run(sched, touch_halves);
   EXPECT_EQ(probe.ran_as, cws::ran_as::random) << probe.label();
   EXPECT_TRUE(probe.converged);
   EXPECT_EQ(probe.relocalization(), nullptr);
@@ -312,11 +313,7 @@ TEST(evolve_probe, the_probe_run_keeps_the_template_and_the_schedule_converged) 
   EXPECT_EQ(s.template_from, from);
   EXPECT_EQ(evolve_controller::stage_of(s), evolve_stage::probe) << "the round's template run comes next";
   // The round's template run: a strict replay of the kept template, moving no page.
-  const cws::run_report& beside = rt.run(sched, [&] {
-    cws::spawn([&] { cws::touch(data.data(), data.size() / 2); });
-    cws::touch(data.data() + data.size() / 2, data.size() / 2);
-    cws::sync();
-  });
+  const cws::run_report& beside = rt.run(sched, touch_halves);
   EXPECT_EQ(beside.ran_as, cws::ran_as::stows) << beside.label();
   EXPECT_TRUE(beside.converged);
   EXPECT_EQ(beside.relocalization(), nullptr);
