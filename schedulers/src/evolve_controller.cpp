@@ -24,6 +24,13 @@ bool better_template(const evolve_counters& c, bool balanced, double share, doub
   return seconds < c.best_s;
 }
 
+// Out of the probe (converged again, relearning, or converging).
+void end_probe(evolve_counters& c) {
+  c.probing = false;
+  c.probe_template_turn = false;
+  c.probe_rounds_won = 0;
+}
+
 }  // namespace
 
 // ------------------------------------------------------------- transitions
@@ -47,9 +54,7 @@ void evolve_controller::converge(schedule_state& s, std::uint64_t at) {
   c.relws_runs = 0;
   c.settling_runs = 0;
   c.relearning = false;
-  c.probing = false;
-  c.probe_template_turn = false;
-  c.probe_rounds_won = 0;
+  end_probe(c);
   s.coarsen_search = {};
 }
 
@@ -58,9 +63,7 @@ void evolve_controller::relearn(schedule_state& s) {
   s.converged = false;
   s.evolve_counters.relws_runs = 0;
   s.evolve_counters.relearning = true;
-  s.evolve_counters.probing = false;
-  s.evolve_counters.probe_template_turn = false;
-  s.evolve_counters.probe_rounds_won = 0;
+  end_probe(s.evolve_counters);
 }
 
 evolve_stage evolve_controller::stage_of(const schedule_state& s) noexcept {
@@ -241,8 +244,7 @@ void evolve_controller::after_probe(replay_mode ran, run_report& r, const runtim
               "{:.3f} ms, {} involuntary context switch(es): ",
               c.probe_rounds_won + 1, probe_rounds, c.probe_random_s * 1e3, r.wall_s * 1e3, floor_s * 1e3, preempted);
   if (!faster || preempted != 0) {
-    c.probing = false;
-    c.probe_rounds_won = 0;
+    end_probe(c);
     c.slowdown.reset();
     r.note += faster ? "other work took the program's cores, where a strict replay waits for a descheduled thief"
                      : "random stealing not faster than both by the margin";

@@ -67,10 +67,21 @@ class runtime_trace_io final : public trace_io {
 // Whether a recorded run is what a converged replay looks like: all its
 // steals designated, none taken back, and not a schedule's first run (a
 // random run that happened not to steal is no schedule to keep).
-bool settled(const steal_tree::phase_record& r) {
+struct steal_counts {
   std::uint64_t steals = 0, designated = 0, taken_back = 0;
-  for (const worker_stats& w : r.stats) steals += w.steals, designated += w.designated, taken_back += w.taken_back;
-  return steals == designated && taken_back == 0 && (designated > 0 || r.iteration > 0 || r.stats.size() == 1);
+};
+steal_counts counts_of(const steal_tree::phase_record& r) {
+  steal_counts c;
+  for (const worker_stats& w : r.stats) {
+    c.steals += w.steals;
+    c.designated += w.designated;
+    c.taken_back += w.taken_back;
+  }
+  return c;
+}
+bool settled(const steal_tree::phase_record& r) {
+  const steal_counts c = counts_of(r);
+  return c.steals == c.designated && c.taken_back == 0 && (c.designated > 0 || r.iteration > 0 || r.stats.size() == 1);
 }
 
 // The run of a schedule (its runs in the file, by iteration) that it starts
@@ -85,10 +96,8 @@ const steal_tree::phase_record* converged_run(const std::vector<const steal_tree
   const steal_tree::phase_record* latest = runs.back();
   if (settled(*latest)) return latest;
   for (auto r = runs.rbegin(); r != runs.rend(); ++r) {
-    std::uint64_t designated = 0;
-    for (const worker_stats& w : (*r)->stats) designated += w.designated;
     const steal_tree::balance b = steal_tree::balance_of((*r)->steals);
-    if (designated > 0 && knobs.balanced(b.idle_workers, b.max_share_ratio)) return *r;
+    if (counts_of(**r).designated > 0 && knobs.balanced(b.idle_workers, b.max_share_ratio)) return *r;
   }
   return nullptr;
 }
