@@ -291,12 +291,6 @@ TEST(evolve_probe, a_round_in_which_the_program_lost_a_core_keeps_the_template) 
 // and leaves the schedule converged; the next run replays under stows.
 TEST(evolve_probe, the_probe_run_keeps_the_template_and_the_schedule_converged) {
   cws::runtime rt(cws::test::config(2));
-  cs::schedule_state& s = recorded(rt, "probe");
-  cws::schedule& sched = rt.schedule("probe", "evolve");
-  evolve_controller::converge(s, 1);
-  const auto templ = s.templ;
-  const std::string from = s.template_from;
-  s.evolve_counters.probing = true;
   std::vector<char> data(16 * 4096);
   // Declared touches: evolve would move pages after a run that becomes its template.
   const auto touch_halves = [&] {
@@ -304,6 +298,16 @@ TEST(evolve_probe, the_probe_run_keeps_the_template_and_the_schedule_converged) 
     cws::touch(data.data() + data.size() / 2, data.size() / 2);
     cws::sync();
   };
+  // The template comes from the same program the probe runs: a template of
+  // another program may diverge under stows, whatever the probe decides.
+  cws::schedule& sched = rt.schedule("probe", "evolve");
+  rt.run(sched, touch_halves);
+  cs::schedule_state& s = cs::store_of(rt).state("probe");
+  ASSERT_TRUE(s.templ);
+  evolve_controller::converge(s, 1);
+  const auto templ = s.templ;
+  const std::string from = s.template_from;
+  s.evolve_counters.probing = true;
   const cws::run_report& probe = rt.run(sched, touch_halves);
   EXPECT_EQ(probe.ran_as, cws::ran_as::random) << probe.label();
   EXPECT_TRUE(probe.converged);
