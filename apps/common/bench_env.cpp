@@ -38,7 +38,7 @@ void add_common_options(CLI::App& app, common_options& o) {
   app.add_flag("--trace-in-converged", o.trace_in_converged,
                "With --trace-in: schedules whose latest run in the file settled (a converged replay) start converged, "
                "so evolve replays them under stows from its first run instead of learning again; one still learning "
-               "at the save starts converged on its latest balanced replay in the file")
+               "at the save starts converged on its latest balanced replay in the file, or on its most balanced one")
       ->needs("--trace-in");
 }
 

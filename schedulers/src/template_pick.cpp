@@ -2,18 +2,9 @@
 
 #include <utility>
 
+#include "cws/schedulers/knobs.hpp"
+
 namespace cws::schedulers::detail {
-
-namespace {
-
-// Fewer idle workers first (an idle worker is a core the replay never uses),
-// then the smaller busiest share.
-bool more_balanced(const load_balance& a, const load_balance& b) noexcept {
-  if (a.idle_workers != b.idle_workers) return a.idle_workers < b.idle_workers;
-  return a.max_over_fair < b.max_over_fair;
-}
-
-}  // namespace
 
 template_pick::verdict template_pick::offer(std::shared_ptr<const steal_tree::tree> fresh, const load_balance& balance,
                                             bool balanced, std::uint64_t run, unsigned bound) {
@@ -22,7 +13,8 @@ template_pick::verdict template_pick::offer(std::shared_ptr<const steal_tree::tr
     reset();
     return {std::move(fresh), run, balance, false};
   }
-  if (!best_tree_ || more_balanced(balance, best_)) {
+  if (!best_tree_ ||
+      replay_knobs::more_balanced(balance.idle_workers, balance.max_over_fair, best_.idle_workers, best_.max_over_fair)) {
     best_tree_ = std::move(fresh);
     best_ = balance;
     best_run_ = run;

@@ -284,7 +284,8 @@ TEST(load_converged, without_the_option_a_loaded_schedule_learns_first) {
 // A schedule still learning at the save (its latest run added a steal: a
 // phase that runs once per solve never reaches evolve's bound in one program
 // run) starts converged on the latest of its runs that replayed a template
-// and passes the balance rule; with none such, it learns from its latest run.
+// and passes the balance rule; with none such, on its most balanced replay;
+// with no replay (only a random run), it learns from its latest run.
 // The runs are built by hand, so which one qualifies is exact.
 namespace {
 // Two workers: worker 0 ran `mine` tasks, worker 1 stole one and ran `theirs`.
@@ -313,7 +314,7 @@ cws::steal_tree::phase_record start_run(std::uint64_t iteration, const char* pol
 }
 }  // namespace
 
-TEST(load_converged, a_schedule_still_learning_starts_converged_on_its_latest_balanced_replay) {
+TEST(load_converged, a_schedule_still_learning_starts_converged_on_its_latest_balanced_or_else_most_balanced_replay) {
   cws::test::scratch_dir dir;
   cws::runtime recorder(config(2));
   cws::traces::trace_file f = cws::traces::capture(recorder);
@@ -338,14 +339,29 @@ TEST(load_converged, a_schedule_still_learning_starts_converged_on_its_latest_ba
       << state.template_from;
 
   // Without a balanced replay among its runs (the random first run does not
-  // count, balanced or not), the schedule learns from its latest run.
+  // count, balanced or not), it starts converged on its most balanced replay.
   f.phases = {start_run(0, "evolve", two_worker_tree(8, 8), 1, 0, 0),
-              start_run(1, "evolve", two_worker_tree(12, 4), 2, 1, 0)};
+              start_run(1, "evolve", two_worker_tree(12, 4), 2, 1, 0),   // x1.50
+              start_run(2, "evolve", two_worker_tree(10, 6), 2, 1, 0),   // x1.25: the most balanced
+              start_run(3, "evolve", two_worker_tree(13, 3), 2, 1, 0)};  // x1.62
   cws::traces::write(path, f);
   cws::runtime again(config(2));
-  EXPECT_EQ(cws::traces::load_traces(again, path, options).converged, 0u);
-  EXPECT_FALSE(state_of(again, "start").converged);
-  EXPECT_EQ(cws::steal_tree::balance_of(*state_of(again, "start").templ).tasks, (std::vector<std::uint64_t>{12, 4}));
+  EXPECT_EQ(cws::traces::load_traces(again, path, options).converged, 1u);
+  const auto& unbalanced = state_of(again, "start");
+  EXPECT_TRUE(unbalanced.converged);
+  ASSERT_NE(unbalanced.templ, nullptr);
+  EXPECT_EQ(cws::steal_tree::balance_of(*unbalanced.templ).tasks, (std::vector<std::uint64_t>{10, 6}));
+  EXPECT_NE(unbalanced.template_from.find("run #2 (the most balanced of its 3 replays, none balanced (busiest x1.25"),
+            std::string::npos)
+      << unbalanced.template_from;
+
+  // With no replay at all (only a random run), it learns from its latest run.
+  f.phases = {start_run(0, "evolve", two_worker_tree(12, 4), 1, 0, 0)};
+  cws::traces::write(path, f);
+  cws::runtime third(config(2));
+  EXPECT_EQ(cws::traces::load_traces(third, path, options).converged, 0u);
+  EXPECT_FALSE(state_of(third, "start").converged);
+  EXPECT_EQ(cws::steal_tree::balance_of(*state_of(third, "start").templ).tasks, (std::vector<std::uint64_t>{12, 4}));
 }
 
 TEST(load_converged, a_random_run_does_not_start_converged) {

@@ -10,6 +10,8 @@
 #include <ctime>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "cws/config.hpp"
 #include "cws/place_tree.hpp"
@@ -85,21 +87,43 @@ bool settled(const steal_tree::phase_record& r) {
 }
 
 // The run of a schedule (its runs in the file, by iteration) that it starts
-// converged on (load_options::converged), or null: its latest run when that
-// settled. Else, when the schedule was still learning at the save (a phase
-// that runs a few times per program run, such as a solver's start, never
-// reaches evolve's bound in one), the latest of its runs that replayed a
-// template (a designated steal: not a random run) and passes evolve's
-// balance rule (CWS_EVOLVE_BALANCE): a tree evolve would converge on.
-const steal_tree::phase_record* converged_run(const std::vector<const steal_tree::phase_record*>& runs,
-                                              const schedulers::replay_knobs& knobs) {
+// converged on (load_options::converged), and why, or null: its latest run
+// when that settled. Else the schedule was still learning at the save (a
+// phase that runs a few times per program run, such as a solver's start,
+// never reaches evolve's bound in one): the latest of its runs that replayed
+// a template (a designated steal: not a random run) and passes evolve's
+// balance rule (CWS_EVOLVE_BALANCE), a tree evolve would converge on. When
+// none passes (a loaded machine makes a descheduled worker look idle), the
+// most balanced of those replays, as evolve keeps at its bound: the caller
+// asked for a converged start, and the slowdown watch still guards it.
+struct converged_pick {
+  const steal_tree::phase_record* run = nullptr;
+  std::string why;  // empty for the latest run
+};
+converged_pick converged_run(const std::vector<const steal_tree::phase_record*>& runs,
+                             const schedulers::replay_knobs& knobs) {
   const steal_tree::phase_record* latest = runs.back();
-  if (settled(*latest)) return latest;
+  if (settled(*latest)) return {latest, {}};
+  const steal_tree::phase_record* most = nullptr;
+  steal_tree::balance best;
+  std::size_t replays = 0;
   for (auto r = runs.rbegin(); r != runs.rend(); ++r) {
+    if (counts_of(**r).designated == 0) continue;
+    ++replays;
     const steal_tree::balance b = steal_tree::balance_of((*r)->steals);
-    if (counts_of(**r).designated > 0 && knobs.balanced(b.idle_workers, b.max_share_ratio)) return *r;
+    if (knobs.balanced(b.idle_workers, b.max_share_ratio))
+      return {*r, fmt::format("its latest balanced replay; the latest, #{}, was still learning", latest->iteration)};
+    if (most == nullptr ||
+        schedulers::replay_knobs::more_balanced(b.idle_workers, b.max_share_ratio, best.idle_workers,
+                                                best.max_share_ratio)) {
+      most = *r;
+      best = b;
+    }
   }
-  return nullptr;
+  if (most == nullptr) return {};
+  return {most, fmt::format("the most balanced of its {} replays, none balanced (busiest x{:.2f}, {} idle); the "
+                            "latest, #{}, was still learning",
+                            replays, best.max_share_ratio, best.idle_workers, latest->iteration)};
 }
 
 }  // namespace
@@ -122,14 +146,13 @@ load_summary load_traces(runtime& rt, const std::string& path, const load_option
   const schedulers::replay_knobs& knobs = schedulers::knobs_of(rt.config()).replay;
   load_summary summary;
   for (const auto& [name, of] : runs) {
-    const steal_tree::phase_record* converged = options.converged ? converged_run(of, knobs) : nullptr;
+    const converged_pick pick = options.converged ? converged_run(of, knobs) : converged_pick{};
+    const steal_tree::phase_record* converged = pick.run;
     const steal_tree::phase_record* r = converged != nullptr ? converged : of.back();
     try {
       store.seed(name, r->steals,
-                 r == of.back() ? fmt::format("file {}, run #{}", path, r->iteration)
-                                : fmt::format("file {}, run #{} (its latest balanced replay; the latest, #{}, was "
-                                              "still learning)",
-                                              path, r->iteration, of.back()->iteration));
+                 pick.why.empty() ? fmt::format("file {}, run #{}", path, r->iteration)
+                                  : fmt::format("file {}, run #{} ({})", path, r->iteration, pick.why));
     } catch (const error& e) {
       throw error(fmt::format("{}: schedule '{}' run #{}: {}", path, name, r->iteration, e.what()));
     }

@@ -59,6 +59,11 @@ struct replay_knobs {
   bool balanced(unsigned idle_workers, double max_share) const noexcept {
     return evolve_balance_pct == 0 || (idle_workers == 0 && max_share <= 1.0 + evolve_balance_pct / 100.0);
   }
+  // The order among runs that are not: fewer idle workers first (an idle
+  // worker is a core the replay never uses), then the smaller busiest share.
+  static bool more_balanced(unsigned idle_a, double share_a, unsigned idle_b, double share_b) noexcept {
+    return idle_a != idle_b ? idle_a < idle_b : share_a < share_b;
+  }
   // Strict replays (stows, stuws) run every spawn with no designated steal
   // below it as a plain call (serial elision) when the template knows its
   // steals' pedigrees. Not with audit (it records tasks, and elided calls are not tasks).
