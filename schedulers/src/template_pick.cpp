@@ -13,8 +13,8 @@ template_pick::verdict template_pick::offer(std::shared_ptr<const steal_tree::tr
     reset();
     return {std::move(fresh), run, balance, false};
   }
-  if (!best_tree_ ||
-      replay_knobs::more_balanced(balance.idle_workers, balance.max_over_fair, best_.idle_workers, best_.max_over_fair)) {
+  if (!best_tree_ || replay_knobs::more_balanced(balance.idle_workers, balance.max_over_fair, best_.idle_workers,
+                                                 best_.max_over_fair)) {
     best_tree_ = std::move(fresh);
     best_ = balance;
     best_run_ = run;

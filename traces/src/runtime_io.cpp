@@ -113,9 +113,8 @@ converged_pick converged_run(const std::vector<const steal_tree::phase_record*>&
     const steal_tree::balance b = steal_tree::balance_of((*r)->steals);
     if (knobs.balanced(b.idle_workers, b.max_share_ratio))
       return {*r, fmt::format("its latest balanced replay; the latest, #{}, was still learning", latest->iteration)};
-    if (most == nullptr ||
-        schedulers::replay_knobs::more_balanced(b.idle_workers, b.max_share_ratio, best.idle_workers,
-                                                best.max_share_ratio)) {
+    if (most == nullptr || schedulers::replay_knobs::more_balanced(b.idle_workers, b.max_share_ratio, best.idle_workers,
+                                                                   best.max_share_ratio)) {
       most = *r;
       best = b;
     }
