@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <utility>
 
@@ -24,11 +26,15 @@ bool better_template(const evolve_counters& c, bool balanced, double share, doub
   return seconds < c.best_s;
 }
 
-// Out of the probe (converged again, relearning, or converging).
+// Out of the probe or the contention (converged again, relearning, or converging).
 void end_probe(evolve_counters& c) {
   c.probing = false;
   c.probe_template_turn = false;
   c.probe_rounds_won = 0;
+  c.contended = false;
+  c.contended_runs = 0;  // contended_every stays: the gap the next contention starts from
+  c.switch_check_runs = 0;
+  c.checked_switches = evolve_counters::unread;  // the next check only reads
 }
 
 }  // namespace
@@ -69,6 +75,7 @@ void evolve_controller::relearn(schedule_state& s) {
 evolve_stage evolve_controller::stage_of(const schedule_state& s) noexcept {
   if (s.evolve_counters.auditing) return evolve_stage::audit;
   if (s.evolve_counters.probing) return evolve_stage::probe;
+  if (s.evolve_counters.contended) return evolve_stage::contended;
   if (s.mode == evolve_mode::stows) return evolve_stage::converged;
   return s.evolve_counters.relearning ? evolve_stage::relearn : evolve_stage::learn;
 }
@@ -78,6 +85,7 @@ replay_mode evolve_controller::mode_for(const template_plan* plan) const noexcep
     case evolve_stage::audit:
       return replay_mode::stows;
     case evolve_stage::probe:
+    case evolve_stage::contended:
       if (!s_.evolve_counters.probe_template_turn) return replay_mode::random;
       [[fallthrough]];
     case evolve_stage::converged:
@@ -100,6 +108,7 @@ void evolve_controller::after_run(replay_mode ran, run_report& r, const runtime_
                                   std::shared_ptr<const steal_tree::tree> fresh,
                                   const steal_tree::phase_record& record) {
   if (auditing()) return after_audit(r, record);
+  if (s_.evolve_counters.contended) return after_contended(ran, r, cfg);
   if (probing()) return after_probe(ran, r, cfg);
   if (ran == replay_mode::relws) return after_relws(r, cfg, std::move(fresh));
   after_stows(r, cfg);
@@ -204,15 +213,55 @@ void evolve_controller::after_audit(run_report& r, const steal_tree::phase_recor
 void evolve_controller::after_stows(run_report& r, const runtime_config& cfg) {
   if (coarsens_ && !s_.coarsen_search.done()) return s_.coarsen_search.after_run(s_, r, cfg, store_);
   const unsigned pct = knobs_of(cfg).replay.evolve_slowdown_pct;
-  slowdown_watch& watch = s_.evolve_counters.slowdown;
-  if (!watch.add(r.wall_s, pct)) return;
+  evolve_counters& c = s_.evolve_counters;
+  slowdown_watch& watch = c.slowdown;
+  if (!watch.add(r.wall_s, pct)) return check_switches(r, knobs_of(cfg).replay);
   format_into(r.note,
               "slowdown: even the faster of the last {} stows runs (lower quartile {:.3f} ms) stayed over {}% "
               "slower than the {} before (x{:.2f}) for {} runs: the next run probes random stealing",
               slowdown_watch::recent, watch.now_s() * 1e3, pct, watch.baseline_runs(),
               watch.now_s() / watch.baseline_s(), watch.slow_runs());
-  s_.evolve_counters.probing = true;
-  s_.evolve_counters.probe_switches = switches_();
+  c.probing = true;
+  c.probe_switches = switches_();
+}
+
+// A slowdown watch learns its baseline from the runs it sees: on a machine
+// that was busy from the start (a solver loading its converged schedules
+// beside a parallel build) the strict replay's slow times are the baseline,
+// and no slowdown ever shows. So every `switch_check_every` converged runs
+// the program's involuntary context switches are read (one system call); when
+// they moved, other work shared the cores: contended at once. One paired
+// round cannot tell there: a strict replay's time on shared cores is a
+// lottery of time slices (0.3 ms or 4-16 ms per PCG phase beside a build).
+void evolve_controller::check_switches(run_report& r, const replay_knobs& knobs) {
+  evolve_counters& c = s_.evolve_counters;
+  if (!knobs.evolve_contention || knobs.evolve_slowdown_pct == 0) return;
+  if (++c.switch_check_runs < switch_check_every) return;
+  c.switch_check_runs = 0;
+  const std::uint64_t now = switches_();
+  const std::uint64_t before = std::exchange(c.checked_switches, now);
+  if (before == evolve_counters::unread) return;
+  if (now == before) {  // quiet: the next contention's first gap shrinks back
+    c.contended_every = c.contended_every / 2 < contended_first_every ? 0 : c.contended_every / 2;
+    return;
+  }
+  const std::uint64_t moved = now - before;
+  format_into(r.note, "{} involuntary context switch(es) over the last {} runs: other work shares the cores; ", moved,
+              switch_check_every);
+  contend(r);
+}
+
+void evolve_controller::contend(run_report& r) {
+  evolve_counters& c = s_.evolve_counters;
+  end_probe(c);
+  c.contended = true;
+  c.contended_every = std::max(contended_first_every, c.contended_every);
+  c.probe_random_s = 0;
+  c.checked_switches = switches_();
+  fmt::format_to(std::back_inserter(r.note),
+                 "the template stays, and runs under random stealing until a run of it is as fast again (tried "
+                 "every {} runs)",
+                 c.contended_every);
 }
 
 // The probe: rounds of a run under random stealing and a run of the
@@ -243,13 +292,25 @@ void evolve_controller::after_probe(replay_mode ran, run_report& r, const runtim
               "probe round {} of {}: random stealing {:.3f} ms, the template {:.3f} ms beside it, its recent floor "
               "{:.3f} ms, {} involuntary context switch(es): ",
               c.probe_rounds_won + 1, probe_rounds, c.probe_random_s * 1e3, r.wall_s * 1e3, floor_s * 1e3, preempted);
-  if (!faster || preempted != 0) {
+  if (!faster) {
     end_probe(c);
     c.slowdown.reset();
-    r.note += faster ? "other work took the program's cores, where a strict replay waits for a descheduled thief"
-                     : "random stealing not faster than both by the margin";
-    r.note += ": the machine slowed down, not the template; staying converged, slowdowns measured from here";
+    r.note +=
+        "random stealing not faster than both by the margin: the machine slowed down, not the template; "
+        "staying converged, slowdowns measured from here";
     return;
+  }
+  if (preempted != 0 && !knobs_of(cfg).replay.evolve_contention) {
+    end_probe(c);
+    c.slowdown.reset();
+    r.note +=
+        "other work took the program's cores, where a strict replay waits for a descheduled thief: the "
+        "machine slowed down, not the template; staying converged, slowdowns measured from here";
+    return;
+  }
+  if (preempted != 0) {
+    r.note += "other work took the program's cores, where a strict replay waits for a descheduled thief: ";
+    return contend(r);
   }
   if (++c.probe_rounds_won < probe_rounds) {
     r.note += "random stealing faster than both by the margin; the next round follows";
@@ -262,6 +323,47 @@ void evolve_controller::after_probe(replay_mode ran, run_report& r, const runtim
   r.note +=
       "random stealing faster than both by the margin in every round: the template stopped fitting, back "
       "to relws";
+}
+
+// contended: random stealing, the template kept and no page moved (a
+// descheduled thief costs a strict replay a time slice per phase: 5-10 times
+// random stealing's time beside a parallel build, docs/measured.md). Every
+// `contended_every` random runs the template runs once. Converged again when
+// it is as fast (by the slowdown margin) as the fastest random run of the
+// gap and no involuntary context switch came during the gap and the template
+// run. Switches or not is the test, not the times: a strict run on shared
+// cores that no time slice hit beats random stealing, while most of them
+// wait one out (PCG beside a build left contended on such runs every few
+// dozen phases). Otherwise the next try waits twice as long, up to
+// contended_last_every runs. The gap outlives the contention: the next one
+// starts from it, and each quiet check of the converged runs halves it.
+void evolve_controller::after_contended(replay_mode ran, run_report& r, const runtime_config& cfg) {
+  evolve_counters& c = s_.evolve_counters;
+  if (ran == replay_mode::random) {
+    if (c.probe_random_s == 0 || r.wall_s < c.probe_random_s) c.probe_random_s = r.wall_s;
+    if (++c.contended_runs >= c.contended_every) c.probe_template_turn = true;
+    return;
+  }
+  c.probe_template_turn = false;
+  c.contended_runs = 0;
+  const double random_s = std::exchange(c.probe_random_s, 0.0);
+  const std::uint64_t now = switches_();
+  const std::uint64_t moved = now - std::exchange(c.checked_switches, now);
+  const double margin = 1.0 + knobs_of(cfg).replay.evolve_slowdown_pct / 100.0;
+  format_into(r.note,
+              "the template took {:.3f} ms, the fastest of {} random runs before it {:.3f} ms, {} involuntary "
+              "context switch(es) meanwhile: ",
+              r.wall_s * 1e3, c.contended_every, random_s * 1e3, moved);
+  if (moved == 0 && r.wall_s <= random_s * margin) {
+    r.note += "the template is as fast again on quiet cores; converged, slowdowns measured from here";
+    end_probe(c);
+    c.slowdown.reset();
+    c.checked_switches = now;  // the next check compares, recheck_after runs on
+    c.switch_check_runs = switch_check_every - recheck_after;
+    return;
+  }
+  c.contended_every = std::min(2 * c.contended_every, contended_last_every);
+  r.note += fmt::format("still slower; random stealing for the next {} runs", c.contended_every);
 }
 
 }  // namespace cws::schedulers::detail

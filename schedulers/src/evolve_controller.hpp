@@ -23,7 +23,17 @@
 //              All rounds won: the template stopped fitting the program
 //              (relearn). The first round not won: the machine slowed down,
 //              not the template (converged again, the watch starting afresh
-//              from the slower times).
+//              from the slower times); lost only because other work took
+//              the program's cores while random stealing was faster:
+//              contended.
+//   contended  other work shares the cores (a probe round so lost, or the
+//              involuntary context switches of converged runs moved: read
+//              every switch_check_every runs, since a machine busy from the
+//              start shows its watch no slowdown). Random stealing, the
+//              template kept and no page moved; the template runs every few
+//              runs (16, doubling to 256 while it stays slower) and, once
+//              it is as fast on quiet cores, converged again, the switches
+//              read again 4 runs on.
 //   relearn    learn again from the converged template, keeping the best tree
 //              and the planner's verdict of the earlier learning.
 //
@@ -43,7 +53,7 @@
 
 namespace cws::schedulers::detail {
 
-enum class evolve_stage { learn, audit, converged, probe, relearn };
+enum class evolve_stage { learn, audit, converged, probe, contended, relearn };
 
 // Rounds a probe must win before evolve relearns. On a loaded machine one
 // random run in a few lands in a quiet moment while the template's runs beside
@@ -57,6 +67,18 @@ enum class evolve_stage { learn, audit, converged, probe, relearn };
 // a parallel build relearned in most solves with the times alone). So a
 // round in which the program lost a core to another process is lost too.
 inline constexpr unsigned probe_rounds = 3;
+// Converged runs between two reads of the involuntary context switches
+// (check_switches), and random runs between two runs of the template while
+// contended: first, and at most (doubling while the cores stay shared).
+inline constexpr unsigned switch_check_every = 16;
+// A first gap of 16: a quiet stretch of 16 random runs is rare on shared
+// cores, and on idle ones 16 random runs cost about what the template does.
+// After the template ran as fast again, the switches are read again
+// `recheck_after` runs on: a quiet stretch on shared cores is short, and each
+// strict run after it may wait out a time slice.
+inline constexpr unsigned contended_first_every = 16;
+inline constexpr unsigned contended_last_every = 256;
+inline constexpr unsigned recheck_after = 4;
 
 class evolve_controller {
  public:
@@ -81,9 +103,9 @@ class evolve_controller {
   evolve_stage stage() const noexcept { return stage_of(s_); }
   // The coming run is the audit run (record every task: no serial elision).
   bool auditing() const noexcept { return s_.evolve_counters.auditing; }
-  // The coming run is one of a probe's (random stealing or the template; the
-  // template stays, no page moves).
-  bool probing() const noexcept { return s_.evolve_counters.probing; }
+  // The coming run is one of a probe's or of a contention's (random stealing
+  // or the template; the template stays, no page moves).
+  bool probing() const noexcept { return s_.evolve_counters.probing || s_.evolve_counters.contended; }
   // How the coming run replays the schedule's template, compiled as `plan`
   // (null: it could not be). Converged: stows, or stuws for a planned
   // template (no time stamps: its per-worker order is an estimate, which may
@@ -104,7 +126,10 @@ class evolve_controller {
   void converge_on_best(run_report& r, const runtime_config& cfg);
   void after_audit(run_report& r, const steal_tree::phase_record& record);
   void after_stows(run_report& r, const runtime_config& cfg);
+  void check_switches(run_report& r, const replay_knobs& knobs);
   void after_probe(replay_mode ran, run_report& r, const runtime_config& cfg);
+  void contend(run_report& r);
+  void after_contended(replay_mode ran, run_report& r, const runtime_config& cfg);
   void converge(run_report& r);
 
   schedule_state& s_;

@@ -34,6 +34,8 @@ constexpr env_knobs::knob variables[] = {
      }},
     {"CWS_EVOLVE_RELOCALIZE", [](runtime_config& c, const char* n,
                                  std::string_view v) { knobs_of(c).replay.evolve_relocalize = parse_bool(n, v); }},
+    {"CWS_EVOLVE_CONTENTION", [](runtime_config& c, const char* n,
+                                 std::string_view v) { knobs_of(c).replay.evolve_contention = parse_bool(n, v); }},
     {"CWS_EVOLVE_BALANCE",
      [](runtime_config& c, const char* n, std::string_view v) {
        knobs_of(c).replay.evolve_balance_pct =
@@ -69,10 +71,10 @@ class knobs_description final : public runtime_extension {
     const knobs& k = knobs_of(cfg);
     const replay_knobs& r = k.replay;
     text_ = fmt::format(
-        "replay:   evolve bound {}, slowdown {} %, balance {} %, relocalize {}; stall {} ms, elide {}, "
-        "coarsen tries {}, template tries {}\n",
-        r.evolve_bound, r.evolve_slowdown_pct, r.evolve_balance_pct, on_off(r.evolve_relocalize), r.stall_ms,
-        on_off(r.elide), r.coarsen_tries,
+        "replay:   evolve bound {}, slowdown {} %, balance {} %, relocalize {}, contention {}; stall {} ms, "
+        "elide {}, coarsen tries {}, template tries {}\n",
+        r.evolve_bound, r.evolve_slowdown_pct, r.evolve_balance_pct, on_off(r.evolve_relocalize),
+        on_off(r.evolve_contention), r.stall_ms, on_off(r.elide), r.coarsen_tries,
         r.template_tries != 0 ? std::to_string(r.template_tries) : std::string("auto (5 on one NUMA node, else 1)"));
     text_ += fmt::format("hinted:   het {} (limit {}), relaxed {}\n", on_off(k.hinted.het), k.hinted.het_limit,
                          on_off(k.hinted.relaxed));

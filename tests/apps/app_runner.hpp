@@ -73,7 +73,8 @@ using cws::test::slurp;
 using cws::test::spit;
 
 // Runs `exe args...` with the environment of this process minus its CWS_*
-// variables plus `env`, stdin from /dev/null. Never blocks longer than
+// variables plus `env` (CWS_TEMPLATE_TRIES=1 and CWS_EVOLVE_CONTENTION=0
+// unless it sets them), stdin from /dev/null. Never blocks longer than
 // `timeout` (then the child's process group is killed).
 inline run_result run_process(const std::string& exe, const std::vector<std::string>& args, const env_list& env = {},
                               std::chrono::milliseconds timeout = default_timeout) {
@@ -94,8 +95,14 @@ inline run_result run_process(const std::string& exe, const std::vector<std::str
   for (char** e = environ; *e != nullptr; ++e)
     if (std::strncmp(*e, "CWS_", 4) != 0) env_strings.emplace_back(*e);
   for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
-  if (std::none_of(env.begin(), env.end(), [](const auto& kv) { return kv.first == "CWS_TEMPLATE_TRIES"; }))
-    env_strings.emplace_back("CWS_TEMPLATE_TRIES=1");
+  const auto given = [&env](std::string_view name) {
+    return std::any_of(env.begin(), env.end(), [name](const auto& kv) { return kv.first == name; });
+  };
+  if (!given("CWS_TEMPLATE_TRIES")) env_strings.emplace_back("CWS_TEMPLATE_TRIES=1");
+  // ctest -j's other tests take the cores: a converged evolve would run its
+  // phases under random stealing (CWS_EVOLVE_CONTENTION), which the suites'
+  // checks of replay and locality do not expect.
+  if (!given("CWS_EVOLVE_CONTENTION")) env_strings.emplace_back("CWS_EVOLVE_CONTENTION=0");
   std::vector<char*> envp, argv;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);

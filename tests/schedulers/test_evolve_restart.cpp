@@ -48,6 +48,11 @@ void set_every_field(cs::schedule_state& s, const cws::runtime_config& cfg) {
   c.auditing = true;
   c.relearning = true;
   c.probing = true;
+  c.contended = true;
+  c.contended_runs = 3;
+  c.contended_every = 8;
+  c.switch_check_runs = 5;
+  c.checked_switches = 7;
 }
 
 // Runs coarsen's search on the schedule's template until it kept a depth.
@@ -91,6 +96,11 @@ TEST(evolve_restart, resets_every_field_to_a_new_schedules) {
   EXPECT_EQ(c.auditing, f.auditing);
   EXPECT_EQ(c.relearning, f.relearning);
   EXPECT_EQ(c.probing, f.probing);
+  EXPECT_EQ(c.contended, f.contended);
+  EXPECT_EQ(c.contended_runs, f.contended_runs);
+  EXPECT_EQ(c.contended_every, f.contended_every);
+  EXPECT_EQ(c.switch_check_runs, f.switch_check_runs);
+  EXPECT_EQ(c.checked_switches, f.checked_switches);
   EXPECT_FALSE(s.coarsen_search.done());
   EXPECT_EQ(evolve_controller::stage_of(s), evolve_stage::learn);
   EXPECT_EQ(s.templ, templ) << "restart leaves the template to its caller";
@@ -169,15 +179,22 @@ TEST(evolve_stages, each_stage_replays_in_its_mode) {
 std::uint64_t given_switches = 0;
 std::uint64_t read_given_switches() noexcept { return given_switches; }
 
+cws::runtime_config with_contention(bool on) {
+  cws::runtime_config c = cws::test::config(2);
+  cs::knobs_of(c).replay.evolve_contention = on;
+  return c;
+}
+
 struct slowed_down {
-  cws::runtime rt{cws::test::config(2)};
+  cws::runtime rt;
   cs::schedule_state& s = cs::store_of(rt).state("step");
   evolve_controller evolve{s, cs::store_of(rt), false, read_given_switches};
   cws::steal_tree::phase_record record;
   cws::run_report r;
 
-  // Converged, then runs of `before` seconds, then of `after` until the watch's verdict.
-  slowed_down(double before, double after) {
+  // Converged, then runs of `before` seconds, then of `after` until the
+  // watch's verdict. `contention`: CWS_EVOLVE_CONTENTION.
+  slowed_down(double before, double after, bool contention = false) : rt(with_contention(contention)) {
     evolve_controller::converge(s, 1);
     for (int i = 0; i < 32; ++i) stows_run(before);
     for (int i = 0; i < 64 && !s.evolve_counters.probing; ++i) stows_run(after);
@@ -266,7 +283,8 @@ TEST(evolve_probe, one_lucky_random_run_does_not_send_evolve_back_to_learn) {
 
 // A thief descheduled by another process: the strict replay waits for it,
 // random stealing runs its task elsewhere and wins by any margin. A round in
-// which the program lost a core is no evidence against the template.
+// which the program lost a core is no evidence against the template. (With
+// CWS_EVOLVE_CONTENTION=0, as here; evolve_contended below has the default.)
 TEST(evolve_probe, a_round_in_which_the_program_lost_a_core_keeps_the_template) {
   slowed_down t(1e-3, 3e-3);
   t.probe_round(1e-3, 3e-3);  // won, on cores nobody took
@@ -284,6 +302,106 @@ TEST(evolve_probe, a_round_in_which_the_program_lost_a_core_keeps_the_template) 
   ASSERT_EQ(evolve_controller::stage_of(t.s), evolve_stage::probe);
   for (unsigned round = 0; round < cs::detail::probe_rounds; ++round) t.probe_round(3e-3, 9e-3);
   EXPECT_EQ(evolve_controller::stage_of(t.s), evolve_stage::relearn) << t.r.note;
+}
+
+// With CWS_EVOLVE_CONTENTION (the default outside these tests), that round
+// sends evolve to random stealing, the template kept: a strict replay there
+// waits a time slice per phase. The template runs every few runs, the gap
+// doubling while it stays slower; converged again once it is as fast as the
+// gap's fastest random run on quiet cores (no involuntary switch).
+namespace {
+struct contended : slowed_down {
+  contended() : slowed_down(1e-3, 3e-3, true) {
+    probe_run(1e-3);
+    given_switches += 2;  // during the round's template run
+    stows_run(3e-3);
+  }
+  // A gap of random runs of `random_s`, then the template's run.
+  void gap(unsigned runs, double random_s, double template_s, unsigned switches) {
+    for (unsigned i = 0; i < runs; ++i) {
+      ASSERT_EQ(evolve.mode_for(nullptr), replay_mode::random) << "run " << i << " of " << runs;
+      ASSERT_TRUE(evolve.probing()) << "no page moves, the template stays";
+      probe_run(random_s);
+    }
+    ASSERT_EQ(evolve.mode_for(nullptr), replay_mode::stows) << "after " << runs;
+    given_switches += switches;
+    stows_run(template_s);
+  }
+};
+}  // namespace
+
+TEST(evolve_contended, a_round_lost_to_other_work_runs_random_stealing_until_the_template_is_as_fast) {
+  {
+    contended t;
+    ASSERT_EQ(evolve_controller::stage_of(t.s), evolve_stage::contended) << t.r.note;
+    EXPECT_TRUE(t.s.converged) << "the template stays";
+    EXPECT_NE(t.r.note.find("runs under random stealing until a run of it is as fast again (tried every 16 runs)"),
+              std::string::npos)
+        << t.r.note;
+    t.gap(16, 1e-3, 3e-3, 0);  // slower: the gap doubles
+    ASSERT_EQ(evolve_controller::stage_of(t.s), evolve_stage::contended) << t.r.note;
+    EXPECT_NE(t.r.note.find("still slower; random stealing for the next 32 runs"), std::string::npos) << t.r.note;
+    t.gap(32, 1e-3, 1.2e-3, 1);  // within the margin, but a switch came: no evidence
+    ASSERT_EQ(evolve_controller::stage_of(t.s), evolve_stage::contended) << t.r.note;
+    EXPECT_NE(t.r.note.find("1 involuntary context switch(es) meanwhile"), std::string::npos) << t.r.note;
+    t.gap(64, 1e-3, 0.9e-3, 3);  // a strict run no time slice hit: faster, but on shared cores
+    ASSERT_EQ(evolve_controller::stage_of(t.s), evolve_stage::contended) << t.r.note;
+    EXPECT_NE(t.r.note.find("random stealing for the next 128 runs"), std::string::npos) << t.r.note;
+    t.gap(128, 1e-3, 3e-3, 1);
+    EXPECT_NE(t.r.note.find("random stealing for the next 256 runs"), std::string::npos) << t.r.note;
+    t.gap(256, 1e-3, 3e-3, 1);
+    EXPECT_NE(t.r.note.find("random stealing for the next 256 runs"), std::string::npos) << "at most 256" << t.r.note;
+    t.gap(256, 1e-3, 1.2e-3, 0);  // within the 25 % margin, on quiet cores
+    EXPECT_EQ(evolve_controller::stage_of(t.s), evolve_stage::converged) << t.r.note;
+    EXPECT_NE(t.r.note.find("the template is as fast again on quiet cores"), std::string::npos) << t.r.note;
+    EXPECT_EQ(t.evolve.mode_for(nullptr), replay_mode::stows);
+    EXPECT_EQ(t.s.evolve_counters.slowdown.runs(), 0u) << "the watch starts afresh";
+  }
+  {
+    contended t;
+    t.gap(16, 1e-3, 3e-3, 1);
+    t.gap(32, 1e-3, 1.2e-3, 0);  // within the 25 % margin, on quiet cores
+    ASSERT_EQ(evolve_controller::stage_of(t.s), evolve_stage::converged) << t.r.note;
+    // The switches were read then: the next check, 4 runs on, compares, and
+    // the contention starts from the gap the last one ended with.
+    given_switches += 1;
+    unsigned runs = 0;
+    for (; runs < cs::detail::switch_check_every && !t.evolve.probing(); ++runs) t.stows_run(1e-3);
+    EXPECT_EQ(evolve_controller::stage_of(t.s), evolve_stage::contended) << t.r.note;
+    EXPECT_EQ(runs, cs::detail::recheck_after);
+    EXPECT_NE(t.r.note.find("tried every 32 runs"), std::string::npos) << "the gap it ended with: " << t.r.note;
+    t.gap(32, 1e-3, 1e-3, 0);
+    ASSERT_EQ(evolve_controller::stage_of(t.s), evolve_stage::converged) << t.r.note;
+    // Quiet checks halve that gap, back to the first one.
+    for (unsigned i = 0; i < cs::detail::recheck_after + cs::detail::switch_check_every; ++i) t.stows_run(1e-3);
+    given_switches += 1;
+    for (runs = 0; runs < cs::detail::switch_check_every && !t.evolve.probing(); ++runs) t.stows_run(1e-3);
+    ASSERT_EQ(evolve_controller::stage_of(t.s), evolve_stage::contended) << t.r.note;
+    EXPECT_NE(t.r.note.find("tried every 16 runs"), std::string::npos) << t.r.note;
+  }
+}
+
+// A machine busy from the start shows its watch no slowdown (the slow strict
+// replays are its baseline): the switches, read every 16 converged runs,
+// make it contended. None moving, or CWS_EVOLVE_CONTENTION=0: converged.
+TEST(evolve_contended, switches_during_converged_runs_make_it_contended) {
+  for (const bool contention : {true, false}) {
+    slowed_down t(1e-3, 1e-3, contention);
+    for (int i = 0; i < 1000; ++i) t.stows_run(1e-3);
+    ASSERT_EQ(evolve_controller::stage_of(t.s), evolve_stage::converged) << "no switch, no contention";
+    given_switches += 1;
+    for (unsigned i = 0; i < cs::detail::switch_check_every && !t.evolve.probing(); ++i) t.stows_run(1e-3);
+    if (!contention) {
+      for (int i = 0; i < 1000; ++i, ++given_switches) t.stows_run(1e-3);
+      EXPECT_EQ(evolve_controller::stage_of(t.s), evolve_stage::converged) << t.r.note;
+      continue;
+    }
+    ASSERT_EQ(evolve_controller::stage_of(t.s), evolve_stage::contended) << t.r.note;
+    EXPECT_NE(t.r.note.find("1 involuntary context switch(es) over the last 16 runs: other work shares the cores"),
+              std::string::npos)
+        << t.r.note;
+    EXPECT_EQ(t.evolve.mode_for(nullptr), replay_mode::random);
+  }
 }
 
 // On the runtime: the probe run (forced here: the watch's verdict needs real

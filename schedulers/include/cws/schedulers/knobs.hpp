@@ -20,6 +20,11 @@
 //                        STOWS runs may stay above that of its runs before, 8 runs in a row,
 //                        before it returns to RELWS (default 25; 0 = never return;
 //                        cws/schedulers/slowdown_watch.hpp)
+//   CWS_EVOLVE_CONTENTION 1 = a converged evolve reads the program's involuntary context
+//                        switches every 16 runs and, when other work takes its cores and
+//                        random stealing is faster there, runs under random stealing (the
+//                        template kept) until the template is as fast again (default);
+//                        0 = it stays on the strict replay
 //   CWS_STALL_MS         how long every worker may wait with nothing runnable
 //                        before a replay is declared diverged (default 50)
 //   CWS_EVOLVE_RELOCALIZE 1 = evolve relocalizes the pages of a phase that
@@ -51,6 +56,10 @@ struct replay_knobs {
   unsigned evolve_slowdown_pct = 25;  // CWS_EVOLVE_SLOWDOWN
   unsigned stall_ms = 50;             // CWS_STALL_MS
   bool evolve_relocalize = true;      // CWS_EVOLVE_RELOCALIZE
+  // A converged evolve watches for other work taking the program's cores
+  // (involuntary context switches) and runs under random stealing while a
+  // strict replay is slower there (evolve_controller.hpp, `contended`).
+  bool evolve_contention = true;  // CWS_EVOLVE_CONTENTION
   // evolve converges only to a template in which every worker owns work and
   // the busiest worker's share of the tasks is at most (1 + pct/100) / P.
   unsigned evolve_balance_pct = 10;  // CWS_EVOLVE_BALANCE (0: balance is not required)

@@ -74,6 +74,15 @@ struct evolve_counters {
   unsigned probe_rounds_won = 0;     // probe rounds in which random stealing beat the template by the margin
   double probe_random_s = 0;         // the current round's random run
   std::uint64_t probe_switches = 0;  // the program's involuntary context switches when the round began
+  // Other work takes the program's cores: random stealing, the template kept
+  // (evolve_controller.hpp, stage `contended`).
+  bool contended = false;
+  unsigned contended_runs = 0;   // random runs since the template last ran while contended
+  unsigned contended_every = 0;  // random runs between two runs of the template while contended
+  // Converged runs since the involuntary context switches were last read, and that read.
+  static constexpr std::uint64_t unread = ~std::uint64_t{0};
+  unsigned switch_check_runs = 0;
+  std::uint64_t checked_switches = unread;
 };
 }  // namespace detail
 
