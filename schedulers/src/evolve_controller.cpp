@@ -230,7 +230,8 @@ void evolve_controller::after_stows(run_report& r, const runtime_config& cfg) {
 // beside a parallel build) the strict replay's slow times are the baseline,
 // and no slowdown ever shows. So every `switch_check_every` converged runs
 // the program's involuntary context switches are read (one system call); when
-// they moved, other work shared the cores: contended at once. One paired
+// they came at shared_switches_per_run per run or more, other work shared the
+// cores: contended at once. One paired
 // round cannot tell there: a strict replay's time on shared cores is a
 // lottery of time slices (0.3 ms or 4-16 ms per PCG phase beside a build).
 void evolve_controller::check_switches(run_report& r, const replay_knobs& knobs) {
@@ -241,11 +242,12 @@ void evolve_controller::check_switches(run_report& r, const replay_knobs& knobs)
   const std::uint64_t now = switches_();
   const std::uint64_t before = std::exchange(c.checked_switches, now);
   if (before == evolve_counters::unread) return;
-  if (now == before) {  // quiet: the next contention's first gap shrinks back
+  const std::uint64_t moved = now - before;
+  if (moved < std::uint64_t{shared_switches_per_run} * switch_check_every) {
+    // quiet: the next contention's first gap shrinks back
     c.contended_every = c.contended_every / 2 < contended_first_every ? 0 : c.contended_every / 2;
     return;
   }
-  const std::uint64_t moved = now - before;
   format_into(r.note, "{} involuntary context switch(es) over the last {} runs: other work shares the cores; ", moved,
               switch_check_every);
   contend(r);
@@ -330,8 +332,8 @@ void evolve_controller::after_probe(replay_mode ran, run_report& r, const runtim
 // random stealing's time beside a parallel build, docs/measured.md). Every
 // `contended_every` random runs the template runs once. Converged again when
 // it is as fast (by the slowdown margin) as the fastest random run of the
-// gap and no involuntary context switch came during the gap and the template
-// run. Switches or not is the test, not the times: a strict run on shared
+// gap and the gap and the template run were quiet (fewer involuntary context
+// switches than shared_switches_per_run per run). Switches or not is the test, not the times: a strict run on shared
 // cores that no time slice hit beats random stealing, while most of them
 // wait one out (PCG beside a build left contended on such runs every few
 // dozen phases). Otherwise the next try waits twice as long, up to
@@ -354,7 +356,8 @@ void evolve_controller::after_contended(replay_mode ran, run_report& r, const ru
               "the template took {:.3f} ms, the fastest of {} random runs before it {:.3f} ms, {} involuntary "
               "context switch(es) meanwhile: ",
               r.wall_s * 1e3, c.contended_every, random_s * 1e3, moved);
-  if (moved == 0 && r.wall_s <= random_s * margin) {
+  const bool quiet = moved < std::uint64_t{shared_switches_per_run} * (c.contended_every + 1);
+  if (quiet && r.wall_s <= random_s * margin) {
     r.note += "the template is as fast again on quiet cores; converged, slowdowns measured from here";
     end_probe(c);
     c.slowdown.reset();

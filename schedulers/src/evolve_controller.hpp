@@ -79,6 +79,12 @@ inline constexpr unsigned switch_check_every = 16;
 inline constexpr unsigned contended_first_every = 16;
 inline constexpr unsigned contended_last_every = 256;
 inline constexpr unsigned recheck_after = 4;
+// Cores are shared when the program's involuntary context switches came at
+// this rate or more per run. A few come on an idle machine too (the timer,
+// a kernel thread, a TBB or OpenMP pool of the same program still spinning):
+// PCG 48^3 saw 0-2 per 16 runs idle and at most 33 per 32 right after its
+// TBB runs, against 233-2 176 per 16 beside a parallel build.
+inline constexpr unsigned shared_switches_per_run = 4;
 
 class evolve_controller {
  public:
