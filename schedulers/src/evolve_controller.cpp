@@ -231,9 +231,9 @@ void evolve_controller::after_stows(run_report& r, const runtime_config& cfg) {
 // and no slowdown ever shows. So every `switch_check_every` converged runs
 // the program's involuntary context switches are read (one system call); when
 // they came at shared_switches_per_run per run or more, other work shared the
-// cores: contended at once. One paired
-// round cannot tell there: a strict replay's time on shared cores is a
-// lottery of time slices (0.3 ms or 4-16 ms per PCG phase beside a build).
+// cores: contended at once. A probe round cannot tell there: a strict
+// replay's time on shared cores is a lottery of time slices (0.3 ms or 4-16
+// ms per PCG phase beside a build).
 void evolve_controller::check_switches(run_report& r, const replay_knobs& knobs) {
   evolve_counters& c = s_.evolve_counters;
   if (!knobs.evolve_contention || knobs.evolve_slowdown_pct == 0) return;
@@ -328,17 +328,17 @@ void evolve_controller::after_probe(replay_mode ran, run_report& r, const runtim
 }
 
 // contended: random stealing, the template kept and no page moved (a
-// descheduled thief costs a strict replay a time slice per phase: 5-10 times
+// descheduled thief costs a strict replay a time slice per phase: 5-11 times
 // random stealing's time beside a parallel build, docs/measured.md). Every
 // `contended_every` random runs the template runs once. Converged again when
 // it is as fast (by the slowdown margin) as the fastest random run of the
-// gap and the gap and the template run were quiet (fewer involuntary context
-// switches than shared_switches_per_run per run). Switches or not is the test, not the times: a strict run on shared
-// cores that no time slice hit beats random stealing, while most of them
-// wait one out (PCG beside a build left contended on such runs every few
-// dozen phases). Otherwise the next try waits twice as long, up to
-// contended_last_every runs. The gap outlives the contention: the next one
-// starts from it, and each quiet check of the converged runs halves it.
+// gap, and the gap and the template run were quiet (fewer involuntary
+// context switches than shared_switches_per_run per run). The switches
+// decide, not the times alone: a strict run on shared cores that no time
+// slice hit beats random stealing, while most of them wait one out.
+// Otherwise the next try waits twice as long, up to contended_last_every
+// runs. The gap outlives the contention: the next one starts from it, and
+// each quiet check of the converged runs halves it.
 void evolve_controller::after_contended(replay_mode ran, run_report& r, const runtime_config& cfg) {
   evolve_counters& c = s_.evolve_counters;
   if (ran == replay_mode::random) {
