@@ -250,16 +250,17 @@ void evolve_controller::check_switches(run_report& r, const replay_knobs& knobs)
   }
   format_into(r.note, "{} involuntary context switch(es) over the last {} runs: other work shares the cores; ", moved,
               switch_check_every);
-  contend(r);
+  contend(r, now);
 }
 
-void evolve_controller::contend(run_report& r) {
+// Into contended; `switches`: the count just read, where the first gap starts.
+void evolve_controller::contend(run_report& r, std::uint64_t switches) {
   evolve_counters& c = s_.evolve_counters;
   end_probe(c);
   c.contended = true;
   c.contended_every = std::max(contended_first_every, c.contended_every);
   c.probe_random_s = 0;
-  c.checked_switches = switches_();
+  c.checked_switches = switches;
   fmt::format_to(std::back_inserter(r.note),
                  "the template stays, and runs under random stealing until a run of it is as fast again (tried "
                  "every {} runs)",
@@ -294,25 +295,16 @@ void evolve_controller::after_probe(replay_mode ran, run_report& r, const runtim
               "probe round {} of {}: random stealing {:.3f} ms, the template {:.3f} ms beside it, its recent floor "
               "{:.3f} ms, {} involuntary context switch(es): ",
               c.probe_rounds_won + 1, probe_rounds, c.probe_random_s * 1e3, r.wall_s * 1e3, floor_s * 1e3, preempted);
-  if (!faster) {
-    end_probe(c);
-    c.slowdown.reset();
-    r.note +=
-        "random stealing not faster than both by the margin: the machine slowed down, not the template; "
-        "staying converged, slowdowns measured from here";
-    return;
-  }
-  if (preempted != 0 && !knobs_of(cfg).replay.evolve_contention) {
-    end_probe(c);
-    c.slowdown.reset();
-    r.note +=
-        "other work took the program's cores, where a strict replay waits for a descheduled thief: the "
-        "machine slowed down, not the template; staying converged, slowdowns measured from here";
-    return;
-  }
-  if (preempted != 0) {
+  if (faster && preempted != 0) {
     r.note += "other work took the program's cores, where a strict replay waits for a descheduled thief: ";
-    return contend(r);
+    if (knobs_of(cfg).replay.evolve_contention) return contend(r, switches);
+  }
+  if (!faster || preempted != 0) {
+    end_probe(c);
+    c.slowdown.reset();
+    if (!faster) r.note += "random stealing not faster than both by the margin: ";
+    r.note += "the machine slowed down, not the template; staying converged, slowdowns measured from here";
+    return;
   }
   if (++c.probe_rounds_won < probe_rounds) {
     r.note += "random stealing faster than both by the margin; the next round follows";

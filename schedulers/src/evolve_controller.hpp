@@ -134,7 +134,7 @@ class evolve_controller {
   void after_stows(run_report& r, const runtime_config& cfg);
   void check_switches(run_report& r, const replay_knobs& knobs);
   void after_probe(replay_mode ran, run_report& r, const runtime_config& cfg);
-  void contend(run_report& r);
+  void contend(run_report& r, std::uint64_t switches);
   void after_contended(replay_mode ran, run_report& r, const runtime_config& cfg);
   void converge(run_report& r);
 

@@ -72,7 +72,7 @@ struct evolve_counters {
   bool probing = false;     // in the probe of a converged template's slowdown (evolve_controller.hpp)
   bool probe_template_turn = false;  // the coming probe run replays the template (else: random stealing)
   unsigned probe_rounds_won = 0;     // probe rounds in which random stealing beat the template by the margin
-  double probe_random_s = 0;         // the current round's random run
+  double probe_random_s = 0;         // the current round's random run (contended: the gap's fastest)
   std::uint64_t probe_switches = 0;  // the program's involuntary context switches when the round began
   // Other work takes the program's cores: random stealing, the template kept
   // (evolve_controller.hpp, stage `contended`).
