@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "schedulers/replay_support.hpp"
+#include "support/steal_tree_builders.hpp"
 
 namespace {
 
@@ -165,15 +166,42 @@ TEST(elision, fine_grained_loop_matches_serial) {
   }
 }
 
-// A template recorded for fib(20) replayed on fib(17): its pedigrees name
-// spawns that do not exist. The replay diverges, finishes correctly, drops
-// the template (a diverged elided run's tree is no template), and the runs
-// after it are correct again.
+// A template of fib(20) that hands the root task's sixth spawn, fib(9), to
+// worker 1. fib(20)'s root task spawns ten children (fib(19), fib(17), ...,
+// fib(1)) and fib(6)'s only three, so fib(6) provably cannot reach that steal.
+// Built by hand: a recorded random run may steal only the first spawns, which
+// fib(6) has too (the replay then fits, and the test would assert what random
+// scheduling happened to do).
+st::tree fib20_handing_its_sixth_spawn_to_worker_1() {
+  st::tree t = cws::test::root_only(4);
+  t.paths = {5};  // the pedigree of the steal: rank 5 among the root task's spawns
+  t.segments[0].end_ns = 10000;
+  t.segments[0].tasks = 1000;
+  t.segments[0].steals = {st::steal_point{.level = 1, .step = 5, .thief = 1, .child = 1, .path = 0}};
+  t.segments.push_back(cws::test::segment_of(1, 0, 1, 5, 1000, 5000, 100));
+  t.worker_segments[1] = {1};
+  return t;
+}
+
+// That template replayed on fib(6): its pedigrees name spawns that do not
+// exist. The replay diverges, finishes correctly, drops the template (a
+// diverged elided run's tree is no template), and the runs after it, on
+// fib(17), are correct again.
 TEST(elision, a_template_that_does_not_fit_diverges_and_recovers) {
   cws::runtime rt(config(4, cws::test::four_cores));
-  const st::tree templ = record_with_steals(rt, "probe", [] { cws::test::fib(20); });
   auto& store = cws::schedulers::store_of(rt);
-  store.seed("fib", templ, "probe");
+  {  // the template does fit the program it describes
+    store.seed("fib20", fib20_handing_its_sixth_spawn_to_worker_1(), "hand-built");
+    auto& fits = rt.schedule("fib20", cws::policy::stuws);
+    std::uint64_t result = 0;
+    rt.run(fits, [&] { result = cws::test::fib(20); });
+    EXPECT_EQ(result, cws::test::serial_fib(20));
+    const auto& r = fits.history().back();
+    ASSERT_FALSE(r.diverged()) << r.reason;
+    EXPECT_EQ(r.steals(), 1u);  // exactly the template's steal
+    EXPECT_EQ(r.designated(), 1u);
+  }
+  store.seed("fib", fib20_handing_its_sixth_spawn_to_worker_1(), "hand-built");
   auto& s = rt.schedule("fib", cws::policy::stuws);
   bool diverged = false;
   for (int it = 0; it < 4; ++it) {
