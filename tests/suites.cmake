@@ -84,11 +84,13 @@ function(cws_test name)
   endif()
   # Labels are set by a file ctest reads after the discovered tests, because a
   # label *list* does not survive gtest_discover_tests' PROPERTIES forwarding.
-  # CWS_EVOLVE_CONTENTION=0: a converged evolve would leave its strict replay
-  # whenever ctest -j's other tests take the cores; the tests of that
-  # reaction give it switch counts of their own (test_evolve_restart).
+  # CWS_EVOLVE_CONTENTION=0, CWS_REPLAY_GRACE_US=0: a converged evolve would
+  # leave its strict replay, and a strict replay's spawner run its late
+  # thief's task, whenever ctest -j's other tests take the cores; the tests
+  # of those reactions set them up themselves (test_evolve_restart,
+  # test_replay_grace).
   gtest_discover_tests(${name} TEST_LIST ${name}_tests PROPERTIES TIMEOUT ${arg_TIMEOUT} DISCOVERY_TIMEOUT 60
-                       ENVIRONMENT CWS_EVOLVE_CONTENTION=0)
+                       ENVIRONMENT "CWS_EVOLVE_CONTENTION=0;CWS_REPLAY_GRACE_US=0")
   set(labels_file ${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake)
   file(WRITE ${labels_file}
        "if(${name}_tests)\n  set_tests_properties(\${${name}_tests} PROPERTIES LABELS \"${labels}\")\nendif()\n")

@@ -1,7 +1,8 @@
 #pragma once
 // A worker's mailbox: tasks handed to this worker by a routing policy (replay
 // of a template, designations). Producers: spawners (post). Consumers: the
-// owner (take, take_noted), a spawner taking its own task back (remove, RELWS)
+// owner (take, take_noted), a spawner taking its own task back (remove, RELWS,
+// or a strict replay's late thief; holds asks first)
 // and, once a replay diverged, other workers (take). Hand-overs happen
 // O(steals) times per phase, so a short mutex is plenty; every consumer
 // decides under it, so a task leaves the mailbox exactly once. `size_` lets
@@ -48,6 +49,14 @@ class mailbox {
   // Removes `t` if it is still here (nobody started it); false otherwise.
   bool remove(const task* t) {
     return take_first_if([t](const task* x) { return x == t; }) != nullptr;
+  }
+  // Whether `t` is still here (nobody started it).
+  bool holds(const task* t) {
+    if (size_.load(std::memory_order_acquire) == 0) return false;
+    std::lock_guard lock(mutex_);
+    for (const task* x : queue_)
+      if (x == t) return true;
+    return false;
   }
   bool empty() const noexcept { return size_.load(std::memory_order_acquire) == 0; }
 

@@ -7,7 +7,7 @@
 namespace cws {
 
 namespace {
-constexpr std::array<std::pair<ran_as, std::string_view>, 9> tokens{{
+constexpr std::array<std::pair<ran_as, std::string_view>, 10> tokens{{
     {ran_as::other, "other"},
     {ran_as::random, "random"},
     {ran_as::stows, "stows"},
@@ -17,6 +17,7 @@ constexpr std::array<std::pair<ran_as, std::string_view>, 9> tokens{{
     {ran_as::random_no_template, "random_no_template"},
     {ran_as::random_diverged, "random_diverged"},
     {ran_as::hinted, "hinted"},
+    {ran_as::random_released, "random_released"},
 }};
 }  // namespace
 
@@ -42,6 +43,11 @@ std::string ran_as_label(ran_as r, ran_as planned, std::string_view reason) {
       return out;
     case ran_as::random_diverged:
       out = "random (diverged from ";
+      out += to_string(planned);
+      out += ')';
+      return out;
+    case ran_as::random_released:
+      out = "random (released from ";
       out += to_string(planned);
       out += ')';
       return out;

@@ -308,9 +308,10 @@ void worker::complete(task* t, std::exception_ptr error) noexcept {
 // first, newest first (they sit above f.deque_base), then the stolen ones.
 void worker::join(frame& f) {
   bool waited = false;
+  bool late = false;  // a routed child of f outstayed the grace in its mailbox
   while (!f.children_done()) {
     task* t = deque_.pop_above(f.deque_base);
-    if (!routed_.empty()) [[unlikely]]
+    if (!routed_.empty() && (late || setup_.reclaim_after_ns == 0)) [[unlikely]]
       take_back_newer(f, t);
     if (t) {
       execute(t, t->tag.level);
@@ -326,7 +327,7 @@ void worker::join(frame& f) {
         f.placed = 0;
       }
     } else if (!f.children_done()) {
-      wait_for_stolen(f);
+      late = wait_for_stolen(f);
       waited = true;
     }
   }
@@ -349,6 +350,7 @@ void worker::take_back_newer(const frame& f, const task* t) {
     routed_.pop_back();
     if (!sched_.at(r.to).mailbox_.remove(r.t)) continue;  // its thief has it
     ++stats_.taken_back;
+    setup_.policy->reclaimed(id_);
     task* back = const_cast<task*>(r.t);
     execute(back, back->tag.level);
   }
@@ -356,23 +358,44 @@ void worker::take_back_newer(const frame& f, const task* t) {
 
 // Children of `f` are running elsewhere. Help with *other* workers' work as
 // nested segments (bounded depth), never with the older entries of our own
-// deque, until they are done.
-void worker::wait_for_stolen(frame& f) {
+// deque, until they are done. Returns true when it stopped early because a
+// routed child of f still sat in its mailbox after the grace (join then takes
+// it back).
+bool worker::wait_for_stolen(frame& f) {
   const bool was_blocked = std::exchange(blocked_, true);
   const bool may_nest = segments_.depth() < max_depth_;
   auto done = [&] { return f.children_done(); };
-  // With children waiting on place deques, give up once a back-off window
-  // has passed and no worker is running anything: join then takes them back.
-  seek_work(done, may_nest, done, f.placed != 0);
+  const std::uint64_t grace = setup_.reclaim_after_ns;
+  bool reclaims = grace != 0 && !routed_.empty() && routed_.back().parent == &f;
+  const std::uint64_t since = reclaims ? now_ns() : 0;
+  bool late = false;
+  seek_work(done, may_nest, done, [&](const backoff& b) {
+    // With children waiting on place deques, give up once a back-off window
+    // has passed and no worker is running anything: join then takes them back.
+    if (f.placed != 0 && b.spent() && nobody_else_can_come()) return true;
+    if (!reclaims || now_ns() - since < grace) return false;
+    late = posted_child_of(f);
+    reclaims = late;  // none posted: none can be again (f spawns no more while it joins)
+    return late;
+  });
   blocked_ = was_blocked;
+  return late;
+}
+
+// Whether a routed child of `f` is still in its thief's mailbox (asked once
+// the grace has passed: it takes the mailboxes' locks).
+bool worker::posted_child_of(const frame& f) {
+  for (std::size_t i = routed_.size(); i-- > 0 && routed_[i].parent == &f;)
+    if (sched_.at(routed_[i].to).mailbox_.holds(routed_[i].t)) return true;
+  return false;
 }
 
 // The steal loop: until `done()`, ask the policy for work and run it as a new
 // segment; between fruitless attempts back off, and sleep once `ready()` (the
-// condition a waker publishes) is still false. Time not spent in segments is
-// idle time.
-template <class Done, class Ready>
-void worker::seek_work(Done done, bool may_run, Ready ready, bool until_spent) {
+// condition a waker publishes) is still false; stop early when `give_up`
+// holds after a fruitless pass. Time not spent in segments is idle time.
+template <class Done, class Ready, class GiveUp>
+void worker::seek_work(Done done, bool may_run, Ready ready, GiveUp give_up) {
   backoff b(idle_);
   std::uint64_t t0 = now_ns();
   if (marks_.entered_ns == 0) marks_.entered_ns = t0;
@@ -395,7 +418,7 @@ void worker::seek_work(Done done, bool may_run, Ready ready, bool until_spent) {
       // left would end every pause at once, so only new mail counts.
       const bool mail_before = has_mail();
       const bool sleep = b.pause([&] { return done() || (!mail_before && has_mail()); });
-      if (until_spent && b.spent() && nobody_else_can_come()) break;
+      if (give_up(b)) break;
       if (sleep) park(b, ready);
     }
   }
@@ -472,7 +495,8 @@ std::exception_ptr worker::run_root(task* root) {
 
 void worker::work_until_phase_end() {
   seek_work([&] { return !sched_.phase_active(); }, true,
-            [&] { return !sched_.phase_active() || has_mail() || sched_.work_visible(id_); });
+            [&] { return !sched_.phase_active() || has_mail() || sched_.work_visible(id_); },
+            [](const backoff&) { return false; });
 }
 
 template <class Ready>

@@ -17,6 +17,13 @@
 // never takes older entries of its own deque. The place deques (hinted
 // policies) follow the same rule: the owner only pushes there, and takes
 // back only children of the frame it is joining (take_back_placed).
+//
+// Routed children (a replay's designated tasks) are taken back the same way,
+// by their spawner only, when it joins their frame and nobody started them:
+// under RELWS at once; under a strict replay once the join has waited the
+// policy's grace for them (their thief lost its core, or is busy elsewhere),
+// and the policy then runs the rest of the phase under random stealing. The
+// mailbox lock decides between thief and spawner.
 
 #include <cstdint>
 #include <exception>
@@ -48,6 +55,7 @@ struct phase_setup {
   bool hints = false;                         // consult policy->place_for() on every hinted spawn
   std::span<observer* const> observers;       // segment and steal events
   std::span<observer* const> task_observers;  // per-task events (audit, tests)
+  std::uint64_t reclaim_after_ns = 0;         // policy->reclaim_after_ns(): the grace of routed children
 };
 
 class worker final : public worker_view {
@@ -139,10 +147,11 @@ class worker final : public worker_view {
   void route(task* t);
   void take_back_newer(const frame& f, const task* t);
   void join(frame& f);
-  void wait_for_stolen(frame& f);
+  bool wait_for_stolen(frame& f);
+  bool posted_child_of(const frame& f);
   void run_segment(task* t);
-  template <class Done, class Ready>
-  void seek_work(Done done, bool may_run, Ready ready, bool until_spent = false);
+  template <class Done, class Ready, class GiveUp>
+  void seek_work(Done done, bool may_run, Ready ready, GiveUp give_up);
   template <class Ready>
   void park(backoff& b, Ready ready);
   task_handle took_mail(task* t) noexcept;

@@ -32,6 +32,11 @@ constexpr env_knobs::knob variables[] = {
      [](runtime_config& c, const char* n, std::string_view v) {
        knobs_of(c).replay.stall_ms = parse_ranged(n, v, 1, 60000, "milliseconds (1..60000)");
      }},
+    {"CWS_REPLAY_GRACE_US",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       knobs_of(c).replay.grace_us =
+           parse_ranged(n, v, 0, 10000000, "microseconds (1..10000000), or 0 to wait for the thief");
+     }},
     {"CWS_EVOLVE_RELOCALIZE", [](runtime_config& c, const char* n,
                                  std::string_view v) { knobs_of(c).replay.evolve_relocalize = parse_bool(n, v); }},
     {"CWS_EVOLVE_CONTENTION", [](runtime_config& c, const char* n,
@@ -72,9 +77,10 @@ class knobs_description final : public runtime_extension {
     const replay_knobs& r = k.replay;
     text_ = fmt::format(
         "replay:   evolve bound {}, slowdown {} %, balance {} %, relocalize {}, contention {}; stall {} ms, "
-        "elide {}, coarsen tries {}, template tries {}\n",
+        "grace {}, elide {}, coarsen tries {}, template tries {}\n",
         r.evolve_bound, r.evolve_slowdown_pct, r.evolve_balance_pct, on_off(r.evolve_relocalize),
-        on_off(r.evolve_contention), r.stall_ms, on_off(r.elide), r.coarsen_tries,
+        on_off(r.evolve_contention), r.stall_ms,
+        r.grace_us != 0 ? fmt::format("{} us", r.grace_us) : std::string("off"), on_off(r.elide), r.coarsen_tries,
         r.template_tries != 0 ? std::to_string(r.template_tries) : std::string("auto (5 on one NUMA node, else 1)"));
     text_ += fmt::format("hinted:   het {} (limit {}), relaxed {}\n", on_off(k.hinted.het), k.hinted.het_limit,
                          on_off(k.hinted.relaxed));

@@ -81,6 +81,8 @@ class replay_policy final : public scheduling_policy {
     engine_.segment_begin(worker, root, note, marks);
   }
   void segment_end(unsigned worker) override { engine_.segment_end(worker); }
+  std::uint64_t reclaim_after_ns() const noexcept override { return engine_.reclaim_after_ns(); }
+  void reclaimed(unsigned spawner) noexcept override { engine_.reclaimed(spawner); }
   task_handle find_work(worker_view& view) override {
     return hinting_ ? hinted_->find_work(view) : engine_.find_work(view);
   }
@@ -211,7 +213,7 @@ void replay_policy::begin_phase(const phase_info& info) {
   if (auditing) recorder_->audit_next_phase();
   const bool elide = kind_.traits.elides && knobs_of(cfg).replay.elide && !cfg.audit && !auditing;
   engine_.prepare(mode, mode == replay_mode::random ? nullptr : plan_, info.workers, knobs_of(cfg).replay.stall_ms,
-                  elide);
+                  elide, knobs_of(cfg).replay.grace_us);
 }
 
 std::shared_ptr<const steal_tree::tree> replay_policy::choose_template(const phase_info& info,
@@ -337,7 +339,7 @@ void replay_policy::write_outcome(run_report& r) {
   if (planned_ == cws::ran_as::random_no_template || planned_ == cws::ran_as::hinted) r.reason = missing_;
   r.template_from = template_from_;
   if (engine_.diverged()) {
-    r.ran_as = cws::ran_as::random_diverged;
+    r.ran_as = engine_.released() ? cws::ran_as::random_released : cws::ran_as::random_diverged;
     r.reason = engine_.divergence();
   }
 }
@@ -371,10 +373,11 @@ void replay_policy::report_divergence(const run_report& r) {
 // place the pages its successor writes.
 void replay_policy::plan_relocalization(const run_report& r, bool recorded) {
   const schedule_state& s = *state_;
-  relocalizing_stows_ = !r.diverged() && s.converged &&  // not the audit run
+  relocalizing_stows_ = !r.diverged() && !r.released() && s.converged &&  // not the audit run
                         (engine_.mode() == replay_mode::stows || engine_.mode() == replay_mode::stuws);
   relocalize_ = kind_.traits.evolves && knobs_of(rt_->config()).replay.evolve_relocalize && recorded &&
                 !(evolve_ && evolve_->probing()) &&  // a probe's random run is no template: the pages stay
+                !r.released() &&                     // nor is a released one
                 (!relocalizing_stows_ || !s.pages_settled);
 }
 
@@ -398,6 +401,13 @@ void replay_policy::next_template(run_report& r, const steal_tree::phase_record&
   }
   std::shared_ptr<const steal_tree::tree> fresh = store_->share(record.steals);
   if (!r.diverged() && mode != replay_mode::random && pick_.tries() != 0) pick_.reset();  // a seeded template ran
+  if (r.released()) {
+    // A late thief, not a template that does not fit: the template stays,
+    // and evolve judges the run's time as that of a strict one.
+    if (evolve_) evolve_->after_run(mode, r, rt_->config(), fresh, record);
+    s.previous = std::move(fresh);
+    return;
+  }
   if (r.diverged() || mode == replay_mode::random) {
     start_over(r, fresh);
   } else if (evolve_) {

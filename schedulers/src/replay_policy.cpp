@@ -21,7 +21,7 @@ cws::ran_as ran_as_of(replay_mode m, bool has_template) noexcept {
 }
 
 void replay_engine::prepare(replay_mode mode, std::shared_ptr<const template_plan> plan, unsigned workers,
-                            unsigned stall_ms, bool elide) {
+                            unsigned stall_ms, bool elide, unsigned grace_us) {
   mode_ = mode;
   elide_ = elide && plan != nullptr && (mode == replay_mode::stows || mode == replay_mode::stuws);
   plan_ = std::move(plan);
@@ -38,7 +38,9 @@ void replay_engine::prepare(replay_mode mode, std::shared_ptr<const template_pla
     l.stalling = false;
   }
   stall_limit_ = std::chrono::milliseconds(stall_ms);
+  grace_ns_ = strict() || mode == replay_mode::user ? std::uint64_t{grace_us} * 1000 : 0;
   diverged_.store(false, std::memory_order_relaxed);
+  released_.store(false, std::memory_order_relaxed);
   std::lock_guard lock(reason_mutex_);
   reason_.clear();
 }
@@ -66,7 +68,7 @@ spawn_target replay_engine::route(unsigned spawner, const task_tag& tag, unsigne
     marks.clear_all();
     return {};
   }
-  if (mode_ == replay_mode::user) return {designated, no_note, false};
+  if (mode_ == replay_mode::user) return {designated, no_note, grace_ns_ != 0};
   lane& l = lanes_[spawner];
   cursor& c = l.open[l.depth - 1];
   if (c.segment == no_note || tag.level >= c.next.size()) return {};  // a designation outside replay: ignored
@@ -76,7 +78,7 @@ spawn_target replay_engine::route(unsigned spawner, const task_tag& tag, unsigne
   const steal_tree::steal_point& p = plan_->point(c.segment, i);
   ++i;
   marks.set(tag.level, i < bounds[tag.level + 1] ? plan_->point(c.segment, i).step : no_mark);
-  return {plan_->thief(c.segment, i - 1), p.child, mode_ == replay_mode::relws};
+  return {plan_->thief(c.segment, i - 1), p.child, mode_ == replay_mode::relws || grace_ns_ != 0};
 }
 
 void replay_engine::segment_begin(unsigned worker, const task_tag& root, std::uint32_t note, segment_marks& marks) {
@@ -116,6 +118,24 @@ void replay_engine::segment_end(unsigned worker) {
                     c.segment, worker, p.level, p.step, plan_->thief(c.segment, c.next[level])));
     return;
   }
+}
+
+// The spawner took back a designated task its thief had not started within
+// the grace (worker.hpp, join): it runs it as its own child, so from here on
+// the phase runs as a random one -- routes, nesting and mail included
+// (diverged_) -- and its tree is no template. RELWS takes back by its rule.
+void replay_engine::reclaimed(unsigned spawner) {
+  if (mode_ == replay_mode::relws || diverged()) return;
+  {
+    std::lock_guard lock(reason_mutex_);
+    if (!reason_.empty()) return;
+    reason_ = fmt::format(
+        "worker {} waited over {} us in a sync for a designated task its thief had not started, ran it itself, and the "
+        "phase finished under random stealing",
+        spawner, grace_ns_ / 1000);
+    released_.store(true, std::memory_order_relaxed);
+  }
+  diverged_.store(true, std::memory_order_relaxed);
 }
 
 // ---------------------------------------------------------------- finding work

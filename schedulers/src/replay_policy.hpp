@@ -78,13 +78,21 @@ class replay_engine {
   // Called between phases.
   // `elide`: replay the template's segments that have a pedigree trie with
   // serial elision (strict modes only; template_plan::elision).
+  // `grace_us`: CWS_REPLAY_GRACE_US, for the strict modes and user (0: none).
   void prepare(replay_mode mode, std::shared_ptr<const template_plan> plan, unsigned workers, unsigned stall_ms,
-               bool elide = false);
+               bool elide = false, unsigned grace_us = 0);
   bool elides() const noexcept { return elide_; }
   replay_mode mode() const noexcept { return mode_; }
   bool routes() const noexcept { return mode_ != replay_mode::random; }
   bool diverged() const noexcept { return diverged_.load(std::memory_order_relaxed); }
+  // Released: a strict replay's spawner ran a designated task its late thief
+  // had not started, and the rest of the phase ran under random stealing
+  // (diverged() is true then too; divergence() says who waited).
+  bool released() const noexcept { return released_.load(std::memory_order_relaxed); }
   std::string divergence() const;
+  // How long a joining spawner waits before it takes back a routed child
+  // nobody started (scheduling_policy::reclaim_after_ns).
+  std::uint64_t reclaim_after_ns() const noexcept { return mode_ == replay_mode::relws ? 0 : grace_ns_; }
   // Marks the coming phase diverged before it starts (an inconsistent template).
   void diverge_up_front(std::string why);
 
@@ -94,6 +102,7 @@ class replay_engine {
   void segment_end(unsigned worker);
   task_handle find_work(worker_view& view);
   void idle_pass(worker_view& view);
+  void reclaimed(unsigned spawner);
 
  private:
   using clock = std::chrono::steady_clock;
@@ -137,7 +146,9 @@ class replay_engine {
   std::vector<lane> lanes_;
   std::unique_ptr<pass_clock[]> last_pass_;  // one per lane
   clock::duration stall_limit_{};
+  std::uint64_t grace_ns_ = 0;
   std::atomic<bool> diverged_{false};
+  std::atomic<bool> released_{false};  // set before diverged_, under reason_mutex_
   mutable std::mutex reason_mutex_;
   std::string reason_;
 };

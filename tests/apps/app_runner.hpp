@@ -73,8 +73,8 @@ using cws::test::slurp;
 using cws::test::spit;
 
 // Runs `exe args...` with the environment of this process minus its CWS_*
-// variables plus `env` (CWS_TEMPLATE_TRIES=1 and CWS_EVOLVE_CONTENTION=0
-// unless it sets them), stdin from /dev/null. Never blocks longer than
+// variables plus `env` (CWS_TEMPLATE_TRIES=1, CWS_EVOLVE_CONTENTION=0 and
+// CWS_REPLAY_GRACE_US=0 unless it sets them), stdin from /dev/null. Never blocks longer than
 // `timeout` (then the child's process group is killed).
 inline run_result run_process(const std::string& exe, const std::vector<std::string>& args, const env_list& env = {},
                               std::chrono::milliseconds timeout = default_timeout) {
@@ -103,6 +103,8 @@ inline run_result run_process(const std::string& exe, const std::vector<std::str
   // phases under random stealing (CWS_EVOLVE_CONTENTION), which the suites'
   // checks of replay and locality do not expect.
   if (!given("CWS_EVOLVE_CONTENTION")) env_strings.emplace_back("CWS_EVOLVE_CONTENTION=0");
+  // Nor a strict replay whose spawner ran its late thief's task (CWS_REPLAY_GRACE_US).
+  if (!given("CWS_REPLAY_GRACE_US")) env_strings.emplace_back("CWS_REPLAY_GRACE_US=0");
   std::vector<char*> envp, argv;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);

@@ -52,6 +52,7 @@ TEST(SchedulerKnobs, DefaultsWhenNothingIsSet) {
     EXPECT_EQ(k.replay.evolve_bound, 5u);
     EXPECT_EQ(k.replay.evolve_slowdown_pct, 25u);
     EXPECT_EQ(k.replay.stall_ms, 50u);
+    EXPECT_EQ(k.replay.grace_us, 200u);
     EXPECT_TRUE(k.replay.evolve_relocalize);
     EXPECT_EQ(k.replay.evolve_balance_pct, 10u);
     EXPECT_TRUE(k.replay.elide);
@@ -71,6 +72,8 @@ TEST(SchedulerKnobs, EachVariableSetsItsKnob) {
   EXPECT_EQ(parse({{"CWS_EVOLVE_SLOWDOWN", "10"}}).replay.evolve_slowdown_pct, 10u);
   EXPECT_EQ(parse({{"CWS_EVOLVE_SLOWDOWN", "0"}}).replay.evolve_slowdown_pct, 0u);  // never back to relws
   EXPECT_EQ(parse({{"CWS_STALL_MS", "200"}}).replay.stall_ms, 200u);
+  EXPECT_EQ(parse({{"CWS_REPLAY_GRACE_US", "350"}}).replay.grace_us, 350u);
+  EXPECT_EQ(parse({{"CWS_REPLAY_GRACE_US", "0"}}).replay.grace_us, 0u);  // wait for the thief
   EXPECT_FALSE(parse({{"CWS_EVOLVE_RELOCALIZE", "off"}}).replay.evolve_relocalize);
   EXPECT_EQ(parse({{"CWS_EVOLVE_BALANCE", "0"}}).replay.evolve_balance_pct, 0u);
   EXPECT_FALSE(parse({{"CWS_ELIDE", "0"}}).replay.elide);
@@ -92,6 +95,8 @@ TEST(SchedulerKnobs, BadValuesAreOneLineNamingWhatIsAccepted) {
   for (const char* bad : {"1001", "25%", "-1"})
     expect_rejected("CWS_EVOLVE_SLOWDOWN", bad, "a percentage (1..1000), or 0 for never");
   for (const char* bad : {"0", "60001", "1s"}) expect_rejected("CWS_STALL_MS", bad, "milliseconds (1..60000)");
+  for (const char* bad : {"-1", "10000001", "2ms"})
+    expect_rejected("CWS_REPLAY_GRACE_US", bad, "microseconds (1..10000000), or 0 to wait for the thief");
   expect_rejected("CWS_ELIDE", "maybe", "1/0, true/false, yes/no or on/off");
   expect_rejected("CWS_COARSEN_TRIES", "65", "an integer (1..64)");
   for (const char* bad : {"-1", "1001"})
@@ -109,9 +114,9 @@ TEST(SchedulerKnobs, BadEnvironmentValueFailsTheRuntimeCreation) {
 
 TEST(SchedulerKnobs, MisspellingWarningKnowsTheSchedulersNames) {
   const std::vector<std::string_view> known = cws::known_variables();
-  for (const char* name :
-       {"CWS_EVOLVE_BOUND", "CWS_EVOLVE_SLOWDOWN", "CWS_STALL_MS", "CWS_EVOLVE_RELOCALIZE", "CWS_EVOLVE_BALANCE",
-        "CWS_ELIDE", "CWS_COARSEN_TRIES", "CWS_HINTED_HET", "CWS_HINTED_HET_LIMIT", "CWS_HINTED_RELAXED"})
+  for (const char* name : {"CWS_EVOLVE_BOUND", "CWS_EVOLVE_SLOWDOWN", "CWS_STALL_MS", "CWS_REPLAY_GRACE_US",
+                           "CWS_EVOLVE_RELOCALIZE", "CWS_EVOLVE_BALANCE", "CWS_ELIDE", "CWS_COARSEN_TRIES",
+                           "CWS_HINTED_HET", "CWS_HINTED_HET_LIMIT", "CWS_HINTED_RELAXED"})
     EXPECT_NE(std::find(known.begin(), known.end(), name), known.end()) << name;
   EXPECT_TRUE(cws::unknown_variable_warnings(known).empty());
   const auto w = cws::unknown_variable_warnings({"CWS_EVOLVE_BOUNDS", "CWS_HINTED_RELAXD"});

@@ -21,6 +21,9 @@ inline runtime_config config(unsigned workers, std::string synthetic = {}) {
   // ctest -j's other tests take the cores: evolve's reaction to that
   // (`contended`) is tested with given switch counts, not left to the machine.
   schedulers::knobs_of(c).replay.evolve_contention = false;
+  // Likewise a strict replay's spawner would run a designated task whose
+  // thief lost its core (CWS_REPLAY_GRACE_US): tested in test_replay_grace.
+  schedulers::knobs_of(c).replay.grace_us = 0;
   return c;
 }
 

@@ -136,7 +136,10 @@ struct spawn_target {
   static constexpr unsigned local = ~0u;
   unsigned mailbox_of = local;   // `local`: the spawner's own deque
   std::uint32_t note = no_note;  // handed to segment_begin() on the worker that starts it
-  bool reclaimable = false;      // the spawner takes it back at sync if nobody started it (RELWS)
+  // The spawner may take it back at sync while nobody has started it: at
+  // once, or once its join has waited scheduling_policy::reclaim_after_ns()
+  // for other work (RELWS: at once; a strict replay: CWS_REPLAY_GRACE_US).
+  bool reclaimable = false;
 };
 
 // Where a hinted spawn goes (scheduling_policy::place_for).
@@ -224,6 +227,13 @@ class scheduling_policy {
   virtual void segment_begin(unsigned /*worker*/, const task_tag& /*root*/, std::uint32_t /*note*/,
                              segment_marks& /*marks*/) {}
   virtual void segment_end(unsigned /*worker*/) {}
+  // Reclaimable routed children (spawn_target::reclaimable): how long a
+  // joining spawner waits for their thieves before it takes back those
+  // nobody started (0: at once, without waiting). Read once per phase, after
+  // begin_phase.
+  virtual std::uint64_t reclaim_after_ns() const noexcept { return 0; }
+  // The spawner took a routed child back; it runs it next, as its own child.
+  virtual void reclaimed(unsigned /*spawner*/) noexcept {}
 
   // Whether the coming phase routes hinted spawns (read once per phase). When
   // false, a hinted spawn is an ordinary one and place_for is never called.

@@ -47,10 +47,13 @@ enum class ran_as {
                        // random stealing (reason: the divergence; planned: what it replayed)
   hinted,              // data-affinity hints routed on the place tree (hinted, hinted-hpt, or
                        // evolve-hinted recording its first template)
+  random_released,     // a strict replay whose thief had not started its designated task within the
+                       // grace (CWS_REPLAY_GRACE_US): the spawner ran it and the phase finished under
+                       // random stealing; the template stays (reason: who waited; planned: what it replayed)
 };
 
 // "other", "random", "stows", "stuws", "relws", "user", "random_no_template",
-// "random_diverged", "hinted": stable tokens, for JSON and scripts.
+// "random_diverged", "hinted", "random_released": stable tokens, for JSON and scripts.
 std::string_view to_string(ran_as r) noexcept;
 // The inverse of to_string; nullopt for anything else.
 std::optional<ran_as> ran_as_from_string(std::string_view s) noexcept;
@@ -76,7 +79,7 @@ struct run_report : phase_stats {
   // --- filled by the policy (scheduling_policy::end_phase) ---
   cws::ran_as ran_as = cws::ran_as::other;
   // What the policy set out to run; differs from ran_as only when the run
-  // diverged (ran_as::random_diverged).
+  // diverged or was released (ran_as::random_diverged, random_released).
   cws::ran_as planned = cws::ran_as::other;
   // Why ran_as is a fallback: the missing template ("no template yet", "'init',
   // which it follows, has not run yet") or the divergence. Empty otherwise.
@@ -110,6 +113,7 @@ struct run_report : phase_stats {
   const relocalization_report* relocalization() const noexcept { return relocalized_ ? &relocalization_ : nullptr; }
 
   bool diverged() const noexcept { return ran_as == cws::ran_as::random_diverged; }
+  bool released() const noexcept { return ran_as == cws::ran_as::random_released; }
   // ran_as_label(ran_as, planned, reason).
   std::string label() const { return ran_as_label(ran_as, planned, reason); }
 

@@ -1,0 +1,154 @@
+// A strict replay whose thief does not come (CWS_REPLAY_GRACE_US): the
+// spawner, waiting in its sync, runs the designated task itself once the
+// grace has passed, the phase finishes under random stealing
+// (ran_as::random_released), and the template stays.
+//
+// The thief is kept away by the program, not by the machine: worker 1's
+// first designated task waits until its second one has run, and the template
+// hands both to worker 1. Without the grace that phase could only end by the
+// first task giving up (it waits 10 s at most, and the tests check it did not).
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "cws/cws.hpp"
+#include "cws/schedulers/knobs.hpp"
+#include "cws/schedulers/schedule_store.hpp"
+#include "support/runtime_fixture.hpp"
+#include "support/steal_tree_builders.hpp"
+
+namespace {
+
+namespace st = cws::steal_tree;
+using namespace std::chrono_literals;
+
+constexpr unsigned grace_us = 1000;
+
+cws::runtime_config with_grace(unsigned us) {
+  cws::runtime_config c = cws::test::config(2);
+  cws::schedulers::knobs_of(c).replay.grace_us = us;
+  return c;
+}
+
+// The root's first two spawns, A (step 0) and B (step 1), both to worker 1, in that order.
+st::tree a_and_b_to_worker_1() {
+  st::tree t = cws::test::root_only(2);
+  t.paths = {0, 1};  // their pedigrees: ranks 0 and 1 among the root task's spawns
+  t.segments[0].end_ns = 10000;
+  t.segments[0].tasks = 1;
+  t.segments[0].steals = {st::steal_point{.level = 1, .step = 0, .thief = 1, .child = 1, .path = 0},
+                          st::steal_point{.level = 1, .step = 1, .thief = 1, .child = 2, .path = 1}};
+  t.segments.push_back(cws::test::segment_of(1, 0, 1, 0, 1000, 5000, 1));
+  t.segments.push_back(cws::test::segment_of(1, 0, 1, 1, 6000, 9000, 1));
+  t.worker_segments[1] = {1, 2};
+  return t;
+}
+
+struct scene {
+  std::atomic<bool> b_ran{false};
+  std::atomic<bool> a_gave_up{false};
+  std::atomic<unsigned> b_on{99};
+};
+
+// A waits for B (10 s at most), or, with `a_waits` false, works for `a_busy`.
+void spawn_a_then_b(scene& sc, bool designate, bool a_waits, std::chrono::milliseconds a_busy = 0ms) {
+  if (designate) cws::designate_after_next_spawn(1);
+  cws::spawn([&sc, a_waits, a_busy] {
+    const auto start = std::chrono::steady_clock::now();
+    if (!a_waits) {
+      while (std::chrono::steady_clock::now() - start < a_busy) std::this_thread::yield();
+      return;
+    }
+    while (!sc.b_ran.load(std::memory_order_acquire)) {
+      if (std::chrono::steady_clock::now() - start > 10s) {
+        sc.a_gave_up = true;
+        return;
+      }
+      std::this_thread::yield();
+    }
+  });
+  if (designate) cws::designate_after_next_spawn(1);
+  cws::spawn([&sc] {
+    sc.b_on = cws::this_worker();
+    sc.b_ran.store(true, std::memory_order_release);
+  });
+  cws::sync();
+}
+
+TEST(replay_grace, the_spawner_runs_the_task_its_busy_thief_has_not_started) {
+  for (const std::string_view policy : {cws::policy::stows, cws::policy::stuws, cws::policy::user}) {
+    SCOPED_TRACE(std::string(policy));
+    cws::runtime rt(with_grace(grace_us));
+    auto& store = cws::schedulers::store_of(rt);
+    const bool user = policy == cws::policy::user;
+    if (!user) store.seed("ab", a_and_b_to_worker_1(), "hand-built");
+    auto& s = rt.schedule("ab", policy);
+    const auto templ = user ? nullptr : store.at("ab").templ;
+    scene sc;
+    const cws::run_report& r = rt.run(s, [&] { spawn_a_then_b(sc, user, true); });
+    EXPECT_FALSE(sc.a_gave_up) << "the spawner never ran B";
+    EXPECT_EQ(sc.b_on.load(), 0u) << "B can only have run on its spawner: worker 1 waits in A for it";
+    EXPECT_EQ(r.ran_as, cws::ran_as::random_released) << r.label() << ": " << r.reason;
+    EXPECT_EQ(r.planned, cws::ran_as_from_string(policy));
+    EXPECT_NE(r.reason.find("waited over 1000 us in a sync for a designated task its thief had not started"),
+              std::string::npos)
+        << r.reason;
+    EXPECT_GE(r.taken_back(), 1u);
+    EXPECT_FALSE(r.diverged());
+    EXPECT_EQ(r.label(), "random (released from " + std::string(policy) + ")");
+    if (!user) {
+      EXPECT_EQ(store.at("ab").templ, templ) << "a late thief is no reason to drop the template";
+    }
+  }
+}
+
+// With the grace off the spawner waits for the thief, however long: B runs on
+// worker 1 once A is done.
+TEST(replay_grace, zero_waits_for_the_thief) {
+  cws::runtime rt(with_grace(0));
+  cws::schedulers::store_of(rt).seed("ab", a_and_b_to_worker_1(), "hand-built");
+  auto& s = rt.schedule("ab", cws::policy::stows);
+  scene sc;
+  const cws::run_report& r = rt.run(s, [&] { spawn_a_then_b(sc, false, false, 20ms); });
+  EXPECT_EQ(sc.b_on.load(), 1u);
+  EXPECT_EQ(r.ran_as, cws::ran_as::stows) << r.label() << ": " << r.reason;
+  EXPECT_EQ(r.taken_back(), 0u);
+  EXPECT_EQ(r.designated(), 2u);
+}
+
+// A converged evolve schedule: a released run keeps its template and leaves
+// it converged (its next runs replay under stows again), and moves no page.
+TEST(replay_grace, a_released_run_leaves_evolve_converged_on_its_template) {
+  cws::runtime rt(with_grace(grace_us));
+  auto& store = cws::schedulers::store_of(rt);
+  store.seed("ab", a_and_b_to_worker_1(), "hand-built");
+  store.mark_converged("ab");
+  auto& s = rt.schedule("ab", cws::policy::evolve);
+  const auto templ = store.at("ab").templ;
+  scene sc;
+  const cws::run_report& r = rt.run(s, [&] { spawn_a_then_b(sc, false, true); });
+  EXPECT_FALSE(sc.a_gave_up);
+  EXPECT_EQ(sc.b_on.load(), 0u);
+  EXPECT_EQ(r.ran_as, cws::ran_as::random_released) << r.label() << ": " << r.reason;
+  EXPECT_EQ(r.planned, cws::ran_as::stows);
+  EXPECT_TRUE(r.converged);
+  EXPECT_EQ(r.relocalization(), nullptr);
+  EXPECT_EQ(store.at("ab").templ, templ);
+  EXPECT_TRUE(store.at("ab").converged);
+}
+
+// The knob in the runtime's description (its parsing: test_knobs).
+TEST(replay_grace, the_knob_is_described) {
+  cws::runtime rt(with_grace(0));
+  EXPECT_NE(rt.describe().find("grace off"), std::string::npos) << rt.describe();
+  cws::runtime on(with_grace(350));
+  EXPECT_NE(on.describe().find("grace 350 us"), std::string::npos) << on.describe();
+}
+
+}  // namespace
