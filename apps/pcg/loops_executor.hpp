@@ -21,6 +21,7 @@ namespace pcg {
 struct phase_tally {
   unsigned phases = 0;
   unsigned relws = 0, stows = 0, stuws = 0, random = 0, no_template = 0, diverged = 0, user = 0;
+  unsigned released = 0;  // strict replays that stopped waiting for a late thief (CWS_REPLAY_GRACE_US)
   unsigned relws_iterations = 0;  // CG iterations (spmv phases) with at least one relws phase
 };
 
@@ -34,6 +35,7 @@ inline constexpr std::pair<const char*, unsigned phase_tally::*> tally_names[] =
     {"random_phases", &phase_tally::random},
     {"no_template_phases", &phase_tally::no_template},
     {"diverged_phases", &phase_tally::diverged},
+    {"released_phases", &phase_tally::released},
     {"user_phases", &phase_tally::user}};
 
 class loops_executor final : public executor {
@@ -77,6 +79,7 @@ class loops_executor final : public executor {
       {cws::ran_as::random, &phase_tally::random},
       {cws::ran_as::random_no_template, &phase_tally::no_template},
       {cws::ran_as::random_diverged, &phase_tally::diverged},
+      {cws::ran_as::random_released, &phase_tally::released},
       {cws::ran_as::user, &phase_tally::user}};
 
   cws_apps::block_loops& loops_;

@@ -153,9 +153,10 @@ void results::put_cws(const variant& v, json& e) const {
   e["first_relws_iterations"] = first.tally.relws_iterations;
   e["first_relws_phases"] = first.tally.relws;
   e["first_no_template_phases"] = first.tally.no_template;
-  unsigned relws_measured = 0, relws_phases_measured = 0, diverged = 0;
+  unsigned relws_measured = 0, relws_phases_measured = 0, diverged = 0, released = 0;
   for (const solve_record& s : v.solves) {
     diverged += s.tally.diverged;
+    released += s.tally.released;
     if (s.warmup) continue;
     relws_measured += s.tally.relws_iterations;
     relws_phases_measured += s.tally.relws;
@@ -163,6 +164,7 @@ void results::put_cws(const variant& v, json& e) const {
   e["measured_relws_iterations"] = relws_measured;
   e["measured_relws_phases"] = relws_phases_measured;
   e["diverged_phases"] = diverged;
+  e["released_phases"] = released;
   // Locality of the measured solves' phases, per kernel (init: its one run at set-up).
   json per_kernel = json::object();
   std::uint64_t touched = 0, local = 0, moved = 0;
