@@ -168,7 +168,7 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   for (observer* o : observers_)
     if (o->wants_task_events()) task_observers_.push_back(o);
   setup_ = phase_setup{&policy,    policy.routes_spawns(), policy.routes_hints(),
-                       observers_, task_observers_,        policy.reclaim_after_ns()};
+                       observers_, task_observers_,        policy.idle_grace_ns()};
   if (setup_.hints)
     for (auto& w : workers_) w->make_places();
   for (observer* o : observers_) o->on_phase_begin(info);

@@ -311,7 +311,7 @@ void worker::join(frame& f) {
   bool late = false;  // a routed child of f outstayed the grace in its mailbox
   while (!f.children_done()) {
     task* t = deque_.pop_above(f.deque_base);
-    if (!routed_.empty() && (late || setup_.reclaim_after_ns == 0)) [[unlikely]]
+    if (!routed_.empty() && (late || setup_.idle_grace_ns == 0)) [[unlikely]]
       take_back_newer(f, t);
     if (t) {
       execute(t, t->tag.level);
@@ -350,7 +350,6 @@ void worker::take_back_newer(const frame& f, const task* t) {
     routed_.pop_back();
     if (!sched_.at(r.to).mailbox_.remove(r.t)) continue;  // its thief has it
     ++stats_.taken_back;
-    setup_.policy->reclaimed(id_);
     task* back = const_cast<task*>(r.t);
     execute(back, back->tag.level);
   }
@@ -359,27 +358,31 @@ void worker::take_back_newer(const frame& f, const task* t) {
 // Children of `f` are running elsewhere. Help with *other* workers' work as
 // nested segments (bounded depth), never with the older entries of our own
 // deque, until they are done. Returns true when it stopped early because a
-// routed child of f still sat in its mailbox after the grace (join then takes
-// it back).
+// routed child of f still sat in its mailbox after the idle grace (join then
+// takes it back).
 bool worker::wait_for_stolen(frame& f) {
   const bool was_blocked = std::exchange(blocked_, true);
   const bool may_nest = segments_.depth() < max_depth_;
   auto done = [&] { return f.children_done(); };
-  const std::uint64_t grace = setup_.reclaim_after_ns;
-  bool reclaims = grace != 0 && !routed_.empty() && routed_.back().parent == &f;
-  const std::uint64_t since = reclaims ? now_ns() : 0;
+  bool reclaims = !routed_.empty() && routed_.back().parent == &f;
   bool late = false;
-  seek_work(done, may_nest, done, [&](const backoff& b) {
+  seek_work(done, may_nest, done, [&](const backoff& b, std::uint64_t idle_since) {
     // With children waiting on place deques, give up once a back-off window
     // has passed and no worker is running anything: join then takes them back.
     if (f.placed != 0 && b.spent() && nobody_else_can_come()) return true;
-    if (!reclaims || now_ns() - since < grace) return false;
+    if (!past_grace(idle_since)) return false;
+    setup_.policy->idle_past_grace(id_, true);
+    if (!reclaims) return false;
     late = posted_child_of(f);
     reclaims = late;  // none posted: none can be again (f spawns no more while it joins)
     return late;
   });
   blocked_ = was_blocked;
   return late;
+}
+
+bool worker::past_grace(std::uint64_t idle_since) const noexcept {
+  return setup_.idle_grace_ns != 0 && now_ns() - idle_since >= setup_.idle_grace_ns;
 }
 
 // Whether a routed child of `f` is still in its thief's mailbox (asked once
@@ -392,8 +395,9 @@ bool worker::posted_child_of(const frame& f) {
 
 // The steal loop: until `done()`, ask the policy for work and run it as a new
 // segment; between fruitless attempts back off, and sleep once `ready()` (the
-// condition a waker publishes) is still false; stop early when `give_up`
-// holds after a fruitless pass. Time not spent in segments is idle time.
+// condition a waker publishes) is still false; stop early when
+// `give_up(backoff, idle since)` holds after a fruitless pass. Time not spent
+// in segments is idle time.
 template <class Done, class Ready, class GiveUp>
 void worker::seek_work(Done done, bool may_run, Ready ready, GiveUp give_up) {
   backoff b(idle_);
@@ -418,7 +422,7 @@ void worker::seek_work(Done done, bool may_run, Ready ready, GiveUp give_up) {
       // left would end every pause at once, so only new mail counts.
       const bool mail_before = has_mail();
       const bool sleep = b.pause([&] { return done() || (!mail_before && has_mail()); });
-      if (give_up(b)) break;
+      if (give_up(std::as_const(b), t0)) break;
       if (sleep) park(b, ready);
     }
   }
@@ -496,7 +500,10 @@ std::exception_ptr worker::run_root(task* root) {
 void worker::work_until_phase_end() {
   seek_work([&] { return !sched_.phase_active(); }, true,
             [&] { return !sched_.phase_active() || has_mail() || sched_.work_visible(id_); },
-            [](const backoff&) { return false; });
+            [&](const backoff&, std::uint64_t idle_since) {
+              if (past_grace(idle_since)) setup_.policy->idle_past_grace(id_, false);
+              return false;
+            });
 }
 
 template <class Ready>

@@ -21,9 +21,9 @@
 // Routed children (a replay's designated tasks) are taken back the same way,
 // by their spawner only, when it joins their frame and nobody started them:
 // under RELWS at once; under a strict replay once the join has waited the
-// policy's grace for them (their thief lost its core, or is busy elsewhere),
-// and the policy then runs the rest of the phase under random stealing. The
-// mailbox lock decides between thief and spawner.
+// policy's idle grace (their thief lost its core, or is busy elsewhere), when
+// the policy has run the rest of the phase under random stealing. The mailbox
+// lock decides between thief and spawner.
 
 #include <cstdint>
 #include <exception>
@@ -55,7 +55,7 @@ struct phase_setup {
   bool hints = false;                         // consult policy->place_for() on every hinted spawn
   std::span<observer* const> observers;       // segment and steal events
   std::span<observer* const> task_observers;  // per-task events (audit, tests)
-  std::uint64_t reclaim_after_ns = 0;         // policy->reclaim_after_ns(): the grace of routed children
+  std::uint64_t idle_grace_ns = 0;            // policy->idle_grace_ns() (0: none)
 };
 
 class worker final : public worker_view {
@@ -149,6 +149,7 @@ class worker final : public worker_view {
   void join(frame& f);
   bool wait_for_stolen(frame& f);
   bool posted_child_of(const frame& f);
+  bool past_grace(std::uint64_t idle_since) const noexcept;
   void run_segment(task* t);
   template <class Done, class Ready, class GiveUp>
   void seek_work(Done done, bool may_run, Ready ready, GiveUp give_up);

@@ -81,8 +81,10 @@ class replay_policy final : public scheduling_policy {
     engine_.segment_begin(worker, root, note, marks);
   }
   void segment_end(unsigned worker) override { engine_.segment_end(worker); }
-  std::uint64_t reclaim_after_ns() const noexcept override { return engine_.reclaim_after_ns(); }
-  void reclaimed(unsigned spawner) noexcept override { engine_.reclaimed(spawner); }
+  std::uint64_t idle_grace_ns() const noexcept override { return engine_.idle_grace_ns(); }
+  void idle_past_grace(unsigned worker, bool in_sync) override {
+    if (!hinting_) engine_.idle_past_grace(worker, in_sync);
+  }
   task_handle find_work(worker_view& view) override {
     return hinting_ ? hinted_->find_work(view) : engine_.find_work(view);
   }

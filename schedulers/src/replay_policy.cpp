@@ -120,19 +120,25 @@ void replay_engine::segment_end(unsigned worker) {
   }
 }
 
-// The spawner took back a designated task its thief had not started within
-// the grace (worker.hpp, join): it runs it as its own child, so from here on
-// the phase runs as a random one -- routes, nesting and mail included
-// (diverged_) -- and its tree is no template. RELWS takes back by its rule.
-void replay_engine::reclaimed(unsigned spawner) {
-  if (mode_ == replay_mode::relws || diverged()) return;
+// A strict replay that keeps a worker waiting past the grace: in a sync for a
+// child (its thief lost its core, or is still busy), or for a designated task
+// (its spawner lost its core). Random stealing would have given that worker
+// work, so from here on the phase runs as a random one -- routes, nesting
+// and mail included (diverged_): the waiting spawner takes back the children
+// nobody started (worker.hpp, join), and idle workers steal. The template
+// stays; the run's tree is none. A worker with no planned segment left, at
+// the top level, merely waits for the phase to end.
+void replay_engine::idle_past_grace(unsigned worker, bool in_sync) {
+  if (diverged() || grace_ns_ == 0) return;
+  const lane& l = lanes_[worker];
+  if (!in_sync && (plan_ == nullptr || l.planned_started >= plan_->order[worker].size())) return;
   {
     std::lock_guard lock(reason_mutex_);
     if (!reason_.empty()) return;
-    reason_ = fmt::format(
-        "worker {} waited over {} us in a sync for a designated task its thief had not started, ran it itself, and the "
-        "phase finished under random stealing",
-        spawner, grace_ns_ / 1000);
+    reason_ = in_sync ? fmt::format("worker {} waited over {} us in a sync for a task its thief had not finished",
+                                    worker, grace_ns_ / 1000)
+                      : fmt::format("worker {} waited over {} us for a designated task that had not come", worker,
+                                    grace_ns_ / 1000);
     released_.store(true, std::memory_order_relaxed);
   }
   diverged_.store(true, std::memory_order_relaxed);

@@ -90,9 +90,8 @@ class replay_engine {
   // (diverged() is true then too; divergence() says who waited).
   bool released() const noexcept { return released_.load(std::memory_order_relaxed); }
   std::string divergence() const;
-  // How long a joining spawner waits before it takes back a routed child
-  // nobody started (scheduling_policy::reclaim_after_ns).
-  std::uint64_t reclaim_after_ns() const noexcept { return mode_ == replay_mode::relws ? 0 : grace_ns_; }
+  // scheduling_policy::idle_grace_ns: CWS_REPLAY_GRACE_US in the strict modes and user.
+  std::uint64_t idle_grace_ns() const noexcept { return grace_ns_; }
   // Marks the coming phase diverged before it starts (an inconsistent template).
   void diverge_up_front(std::string why);
 
@@ -102,7 +101,7 @@ class replay_engine {
   void segment_end(unsigned worker);
   task_handle find_work(worker_view& view);
   void idle_pass(worker_view& view);
-  void reclaimed(unsigned spawner);
+  void idle_past_grace(unsigned worker, bool in_sync);
 
  private:
   using clock = std::chrono::steady_clock;

@@ -19,6 +19,8 @@ cws::runtime_config kernel_config() {
   // are about pages, not stall detection (tests/schedulers/test_stall.cpp),
   // so a slow guest is given 2 s before a replay counts as stalled.
   cws::schedulers::knobs_of(c).replay.stall_ms = 2000;
+  // Nor a phase released from its replay by a vCPU that stood still (CWS_REPLAY_GRACE_US).
+  cws::schedulers::knobs_of(c).replay.grace_us = 0;
   return c;
 }
 

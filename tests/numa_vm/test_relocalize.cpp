@@ -45,6 +45,9 @@ cws::runtime_config kernel_config(numa::page_mover mover) {
   cws::runtime_config c;  // one worker per core, pinned: workers sit on every node
   c.pages = cws::page_backend::kernel;
   c.page_mover = mover;
+  // Emulated vCPUs stand still for long stretches: designations are kept
+  // however late a worker comes (CWS_REPLAY_GRACE_US).
+  cws::schedulers::knobs_of(c).replay.grace_us = 0;
   return c;
 }
 

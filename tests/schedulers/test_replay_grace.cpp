@@ -1,12 +1,13 @@
-// A strict replay whose thief does not come (CWS_REPLAY_GRACE_US): the
-// spawner, waiting in its sync, runs the designated task itself once the
-// grace has passed, the phase finishes under random stealing
-// (ran_as::random_released), and the template stays.
+// A strict replay that keeps a worker waiting (CWS_REPLAY_GRACE_US): once
+// a worker has found nothing it may run for the grace -- a spawner in a sync
+// whose thief does not come, or a thief whose designated task is not
+// spawned -- the phase finishes under random stealing
+// (ran_as::random_released): the spawner runs the children nobody started,
+// idle workers steal, and the template stays.
 //
-// The thief is kept away by the program, not by the machine: worker 1's
-// first designated task waits until its second one has run, and the template
-// hands both to worker 1. Without the grace that phase could only end by the
-// first task giving up (it waits 10 s at most, and the tests check it did not).
+// The late worker is kept away by the program, not by the machine, so that
+// without the grace those phases could only end by a task giving up (it
+// waits 10 s at most, and the tests check it did not).
 
 #include <gtest/gtest.h>
 
@@ -96,7 +97,7 @@ TEST(replay_grace, the_spawner_runs_the_task_its_busy_thief_has_not_started) {
     EXPECT_EQ(sc.b_on.load(), 0u) << "B can only have run on its spawner: worker 1 waits in A for it";
     EXPECT_EQ(r.ran_as, cws::ran_as::random_released) << r.label() << ": " << r.reason;
     EXPECT_EQ(r.planned, cws::ran_as_from_string(policy));
-    EXPECT_NE(r.reason.find("waited over 1000 us in a sync for a designated task its thief had not started"),
+    EXPECT_NE(r.reason.find("worker 0 waited over 1000 us in a sync for a task its thief had not finished"),
               std::string::npos)
         << r.reason;
     EXPECT_GE(r.taken_back(), 1u);
@@ -105,6 +106,48 @@ TEST(replay_grace, the_spawner_runs_the_task_its_busy_thief_has_not_started) {
     if (!user) {
       EXPECT_EQ(store.at("ab").templ, templ) << "a late thief is no reason to drop the template";
     }
+  }
+}
+
+// The root hands its second spawn, Y, to worker 1, and spawns it only once
+// its first, X, has run on another worker: under the template X stays on
+// worker 0's deque, so only worker 1 stealing it -- after the grace, the
+// phase released -- lets the root go on. (Serial elision off: it would run X
+// as a plain call at once.)
+TEST(replay_grace, a_thief_whose_task_does_not_come_steals_after_the_grace) {
+  for (const std::string_view policy : {cws::policy::stows, cws::policy::stuws}) {
+    SCOPED_TRACE(std::string(policy));
+    cws::runtime_config cfg = with_grace(grace_us);
+    cws::schedulers::knobs_of(cfg).replay.elide = false;
+    cws::runtime rt(cfg);
+    auto& store = cws::schedulers::store_of(rt);
+    st::tree t = cws::test::root_only(2);
+    t.segments[0].end_ns = 10000;
+    t.segments[0].tasks = 2;
+    t.segments[0].steals = {st::steal_point{.level = 1, .step = 1, .thief = 1, .child = 1}};
+    t.segments.push_back(cws::test::segment_of(1, 0, 1, 1, 1000, 5000, 1));
+    t.worker_segments[1] = {1};
+    store.seed("xy", t, "hand-built");
+    const auto templ = store.at("xy").templ;
+    auto& s = rt.schedule("xy", policy);
+    std::atomic<unsigned> x_on{99};
+    bool root_gave_up = false;
+    const cws::run_report& r = rt.run(s, [&] {
+      cws::spawn([&] { x_on = cws::this_worker(); });
+      const auto start = std::chrono::steady_clock::now();
+      while (x_on.load() != 1 && !root_gave_up) {
+        root_gave_up = std::chrono::steady_clock::now() - start > 10s;
+        std::this_thread::yield();
+      }
+      cws::spawn([] {});
+      cws::sync();
+    });
+    EXPECT_FALSE(root_gave_up) << "worker 1 never stole X";
+    EXPECT_EQ(x_on.load(), 1u);
+    EXPECT_EQ(r.ran_as, cws::ran_as::random_released) << r.label() << ": " << r.reason;
+    EXPECT_NE(r.reason.find("worker 1 waited over 1000 us for a designated task that had not come"), std::string::npos)
+        << r.reason;
+    EXPECT_EQ(store.at("xy").templ, templ);
   }
 }
 

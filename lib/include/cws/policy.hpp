@@ -137,8 +137,8 @@ struct spawn_target {
   unsigned mailbox_of = local;   // `local`: the spawner's own deque
   std::uint32_t note = no_note;  // handed to segment_begin() on the worker that starts it
   // The spawner may take it back at sync while nobody has started it: at
-  // once, or once its join has waited scheduling_policy::reclaim_after_ns()
-  // for other work (RELWS: at once; a strict replay: CWS_REPLAY_GRACE_US).
+  // once when the policy's idle_grace_ns() is 0 (RELWS), else once that
+  // sync has waited the grace for it (a strict replay, CWS_REPLAY_GRACE_US).
   bool reclaimable = false;
 };
 
@@ -227,13 +227,15 @@ class scheduling_policy {
   virtual void segment_begin(unsigned /*worker*/, const task_tag& /*root*/, std::uint32_t /*note*/,
                              segment_marks& /*marks*/) {}
   virtual void segment_end(unsigned /*worker*/) {}
-  // Reclaimable routed children (spawn_target::reclaimable): how long a
-  // joining spawner waits for their thieves before it takes back those
-  // nobody started (0: at once, without waiting). Read once per phase, after
-  // begin_phase.
-  virtual std::uint64_t reclaim_after_ns() const noexcept { return 0; }
-  // The spawner took a routed child back; it runs it next, as its own child.
-  virtual void reclaimed(unsigned /*spawner*/) noexcept {}
+  // How long a worker may look for work in vain, in a sync or between
+  // segments, before idle_past_grace() is called (0: never). Read once per
+  // phase, after begin_phase.
+  virtual std::uint64_t idle_grace_ns() const noexcept { return 0; }
+  // A worker has found nothing it may run for idle_grace_ns() (and again
+  // after each later fruitless pass of that wait). `in_sync`: it waits in a
+  // sync for its children; then, once the call returns, it takes back its
+  // reclaimable routed children that nobody started.
+  virtual void idle_past_grace(unsigned /*worker*/, bool /*in_sync*/) {}
 
   // Whether the coming phase routes hinted spawns (read once per phase). When
   // false, a hinted spawn is an ordinary one and place_for is never called.

@@ -47,9 +47,9 @@ enum class ran_as {
                        // random stealing (reason: the divergence; planned: what it replayed)
   hinted,              // data-affinity hints routed on the place tree (hinted, hinted-hpt, or
                        // evolve-hinted recording its first template)
-  random_released,     // a strict replay whose thief had not started its designated task within the
-                       // grace (CWS_REPLAY_GRACE_US): the spawner ran it and the phase finished under
-                       // random stealing; the template stays (reason: who waited; planned: what it replayed)
+  random_released,     // a strict replay that kept a worker waiting past the grace (CWS_REPLAY_GRACE_US):
+                       // the phase finished under random stealing, the spawner running the tasks nobody
+                       // started; the template stays (reason: who waited; planned: what it replayed)
 };
 
 // "other", "random", "stows", "stuws", "relws", "user", "random_no_template",

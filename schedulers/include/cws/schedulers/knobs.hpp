@@ -27,10 +27,10 @@
 //                        0 = it stays on the strict replay
 //   CWS_STALL_MS         how long every worker may wait with nothing runnable
 //                        before a replay is declared diverged (default 50)
-//   CWS_REPLAY_GRACE_US  how long a spawner waits in a sync for the thief of a designated
-//                        task nobody started, in a strict replay (stows, stuws, user), before
-//                        it runs the task itself and the phase finishes under random
-//                        stealing, the template kept (default 200; 0 = wait for the thief)
+//   CWS_REPLAY_GRACE_US  how long a worker of a strict replay (stows, stuws, user) may find
+//                        nothing it may run -- in a sync, or waiting for a designated task --
+//                        before the phase finishes under random stealing, the template kept
+//                        (default 200; 0 = wait however long)
 //   CWS_EVOLVE_RELOCALIZE 1 = evolve relocalizes the pages of a phase that
 //                        declared touches after each RELWS iteration and after
 //                        STOWS ones until the pages stay put (default), 0 = never
@@ -59,11 +59,11 @@ struct replay_knobs {
   unsigned evolve_bound = 5;          // CWS_EVOLVE_BOUND
   unsigned evolve_slowdown_pct = 25;  // CWS_EVOLVE_SLOWDOWN
   unsigned stall_ms = 50;             // CWS_STALL_MS
-  // A strict replay (stows, stuws, user) whose thief has not started its
-  // designated task while the spawner waited this long for it in a sync (the
-  // thief lost its core to other work, or is still busy): the spawner runs
-  // the task and the rest of the phase runs under random stealing, the
-  // template kept (ran_as::random_released). 0: wait for the thief.
+  // A strict replay (stows, stuws, user) in which a worker found nothing it
+  // may run for this long -- a spawner in a sync whose thief lost its core
+  // or is still busy, a thief whose designated task its spawner has not
+  // spawned -- runs the rest of the phase under random stealing, the
+  // template kept (ran_as::random_released). 0: wait however long.
   unsigned grace_us = 200;            // CWS_REPLAY_GRACE_US
   bool evolve_relocalize = true;      // CWS_EVOLVE_RELOCALIZE
   // A converged evolve watches for other work taking the program's cores
