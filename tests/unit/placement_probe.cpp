@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cws/cws.hpp"
+#include "cws/schedulers/knobs.hpp"
 
 namespace {
 
@@ -45,6 +46,9 @@ int main(int argc, char** argv) {
   try {
     cws::runtime_config cfg = cws::runtime_config::from_env();
     cfg.record = true;  // the user policy records its designations
+    // Every designated task runs on its worker, however late that worker
+    // comes on a busy machine (CWS_REPLAY_GRACE_US would release the phase).
+    cws::schedulers::knobs_of(cfg).replay.grace_us = 0;
     cws::runtime rt(cfg);
     const unsigned n = rt.workers();
     std::vector<std::string> seen(n);
