@@ -1,9 +1,9 @@
 #pragma once
 // A worker's mailbox: tasks handed to this worker by a routing policy (replay
 // of a template, designations). Producers: spawners (post). Consumers: the
-// owner (take, take_noted), a spawner taking its own task back (remove, RELWS,
-// or a strict replay's late thief; holds asks first)
-// and, once a replay diverged, other workers (take). Hand-overs happen
+// owner (take, take_noted), a spawner taking its own task back (remove: RELWS,
+// or a released strict replay, which asks holds first) and, once a replay
+// diverged, other workers (take). Hand-overs happen
 // O(steals) times per phase, so a short mutex is plenty; every consumer
 // decides under it, so a task leaves the mailbox exactly once. `size_` lets
 // the owner test for mail without taking the lock.

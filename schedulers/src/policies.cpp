@@ -404,7 +404,7 @@ void replay_policy::next_template(run_report& r, const steal_tree::phase_record&
   std::shared_ptr<const steal_tree::tree> fresh = store_->share(record.steals);
   if (!r.diverged() && mode != replay_mode::random && pick_.tries() != 0) pick_.reset();  // a seeded template ran
   if (r.released()) {
-    // A late thief, not a template that does not fit: the template stays,
+    // A late worker, not a template that does not fit: the template stays,
     // and evolve judges the run's time as that of a strict one.
     if (evolve_) evolve_->after_run(mode, r, rt_->config(), fresh, record);
     s.previous = std::move(fresh);

@@ -52,11 +52,12 @@ std::string replay_engine::divergence() const {
 
 void replay_engine::diverge_up_front(std::string why) { diverge(std::move(why)); }
 
-void replay_engine::diverge(std::string why) {
+void replay_engine::diverge(std::string why, bool released) {
   {
     std::lock_guard lock(reason_mutex_);
     if (!reason_.empty()) return;
     reason_ = std::move(why);
+    released_.store(released, std::memory_order_relaxed);
   }
   diverged_.store(true, std::memory_order_relaxed);
 }
@@ -132,16 +133,11 @@ void replay_engine::idle_past_grace(unsigned worker, bool in_sync) {
   if (diverged() || grace_ns_ == 0) return;
   const lane& l = lanes_[worker];
   if (!in_sync && (plan_ == nullptr || l.planned_started >= plan_->order[worker].size())) return;
-  {
-    std::lock_guard lock(reason_mutex_);
-    if (!reason_.empty()) return;
-    reason_ = in_sync ? fmt::format("worker {} waited over {} us in a sync for a task its thief had not finished",
-                                    worker, grace_ns_ / 1000)
-                      : fmt::format("worker {} waited over {} us for a designated task that had not come", worker,
-                                    grace_ns_ / 1000);
-    released_.store(true, std::memory_order_relaxed);
-  }
-  diverged_.store(true, std::memory_order_relaxed);
+  diverge(in_sync ? fmt::format("worker {} waited over {} us in a sync for a task its thief had not finished", worker,
+                                grace_ns_ / 1000)
+                  : fmt::format("worker {} waited over {} us for a designated task that had not come", worker,
+                                grace_ns_ / 1000),
+          true);
 }
 
 // ---------------------------------------------------------------- finding work

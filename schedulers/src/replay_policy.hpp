@@ -85,9 +85,9 @@ class replay_engine {
   replay_mode mode() const noexcept { return mode_; }
   bool routes() const noexcept { return mode_ != replay_mode::random; }
   bool diverged() const noexcept { return diverged_.load(std::memory_order_relaxed); }
-  // Released: a strict replay's spawner ran a designated task its late thief
-  // had not started, and the rest of the phase ran under random stealing
-  // (diverged() is true then too; divergence() says who waited).
+  // Released: a strict replay kept a worker waiting past the grace, and the
+  // rest of the phase ran under random stealing (diverged() is true then
+  // too; divergence() says who waited).
   bool released() const noexcept { return released_.load(std::memory_order_relaxed); }
   std::string divergence() const;
   // scheduling_policy::idle_grace_ns: CWS_REPLAY_GRACE_US in the strict modes and user.
@@ -124,7 +124,8 @@ class replay_engine {
   // an idle worker with open segments is blocked in a sync), no_note at top level.
   static std::uint32_t waiting_in(const lane& l) noexcept { return l.depth == 0 ? no_note : l.open[l.depth - 1].segment; }
 
-  void diverge(std::string why);
+  // The first reason wins; `released`: a late worker, not a template that does not fit.
+  void diverge(std::string why, bool released = false);
   bool strict() const noexcept { return mode_ == replay_mode::stows || mode_ == replay_mode::stuws; }
   task_handle steal_anything(worker_view& view);
   void watch_for_stall(worker_view& view, lane& l, clock::time_point now);
