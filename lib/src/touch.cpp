@@ -20,4 +20,13 @@ void touch(const void* p, std::size_t bytes) noexcept {
   }
 }
 
+void touch_rows(const void* first_row, std::size_t rows, std::size_t row_bytes, std::size_t stride) noexcept {
+  detail::worker* w = detail::tls_worker;
+  if (w == nullptr) return;
+  try {
+    w->touch_rows(first_row, rows, row_bytes, stride);
+  } catch (...) {  // as in touch(): the report undercounts this block
+  }
+}
+
 }  // namespace cws

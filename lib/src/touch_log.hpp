@@ -21,6 +21,13 @@
 // whatever is left: each worker seals its own log as it leaves the phase, so
 // that the workers sort theirs at the same time instead of the caller
 // sorting every log after the phase.
+//
+// A block of rows (cws::touch_rows: a tile of a row-major matrix) is one
+// entry, O(1) to add however many rows it has: it widens a recent block it
+// continues sideways (the tile to its right: when its rows then fill the
+// stride, the block becomes one plain range) or downwards (the tile below),
+// and is otherwise kept as it is. seal() expands the blocks still left into
+// their rows, off the tasks' path.
 
 #include <algorithm>
 #include <array>
@@ -61,12 +68,45 @@ class touch_log {
     index(ranges_.size() - 1);
   }
 
-  bool empty() const noexcept { return ranges_.empty(); }
-  // Entries to sort when the phase ends (ranges emptied by a join included).
-  std::size_t size() const noexcept { return ranges_.size(); }
+  // `rows` ranges of `row_bytes`, `stride` bytes apart, the first at `p`
+  // (touch.hpp, touch_rows). A block whose rows meet or overlap is one range;
+  // one whose span does not fit the address space is dropped, as add() drops
+  // a wrapping range.
+  void add_rows(const void* p, std::size_t rows, std::size_t row_bytes, std::size_t stride) {
+    if (rows == 0 || row_bytes == 0) return;
+    std::size_t span = 0;  // (rows - 1) * stride + row_bytes, if it fits
+    if (__builtin_mul_overflow(rows - 1, stride, &span) || __builtin_add_overflow(span, row_bytes, &span)) return;
+    if (rows == 1 || stride <= row_bytes) return add(p, span);
+    const auto lo = reinterpret_cast<std::uintptr_t>(p);
+    if (lo + span <= lo) return;
+    const std::size_t first = blocks_.size() > window ? blocks_.size() - window : 0;
+    for (std::size_t i = blocks_.size(); i-- > first;) {
+      row_block& b = blocks_[i];
+      if (b.stride != stride) continue;
+      if (b.rows == rows && (lo == b.begin + b.row_bytes || lo + row_bytes == b.begin)) {  // beside it
+        b.begin = std::min(b.begin, lo);
+        b.row_bytes += row_bytes;
+        if (b.row_bytes >= stride) flatten(i);  // its rows now meet: one range
+        return;
+      }
+      if (b.row_bytes == row_bytes &&
+          (lo == b.begin + b.rows * stride || lo + rows * stride == b.begin)) {  // below or above it
+        b.begin = std::min(b.begin, lo);
+        b.rows += rows;
+        return;
+      }
+    }
+    blocks_.push_back({lo, rows, row_bytes, stride});
+  }
+
+  bool empty() const noexcept { return ranges_.empty() && blocks_.empty(); }
+  // Entries to sort when the phase ends (ranges emptied by a join included),
+  // a block of rows counting as one.
+  std::size_t size() const noexcept { return ranges_.size() + blocks_.size(); }
 
   // Sorts and merges the phase's ranges in place (by the worker that owns the log).
   void seal() {
+    expand_blocks();
     coalesce(ranges_);  // drops the ranges emptied by a join, too
     sealed_ = true;
   }
@@ -75,7 +115,7 @@ class touch_log {
   // first if the worker did not); the log is empty afterwards. The two
   // exchange their storage: no copy, and no allocation in steady state.
   void take(std::vector<byte_range>& out) {
-    if (!sealed_) coalesce(ranges_);
+    if (!sealed_) seal();
     out.swap(ranges_);
     ranges_.clear();
     sealed_ = false;  // the tables keep stale slots: each is checked before use
@@ -114,7 +154,41 @@ class touch_log {
     index(i);
   }
 
+  // Block i's rows meet: it leaves the blocks as one plain range.
+  void flatten(std::size_t i) {
+    const row_block b = blocks_[i];
+    blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));  // one of the last few: a short move
+    add(reinterpret_cast<const void*>(b.begin), (b.rows - 1) * b.stride + b.row_bytes);
+  }
+  // Each block left becomes its rows. Out of memory for a block's rows, the
+  // report undercounts that block, as touch() drops a range it cannot store.
+  void expand_blocks() noexcept {
+    std::size_t total = ranges_.size();
+    for (const row_block& b : blocks_) total = b.rows > SIZE_MAX - total ? SIZE_MAX : total + b.rows;
+    try {
+      ranges_.reserve(total);
+    } catch (...) {  // too many for one allocation: room is made block by block below
+    }
+    for (const row_block& b : blocks_) {
+      if (b.rows > ranges_.max_size() - ranges_.size()) continue;
+      if (ranges_.capacity() - ranges_.size() < b.rows) try {
+          ranges_.reserve(std::max(ranges_.size() + b.rows, 2 * ranges_.capacity()));
+        } catch (...) {
+          continue;
+        }
+      for (std::size_t r = 0; r < b.rows; ++r)
+        ranges_.push_back({b.begin + r * b.stride, b.begin + r * b.stride + b.row_bytes});
+    }
+    blocks_.clear();
+  }
+
+  struct row_block {
+    std::uintptr_t begin;
+    std::size_t rows, row_bytes, stride;  // row_bytes < stride: the rows do not meet
+  };
+
   std::vector<byte_range> ranges_;
+  std::vector<row_block> blocks_;
   std::array<std::uint32_t, slots> by_end_ = filled(), by_begin_ = filled();
   bool sealed_ = false;
 

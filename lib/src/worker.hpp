@@ -73,6 +73,9 @@ class worker final : public worker_view {
   bool elide_next_spawn();
   void elided_call_done(std::uint64_t calls, std::exception_ptr error);
   void touch(const void* p, std::size_t bytes) { touches_.add(p, bytes); }
+  void touch_rows(const void* p, std::size_t rows, std::size_t row_bytes, std::size_t stride) {
+    touches_.add_rows(p, rows, row_bytes, stride);
+  }
 
   // --- phase driving (scheduler) ---
   // Before a hinted phase wakes anyone: the place deques other workers read.

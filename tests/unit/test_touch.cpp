@@ -215,6 +215,37 @@ TEST(TouchLog, HandsOverTheMergedUnionOfWhatWasAdded) {
   }
 }
 
+// touch_rows inside a phase: the worker's touches are the union of the
+// rows, as if each row had been declared on its own; rows that meet are one
+// range; degenerate blocks declare nothing.
+TEST(Touch, ABlockOfRowsIsTheUnionOfItsRows) {
+  cws::runtime rt(cws::test::config(1));
+  auto& s = rt.schedule("rows");
+  constexpr std::size_t pitch = 64, rows = 8;
+  std::vector<char> m(pitch * 40);
+  const std::uintptr_t b = addr(m.data());
+  rt.run(s, [&] {
+    cws::touch_rows(m.data(), rows, 16, pitch);                   // a tile of 8 rows x 16 bytes
+    cws::touch_rows(m.data() + 32, rows, 8, pitch);               // a tile 16 bytes to its right: not beside it
+    cws::touch_rows(m.data() + pitch * 20, 4, pitch, pitch);      // rows that meet: one range
+    cws::touch_rows(m.data() + pitch * 30, 3, 2 * pitch, pitch);  // rows that overlap: one range
+    cws::touch_rows(m.data() + pitch * 36, 0, 8, pitch);          // no rows
+    cws::touch_rows(m.data() + pitch * 37, 3, 0, pitch);          // empty rows
+    cws::touch_rows(m.data(), 3, 8, SIZE_MAX / 2);                // a span past the address space: dropped
+  });
+  std::vector<byte_range> want;
+  for (std::size_t r = 0; r < rows; ++r) {
+    want.push_back({b + r * pitch, b + r * pitch + 16});
+    want.push_back({b + r * pitch + 32, b + r * pitch + 40});
+  }
+  want.push_back({b + pitch * 20, b + pitch * 24});
+  want.push_back({b + pitch * 30, b + pitch * 34});
+  cws::coalesce(want);
+  ASSERT_EQ(s.touches().per_worker.size(), 1u);
+  EXPECT_EQ(s.touches().per_worker[0], want);
+  EXPECT_EQ(s.touches().bytes(), rows * 24 + 8 * pitch);
+}
+
 // A worker relaxing a 2-D tiling band after band, tile after tile, each tile
 // a range per row: the tile to the right continues every row of its left
 // neighbour, and the log ends with one range, not one per row and tile. (The
@@ -235,4 +266,87 @@ TEST(TouchLog, TilesOfA2DTilingJoinIntoOneRangePerRunOfBands) {
   std::vector<byte_range> got;
   log.take(got);
   EXPECT_EQ(got, (std::vector<byte_range>{{base, base + bands * tile_rows * row}}));
+}
+
+// The log's blocks of rows (add_rows), in any mix with plain ranges: what it
+// hands over is exactly the sorted, merged union of every row of every block
+// and every range, whether the blocks were joined beside or below another,
+// flattened into one range or expanded when the phase ended.
+TEST(TouchLog, BlocksOfRowsHandOverTheUnionOfTheirRows) {
+  std::mt19937_64 rng(11);
+  cws::detail::touch_log log;
+  std::vector<byte_range> got;
+  struct block {
+    std::uintptr_t begin;
+    std::size_t rows, row_bytes, stride;
+  };
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::vector<byte_range> added;
+    std::vector<block> blocks;
+    const auto declare = [&](const block& k) {
+      log.add_rows(reinterpret_cast<const void*>(k.begin), k.rows, k.row_bytes, k.stride);
+      blocks.push_back(k);
+      for (std::size_t r = 0; r < k.rows && k.row_bytes > 0; ++r)
+        added.push_back({k.begin + r * k.stride, k.begin + r * k.stride + k.row_bytes});
+    };
+    const int count = static_cast<int>(rng() % 30);
+    for (int i = 0; i < count; ++i) {
+      const std::size_t stride = 8 * (1 + rng() % 8);
+      if (rng() % 5 == 0) {  // a plain range
+        const std::uintptr_t begin = 0x10000 + 8 * (rng() % 256), length = 8 * (rng() % 6);
+        log.add(reinterpret_cast<const void*>(begin), length);
+        added.push_back({begin, begin + length});
+      } else if (rng() % 2 == 0 && !blocks.empty()) {  // beside, left of, below or above an earlier block
+        const block& k = blocks[blocks.size() - 1 - rng() % std::min<std::size_t>(blocks.size(), 6)];
+        const std::size_t width = 8 * (rng() % 4), height = 1 + rng() % 5;
+        switch (rng() % 4) {
+          case 0:
+            declare({k.begin + k.row_bytes, k.rows, width, k.stride});
+            break;
+          case 1:
+            declare({k.begin - std::min<std::uintptr_t>(k.begin, width), k.rows, width, k.stride});
+            break;
+          case 2:
+            declare({k.begin + k.rows * k.stride, height, k.row_bytes, k.stride});
+            break;
+          default:
+            declare({k.begin - std::min<std::uintptr_t>(k.begin, height * k.stride), height, k.row_bytes, k.stride});
+        }
+      } else {
+        declare({0x10000 + 8 * (rng() % 256), rng() % 6, 8 * (rng() % 10), stride});
+      }
+    }
+    if (trial % 2) log.seal();  // the worker's own sort, or take()'s
+    log.take(got);
+    std::erase_if(added, [](const byte_range& r) { return r.end <= r.begin; });
+    cws::coalesce(added);
+    ASSERT_EQ(got, added) << "trial " << trial;
+    EXPECT_TRUE(log.empty());
+  }
+}
+
+// The tiles of a 2-D tiling declared as blocks of rows, band after band: a
+// tile and the one to its right fill the pitch and become one range, which
+// the band below continues. A column of tiles narrower than the pitch, tile
+// below tile, stays one block. Either way one entry, however many rows.
+TEST(TouchLog, TilesDeclaredAsBlocksOfRowsStayOneEntry) {
+  constexpr std::uintptr_t base = 0x7f0000000000, pitch = 512 * sizeof(int);
+  constexpr std::size_t tile_rows = 16, tile_bytes = pitch / 2, bands = 8;
+  cws::detail::touch_log log;
+  for (std::size_t band = 0; band < bands; ++band) {
+    for (std::uintptr_t c0 = 0; c0 < pitch; c0 += tile_bytes)
+      log.add_rows(reinterpret_cast<const void*>(base + band * tile_rows * pitch + c0), tile_rows, tile_bytes, pitch);
+    EXPECT_EQ(log.size(), 1u) << "after band " << band;
+  }
+  std::vector<byte_range> got;
+  log.take(got);
+  EXPECT_EQ(got, (std::vector<byte_range>{{base, base + bands * tile_rows * pitch}}));
+
+  for (std::size_t band = 0; band < bands; ++band)  // the left column of tiles only
+    log.add_rows(reinterpret_cast<const void*>(base + band * tile_rows * pitch), tile_rows, tile_bytes, pitch);
+  EXPECT_EQ(log.size(), 1u);
+  log.take(got);
+  ASSERT_EQ(got.size(), bands * tile_rows);
+  for (std::size_t r = 0; r < got.size(); ++r)
+    EXPECT_EQ(got[r], (byte_range{base + r * pitch, base + r * pitch + tile_bytes})) << "row " << r;
 }

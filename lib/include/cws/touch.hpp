@@ -3,6 +3,7 @@
 // relocalization (locality.hpp, runtime::relocalize).
 //
 //   cws::touch(p, bytes);                       // inside a task body: any memory
+//   cws::touch_rows(p, rows, row_bytes, pitch); // a 2-D tile of a row-major matrix
 //   cws::spawn(cws::hint(a, lo, hi), [=] { ... });       // PufferFish async_hinted:
 //   cws::spawn(cws::hints(cws::hint(a, lo, hi),          // elements [lo, hi) of a
 //                         cws::hint(b, lo, hi)), [=] { ... });  // cws::numa::array
@@ -35,6 +36,17 @@ namespace cws {
 // Records that the calling task touches [p, p + bytes). Thread-safe (each
 // worker records into its own log); a no-op for bytes == 0 or outside a phase.
 void touch(const void* p, std::size_t bytes) noexcept;
+
+// Records that the calling task touches `rows` ranges of `row_bytes` bytes,
+// `stride` bytes apart, the first at `first_row`: a tile of a row-major
+// matrix (rows of the tile, stride the matrix's row pitch in bytes). The same
+// as calling touch() once per row, at the cost of one call: the log keeps the
+// block as one entry, joins it with the tile beside it (when the two fill
+// the pitch they become one range) or below it, and expands what is left into
+// rows once the phase ends. Rows that meet or overlap (stride <= row_bytes)
+// are one range. Thread-safe; a no-op for rows == 0, row_bytes == 0, a block
+// whose span does not fit the address space, or outside a phase.
+void touch_rows(const void* first_row, std::size_t rows, std::size_t row_bytes, std::size_t stride) noexcept;
 
 // spawn(f) with data-affinity hints. Under a policy that routes hints
 // (`hinted`, `hinted-hpt`) the task goes where its data lives (place_tree.hpp);
