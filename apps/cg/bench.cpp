@@ -45,13 +45,6 @@ bool is_follower(kernel k) { return k != kernel::init && k != kernel::spmv; }
 
 }  // namespace
 
-void keep_spmv_history(cws::runtime_config& cfg, int iters, const cws_apps::run_plan& plan) {
-  // The schedule store keeps the iteration reports of the last CWS_HISTORY
-  // phases of a schedule (default 64).
-  const unsigned spmv_phases = static_cast<unsigned>(cg::cg_steps * iters) * (plan.warmup + plan.runs);
-  if (std::getenv("CWS_HISTORY") == nullptr) cfg.history = std::max(cfg.history, std::min(spmv_phases, 4096u));
-}
-
 bench::bench(cws_apps::bench_env& env, const cws_apps::common_options& opt, const std::vector<std::string>& policies,
              const cg::problem_class& cls, int iters, settings s)
     : variant_suite(env, opt), policies_(policies), cls_(cls), iters_(iters), s_(std::move(s)), tally_(env.rt()) {
@@ -138,6 +131,8 @@ void bench::prepare(variant& v) {
   v.w->initialize(*v.runner);
   for (std::size_t k = 0; k < cg::kernel_count; ++k)
     if (v.schedules[k] != nullptr) v.first_iteration[k] = v.schedules[k]->iterations();
+  if (v.schedules[cg::index(kernel::spmv)] != nullptr)
+    v.runner->keep_lines(kernel::spmv, map_of(v, kernel::spmv, cg::cg_steps));
 }
 
 void bench::one_run(variant& v, cws_apps::phase_timer& t) {
@@ -188,7 +183,7 @@ void bench::put_cws_figures(const variant& v, json& e) {
   e["init_policy"] = std::string(v.schedules[cg::index(kernel::init)]->policy_name());
   e["follows"] = v.schedules[cg::index(kernel::dot)]->follows();
 
-  auto spmv_lines = cws_apps::lines_of(rt, spmv.name(), map_of(v, kernel::spmv, cg::cg_steps));
+  const std::vector<cws_apps::iteration_line>& spmv_lines = v.runner->lines();
   cws_apps::put_locality(e, measured(v, kernel::spmv, cg::cg_steps),
                          "local_share");  // the headline: spmv reads the matrix, most bytes
   // Every kernel: local shares of its measured phases, and what the

@@ -49,10 +49,6 @@ struct variant {
   std::array<std::uint64_t, cg::kernel_count> first_iteration{};  // schedules' iteration count after init
 };
 
-// Unless CWS_HISTORY is set, lets the schedule store keep every spmv phase
-// of the runs (up to 4096), so that the summaries cover them all.
-void keep_spmv_history(cws::runtime_config& cfg, int iters, const cws_apps::run_plan& plan);
-
 class bench final : public cws_apps::variant_suite<variant> {
  public:
   // Creates every variant and its schedules (an unknown policy throws here,

@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
   return cws_apps::run_main(app, argc, argv, [&]() -> int {
     const cg::problem_class cls = *cg::find_class(class_name);
     const int iters = opt.iters == 0 ? cls.niter : static_cast<int>(opt.iters);
-    cws_apps::bench_env env(opt, [&](cws::runtime_config& cfg) { cg_app::keep_spmv_history(cfg, iters, opt.plan); });
+    cws_apps::bench_env env(opt);
     cg_app::bench bench(env, opt, policies->chosen(), cls, iters, s);
     // NPB's check, and that zeta is bitwise the serial one (serial is the
     // first variant, so its zeta is known before any other's finish).

@@ -35,7 +35,13 @@ double loops_runner::run(kernel k, const block_body& body) {
     if (r->converged && !log.converged_at) log.converged_at = log.phases;
   }
   ++log.phases;
+  if (lines_ && k == lines_kernel_) lines_->add(env_.rt(), *schedules_[index(k)]);
   return s;
+}
+
+const std::vector<cws_apps::iteration_line>& loops_runner::lines() const {
+  static const std::vector<cws_apps::iteration_line> none;
+  return lines_ ? lines_->lines() : none;
 }
 
 }  // namespace cg

@@ -20,6 +20,7 @@
 
 #include "cg/solver.hpp"
 #include "common/block_loops.hpp"
+#include "common/iteration_lines.hpp"
 
 namespace cg {
 
@@ -44,6 +45,13 @@ class loops_runner final : public block_runner {
   // Whether the phases from now on belong to measured runs (their ran_as is counted).
   void set_measuring(bool on) noexcept { measuring_ = on; }
   const kernel_log& log(kernel k) const { return logs_.at(index(k)); }
+  // Keep the iteration lines of kernel k's phases that `map` covers, taken
+  // after each of its phases (cws flavours; common/iteration_lines.hpp).
+  void keep_lines(kernel k, const cws_apps::run_map& map) {
+    lines_kernel_ = k;
+    lines_.emplace(map);
+  }
+  const std::vector<cws_apps::iteration_line>& lines() const;
 
  private:
   cws_apps::bench_env& env_;
@@ -53,6 +61,8 @@ class loops_runner final : public block_runner {
   cws_apps::block_loops loops_;
   std::vector<kernel_log> logs_;
   bool measuring_ = false;
+  kernel lines_kernel_ = kernel::spmv;
+  std::optional<cws_apps::line_log> lines_;
 };
 
 }  // namespace cg

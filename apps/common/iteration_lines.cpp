@@ -58,6 +58,29 @@ std::vector<iteration_line> lines_of(const cws::runtime& rt, const std::string& 
   return out;
 }
 
+void line_log::add(const cws::runtime& rt, const cws::schedule& s) {
+  const cws::run_report* r = s.last_report();
+  if (r == nullptr) return;
+  const std::uint64_t it = r->phase.iteration, end = map_.first + std::uint64_t{map_.runs_total} * map_.per_run;
+  const cws::steal_tree::recorder* rec = cws::steal_tree::recorder_of(rt);
+  const cws::steal_tree::phase_record* tree = rec != nullptr ? rec->latest(s.name()) : nullptr;
+  if (tree != nullptr && tree->iteration != it) tree = nullptr;  // not recorded (recording attached later)
+  if (it >= map_.first && it < end) {
+    const std::uint64_t k = it - map_.first;
+    const auto run = static_cast<unsigned>(k / map_.per_run);
+    iteration_line& l =
+        lines_.emplace_back(iteration_line{run, run < map_.warmup, static_cast<unsigned>(k % map_.per_run), *r});
+    if (!l.report.distance_to_previous && tree != nullptr && previous_run_ && *previous_run_ + 1 == it)
+      l.report.distance_to_previous = cws::schedulers::moved_share(rt, previous_, tree->steals);
+  }
+  if (tree != nullptr) {
+    previous_ = tree->steals;  // assignment keeps the copy's storage from one run to the next
+    previous_run_ = it;
+  } else {
+    previous_run_.reset();
+  }
+}
+
 json lines_json(const std::vector<iteration_line>& lines) {
   json a = json::array();
   for (const iteration_line& l : lines) {

@@ -5,6 +5,7 @@
 // lines, and summed up over the measured runs.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,29 @@ struct iteration_line {
 // schedule's history (every policy; the runs that left it are not shown).
 // Empty when the runtime has no schedule of that name.
 std::vector<iteration_line> lines_of(const cws::runtime& rt, const std::string& name, const run_map& map);
+
+// The lines of one schedule taken as its phases run, for an app that needs
+// every phase's line: reading them from the schedule's history afterwards
+// (lines_of) needs a history as long as the whole benchmark, which the runtime
+// then keeps for every schedule, growing by a record each phase (cws-cg:
+// 1 500 runs per schedule made the recorder's end of phase 17 us in a tenth of
+// the phases, 16 % of an outer iteration). Call add() after each run of the
+// schedule, outside the timed call.
+class line_log {
+ public:
+  explicit line_log(run_map map) : map_(map) {}
+  // The schedule's latest run, if `map` covers it. A policy that keeps no
+  // trees leaves distance_to_previous empty; it is then computed from the
+  // recorder's trees of this run and the previous one, as lines_of does.
+  void add(const cws::runtime& rt, const cws::schedule& s);
+  const std::vector<iteration_line>& lines() const noexcept { return lines_; }
+
+ private:
+  run_map map_;
+  std::vector<iteration_line> lines_;
+  cws::steal_tree::tree previous_;  // the recorder's tree of the run before, if kept
+  std::optional<std::uint64_t> previous_run_;
+};
 
 // One JSON object per line: run, warmup, iteration, schedule_iteration,
 // ran_as (the label, e.g. "random (no template yet)"), ran_as_kind (the
