@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -230,6 +231,27 @@ TEST(CgTable, CaptionAndRows) {
   for (const char* v : {"serial ", "cws-stows ", "tbb-static ", "omp-static "})
     EXPECT_NE(r.out.find(v), std::string::npos) << v << "\n" << r.dump();
   EXPECT_NE(r.out.find("Mop/s"), std::string::npos);
+}
+
+// The spmv lines are taken as the phases run, not read back from the
+// schedule's history: with a history of 4 runs, the first 40 of a run's 50
+// spmv phases are still printed, each once, in order.
+TEST(CgTable, IterationLinesCoverPhasesPastTheHistory) {
+  const run_result r = run_cg({"--class", "S", "--iters", "2", "--runs", "1", "--warmup", "0", "--policies", "random",
+                               "--iteration-lines", "40"},
+                              {{"CWS_HISTORY", "4"}});
+  ASSERT_EQ(r.code, 0) << r.dump();
+  std::vector<int> printed;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    int it = -1;
+    std::string ran_as;
+    if (words >> it >> ran_as && ran_as == "random") printed.push_back(it);
+  }
+  std::vector<int> want(40);
+  for (int i = 0; i < 40; ++i) want[static_cast<std::size_t>(i)] = i;
+  EXPECT_EQ(printed, want) << r.dump();
 }
 
 TEST(CgErrors, BadFlagsGiveOneLine) {
