@@ -17,6 +17,9 @@
 namespace cws {
 
 namespace {
+// Room for a run report's note, reserved once per history slot (run_phase).
+constexpr std::size_t note_capacity = 512;
+
 // Live runtimes, oldest first: only for runtime::current(). Nothing on a
 // phase's path reads it.
 struct live_list {
@@ -206,6 +209,11 @@ const run_report& runtime::run_phase(cws::schedule& s, void (*fn)(void*), void* 
   // it evicts), which joins the history once the phase ran: a phase refused
   // before it started leaves the history as it was.
   run_report& report = s.history_.pending();
+  // A policy's note grows a slot's string the first time a longer one lands
+  // there: evolve's probes, written only on a loaded machine, are the longest
+  // (about 350 characters). Room for them once per slot, so that a note
+  // allocates nothing once the history is full, whatever the machine does.
+  if (report.note.capacity() < note_capacity) report.note.reserve(note_capacity);
   using clock = std::chrono::steady_clock;
   const std::optional<clock::time_point> called =
       time_phases_ ? std::optional<clock::time_point>(clock::now()) : std::nullopt;

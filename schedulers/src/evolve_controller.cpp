@@ -358,7 +358,7 @@ void evolve_controller::after_contended(replay_mode ran, run_report& r, const ru
     return;
   }
   c.contended_every = std::min(2 * c.contended_every, contended_last_every);
-  r.note += fmt::format("still slower; random stealing for the next {} runs", c.contended_every);
+  fmt::format_to(std::back_inserter(r.note), "still slower; random stealing for the next {} runs", c.contended_every);
 }
 
 }  // namespace cws::schedulers::detail
