@@ -20,7 +20,14 @@ std::optional<std::uint64_t> pages_moved(const cws::run_report& r) {
 
 // Policies that keep no trees (random, hinted) leave distance_to_previous
 // empty. The recorder still holds their trees, so the tables show how far
-// one random schedule lies from the next, beside the replaying policies' 0.
+// one random schedule lies from the next, beside the replaying policies' 0:
+// `r`'s, from its tree `now` and the tree of the run just before, if known.
+void fill_distance(const cws::runtime& rt, cws::run_report& r, const cws::steal_tree::tree& now,
+                   const cws::steal_tree::tree* previous, std::uint64_t previous_run) {
+  if (!r.distance_to_previous && previous != nullptr && previous_run + 1 == r.phase.iteration)
+    r.distance_to_previous = cws::schedulers::moved_share(rt, *previous, now);
+}
+
 void fill_distances(const cws::runtime& rt, const std::string& name, std::vector<iteration_line>& lines) {
   const cws::steal_tree::recorder* rec = cws::steal_tree::recorder_of(rt);
   if (rec == nullptr || lines.empty()) return;
@@ -31,13 +38,20 @@ void fill_distances(const cws::runtime& rt, const std::string& name, std::vector
     if (ph.schedule != name) continue;
     while (line != lines.end() && line->report.phase.iteration < ph.iteration) ++line;
     if (line == lines.end()) return;
-    cws::run_report& r = line->report;
-    if (r.phase.iteration == ph.iteration && !r.distance_to_previous && previous != nullptr &&
-        previous_run + 1 == ph.iteration)
-      r.distance_to_previous = cws::schedulers::moved_share(rt, *previous, ph.steals);
+    if (line->report.phase.iteration == ph.iteration)
+      fill_distance(rt, line->report, ph.steals, previous, previous_run);
     previous = &ph.steals;
     previous_run = ph.iteration;
   }
+}
+
+// The line of report `r`, if `map` covers its run.
+std::optional<iteration_line> line_of(const run_map& map, const cws::run_report& r) {
+  const std::uint64_t it = r.phase.iteration, end = map.first + std::uint64_t{map.runs_total} * map.per_run;
+  if (it < map.first || it >= end) return std::nullopt;
+  const std::uint64_t k = it - map.first;
+  const auto run = static_cast<unsigned>(k / map.per_run);
+  return iteration_line{run, run < map.warmup, static_cast<unsigned>(k % map.per_run), r};
 }
 
 }  // namespace
@@ -46,14 +60,8 @@ std::vector<iteration_line> lines_of(const cws::runtime& rt, const std::string& 
   std::vector<iteration_line> out;
   const cws::schedule* s = rt.find_schedule(name);
   if (s == nullptr) return out;
-  const std::uint64_t end = map.first + std::uint64_t{map.runs_total} * map.per_run;
-  for (const cws::run_report& r : s->history()) {
-    const std::uint64_t it = r.phase.iteration;
-    if (it < map.first || it >= end) continue;
-    const std::uint64_t k = it - map.first;
-    const auto run = static_cast<unsigned>(k / map.per_run);
-    out.push_back({run, run < map.warmup, static_cast<unsigned>(k % map.per_run), r});
-  }
+  for (const cws::run_report& r : s->history())
+    if (std::optional<iteration_line> l = line_of(map, r)) out.push_back(std::move(*l));
   fill_distances(rt, name, out);
   return out;
 }
@@ -61,21 +69,17 @@ std::vector<iteration_line> lines_of(const cws::runtime& rt, const std::string& 
 void line_log::add(const cws::runtime& rt, const cws::schedule& s) {
   const cws::run_report* r = s.last_report();
   if (r == nullptr) return;
-  const std::uint64_t it = r->phase.iteration, end = map_.first + std::uint64_t{map_.runs_total} * map_.per_run;
   const cws::steal_tree::recorder* rec = cws::steal_tree::recorder_of(rt);
   const cws::steal_tree::phase_record* tree = rec != nullptr ? rec->latest(s.name()) : nullptr;
-  if (tree != nullptr && tree->iteration != it) tree = nullptr;  // not recorded (recording attached later)
-  if (it >= map_.first && it < end) {
-    const std::uint64_t k = it - map_.first;
-    const auto run = static_cast<unsigned>(k / map_.per_run);
-    iteration_line& l =
-        lines_.emplace_back(iteration_line{run, run < map_.warmup, static_cast<unsigned>(k % map_.per_run), *r});
-    if (!l.report.distance_to_previous && tree != nullptr && previous_run_ && *previous_run_ + 1 == it)
-      l.report.distance_to_previous = cws::schedulers::moved_share(rt, previous_, tree->steals);
+  if (tree != nullptr && tree->iteration != r->phase.iteration) tree = nullptr;  // not recorded
+  if (std::optional<iteration_line> l = line_of(map_, *r)) {
+    if (tree != nullptr)
+      fill_distance(rt, l->report, tree->steals, previous_run_ ? &previous_ : nullptr, previous_run_.value_or(0));
+    lines_.push_back(std::move(*l));
   }
   if (tree != nullptr) {
     previous_ = tree->steals;  // assignment keeps the copy's storage from one run to the next
-    previous_run_ = it;
+    previous_run_ = tree->iteration;
   } else {
     previous_run_.reset();
   }
