@@ -313,6 +313,21 @@ void scheduler::wake_all() noexcept {
   for (auto& w : workers_) w->unpark();
 }
 
+// Not one atomic snapshot: each word is read at its own moment. What the
+// readers need still holds. A worker counted idle in two reads with the
+// same exits in between was idle all along, so "every worker idle, and no
+// exit between two reads" means every worker was idle at once (the stall
+// watch); a single read is a snapshot, as it was with one shared word.
+worker_view::idleness scheduler::idle_state() const noexcept {
+  worker_view::idleness sum;
+  for (const auto& w : workers_) {
+    const worker::idle_word v = w->idleness_now();
+    sum.idle += v.idle;
+    sum.exits += v.exits;
+  }
+  return sum;
+}
+
 bool scheduler::work_visible(unsigned self) const noexcept {
   const unsigned node = places_.node_of_worker(self);
   for (unsigned i = 0; i < workers_.size(); ++i)

@@ -105,17 +105,12 @@ class scheduler {
   void wake_one() noexcept;
   void wake_all() noexcept;
   // Workers inside their steal loop and not running a segment, and how many
-  // times one left it (O(segments) updates per phase; read by routing
-  // policies to detect a stuck replay). One word, so that a reader sees both
-  // parts of the same moment: idle count in the low half, exits in the high
-  // half. A leave adds one exit and removes one idle worker in one add (the
-  // count is >= 1 then: its own enter came first, so no borrow).
-  void idle_enter() noexcept { idle_.fetch_add(1, std::memory_order_relaxed); }
-  void idle_leave() noexcept { idle_.fetch_add((std::uint64_t{1} << 32) - 1, std::memory_order_relaxed); }
-  worker_view::idleness idle_state() const noexcept {
-    const std::uint64_t v = idle_.load(std::memory_order_relaxed);
-    return {static_cast<unsigned>(v & 0xffffffffu), static_cast<std::uint32_t>(v >> 32)};
-  }
+  // times one left it (read by routing policies to detect a stuck replay,
+  // and by hinted ones to stop waiting for placed work): the sum of every
+  // worker's own idle word (worker::idle_word). O(workers) per read; the
+  // updates, O(segments) per phase, stay on each worker's own line instead
+  // of a counter every worker's steal loop writes on its way in and out.
+  worker_view::idleness idle_state() const noexcept;
   // Whether any worker other than `self` has work to steal (a snapshot).
   bool work_visible(unsigned self) const noexcept;
 
@@ -149,7 +144,6 @@ class scheduler {
   alignas(64) std::atomic<unsigned> running_{0};
   std::atomic<bool> caller_parked_{false};
   alignas(64) std::atomic<int> sleepers_{0};
-  alignas(64) std::atomic<std::uint64_t> idle_{0};
   std::atomic<unsigned> wake_cursor_{0};
 };
 

@@ -403,15 +403,15 @@ void worker::seek_work(Done done, bool may_run, Ready ready, GiveUp give_up) {
   backoff b(idle_);
   std::uint64_t t0 = now_ns();
   if (marks_.entered_ns == 0) marks_.entered_ns = t0;
-  sched_.idle_enter();
+  idle_enter();
   while (!done()) {
     if (task* t = may_run ? task_access::unwrap(setup_.policy->find_work(*this)) : nullptr) {
       const std::uint64_t found = now_ns();
       stats_.idle_s += static_cast<double>(found - t0) * 1e-9;
       if (marks_.first_segment_ns == 0) marks_.first_segment_ns = found;
-      sched_.idle_leave();
+      idle_leave();
       run_segment(t);
-      sched_.idle_enter();
+      idle_enter();
       b.reset();
       t0 = now_ns();
       marks_.last_segment_end_ns = t0;
@@ -426,7 +426,7 @@ void worker::seek_work(Done done, bool may_run, Ready ready, GiveUp give_up) {
       if (sleep) park(b, ready);
     }
   }
-  sched_.idle_leave();
+  idle_leave();
   stats_.idle_s += seconds_since(t0);
 }
 

@@ -95,6 +95,16 @@ class worker final : public worker_view {
     return !placed_.empty() && (!placed_[node]->looks_empty() || !placed_.back()->looks_empty());
   }
   bool has_mail() const noexcept { return !mailbox_.empty(); }
+  // Whether this worker is in its steal loop, not running a segment, and
+  // how many times it left it this runtime (scheduler::idle_state).
+  struct idle_word {
+    unsigned idle = 0;
+    std::uint32_t exits = 0;
+  };
+  idle_word idleness_now() const noexcept {
+    const std::uint64_t v = idleness_.load(std::memory_order_relaxed);
+    return {static_cast<unsigned>(v & 1u), static_cast<std::uint32_t>(v >> 32)};
+  }
   void post(task* t) { mailbox_.post(t); }
   const worker_stats& stats() const noexcept { return stats_; }
   // When this worker first entered its steal loop in the phase, began its
@@ -159,6 +169,16 @@ class worker final : public worker_view {
   template <class Ready>
   void park(backoff& b, Ready ready);
   task_handle took_mail(task* t) noexcept;
+  // The owner is the only writer of idleness_: a plain load and store, no
+  // locked instruction. One word, so a reader sees an exit and the idle bit
+  // change together.
+  void idle_enter() noexcept {
+    idleness_.store(idleness_.load(std::memory_order_relaxed) | 1u, std::memory_order_relaxed);
+  }
+  void idle_leave() noexcept {
+    idleness_.store((idleness_.load(std::memory_order_relaxed) & ~std::uint64_t{1}) + (std::uint64_t{1} << 32),
+                    std::memory_order_relaxed);
+  }
 
   scheduler& sched_;
   const unsigned id_;
@@ -199,6 +219,9 @@ class worker final : public worker_view {
   worker_stats stats_;
   phase_marks marks_;
   touch_log touches_;
+  // Written only by this worker (idle_enter/idle_leave), read by others
+  // rarely (idle_state): its own line.
+  alignas(64) std::atomic<std::uint64_t> idleness_{0};  // bit 0: idle; bits 32..63: exits
 };
 
 // The open frames of the worker running on the calling thread (0 outside a
