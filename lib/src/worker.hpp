@@ -5,7 +5,8 @@
 //   * the owning thread: everything, including the bottom of `deque_`;
 //   * other workers: deque_.steal() and placed_[i]->steal() (top ends),
 //     mailbox_.post(), parker_.unpark(), and joined_remote of frames whose
-//     children they finished;
+//     children they finished; idleness_now() reads its idle word, which only
+//     the worker writes;
 //   * the scheduler, between phases only: make_places() and stats();
 //   * begin_phase() is the worker's own, at the start of each phase (a
 //     helper arms itself once woken; the caller arms worker 0), so the

@@ -97,7 +97,9 @@ class worker_view {
   // how many times a worker has stopped being idle since the runtime started
   // (it took work, or the sync it waited in completed; wraps around). Every
   // worker idle, with no exit over a while and the phase unfinished, means
-  // nothing can run.
+  // nothing can run. O(workers): each worker keeps its own part, so a read
+  // sees each worker at its own moment (a worker idle in two reads with the
+  // same exits in between was idle all along).
   struct idleness {
     unsigned idle = 0;
     std::uint32_t exits = 0;
