@@ -321,7 +321,7 @@ void scheduler::wake_all() noexcept {
 worker_view::idleness scheduler::idle_state() const noexcept {
   worker_view::idleness sum;
   for (const auto& w : workers_) {
-    const worker::idle_word v = w->idleness_now();
+    const worker_view::idleness v = w->idleness_now();
     sum.idle += v.idle;
     sum.exits += v.exits;
   }

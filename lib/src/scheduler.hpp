@@ -107,7 +107,7 @@ class scheduler {
   // Workers inside their steal loop and not running a segment, and how many
   // times one left it (read by routing policies to detect a stuck replay,
   // and by hinted ones to stop waiting for placed work): the sum of every
-  // worker's own idle word (worker::idle_word). O(workers) per read; the
+  // worker's own idle word (worker::idleness_now). O(workers) per read; the
   // updates, O(segments) per phase, stay on each worker's own line instead
   // of a counter every worker's steal loop writes on its way in and out.
   worker_view::idleness idle_state() const noexcept;

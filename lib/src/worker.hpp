@@ -96,13 +96,9 @@ class worker final : public worker_view {
     return !placed_.empty() && (!placed_[node]->looks_empty() || !placed_.back()->looks_empty());
   }
   bool has_mail() const noexcept { return !mailbox_.empty(); }
-  // Whether this worker is in its steal loop, not running a segment, and
-  // how many times it left it this runtime (scheduler::idle_state).
-  struct idle_word {
-    unsigned idle = 0;
-    std::uint32_t exits = 0;
-  };
-  idle_word idleness_now() const noexcept {
+  // This worker's part of idle_state(): 1 while it is in its steal loop and
+  // not running a segment, and how many times it left it this runtime.
+  idleness idleness_now() const noexcept {
     const std::uint64_t v = idleness_.load(std::memory_order_relaxed);
     return {static_cast<unsigned>(v & 1u), static_cast<std::uint32_t>(v >> 32)};
   }

@@ -13,7 +13,6 @@
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <thread>
 
 #include "cws/cws.hpp"
 #include "support/runtime_fixture.hpp"
