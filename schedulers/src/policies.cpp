@@ -133,10 +133,14 @@ class replay_policy final : public scheduling_policy {
   // it outlives the policies (runtime::~runtime).
   cws::runtime* rt_ = nullptr;
   schedule_store* store_ = nullptr;
+  // From here on, fields begin_phase and end_phase rewrite every phase: off
+  // the line of the vtable pointer and the fields above, which every
+  // worker reads on its first call of a phase.
+  //
   // The report end_phase wrote (it lives in the schedule's history), for
   // relocalized(), which follows end_phase of the same run; null from
   // begin_phase on until then.
-  run_report* last_report_ = nullptr;
+  alignas(64) run_report* last_report_ = nullptr;
   schedule_state* state_ = nullptr;
   steal_tree::recorder* recorder_ = nullptr;
   std::optional<detail::evolve_controller> evolve_;  // the evolving kinds' state machine
@@ -214,7 +218,8 @@ void replay_policy::begin_phase(const phase_info& info) {
   const bool auditing = evolve_ && evolve_->auditing() && mode == replay_mode::stows;
   if (auditing) recorder_->audit_next_phase();
   const bool elide = kind_.traits.elides && knobs_of(cfg).replay.elide && !cfg.audit && !auditing;
-  engine_.prepare(mode, mode == replay_mode::random ? nullptr : plan_, info.workers, knobs_of(cfg).replay.stall_ms,
+  static const std::shared_ptr<const detail::template_plan> no_plan;  // a reference to either: no copy, no count written
+  engine_.prepare(mode, mode == replay_mode::random ? no_plan : plan_, info.workers, knobs_of(cfg).replay.stall_ms,
                   elide, knobs_of(cfg).replay.grace_us);
 }
 

@@ -20,29 +20,41 @@ cws::ran_as ran_as_of(replay_mode m, bool has_template) noexcept {
   return cws::ran_as::other;
 }
 
-void replay_engine::prepare(replay_mode mode, std::shared_ptr<const template_plan> plan, unsigned workers,
+// Stores only what changed: the workers read these fields on every route
+// and find_work, and a store would move their line to this thread's cache.
+template <class T, class U>
+static void update(T& field, const U& value) {
+  if (field != value) field = value;
+}
+
+void replay_engine::prepare(replay_mode mode, const std::shared_ptr<const template_plan>& plan, unsigned workers,
                             unsigned stall_ms, bool elide, unsigned grace_us) {
-  mode_ = mode;
-  elide_ = elide && plan != nullptr && (mode == replay_mode::stows || mode == replay_mode::stuws);
-  plan_ = std::move(plan);
-  if (lanes_.size() != workers) last_pass_ = std::make_unique<pass_clock[]>(workers);
-  lanes_.resize(workers);
-  for (unsigned w = 0; w < workers; ++w) {
-    last_pass_[w].at.store(0, std::memory_order_relaxed);
-    last_pass_[w].before.store(0, std::memory_order_relaxed);
+  update(mode_, mode);
+  update(elide_, elide && plan != nullptr && (mode == replay_mode::stows || mode == replay_mode::stuws));
+  update(plan_, plan);  // compared first: a copy would write the plan's reference count every phase
+  if (lanes_.size() != workers) {
+    lanes_ = std::vector<lane>(workers);
+    last_pass_ = std::make_unique<pass_clock[]>(workers);
   }
-  for (lane& l : lanes_) {
-    l.depth = 0;
-    l.next_in_order = 0;
-    l.planned_started = 0;
-    l.stalling = false;
+  update(stall_limit_, clock::duration(std::chrono::milliseconds(stall_ms)));
+  update(grace_ns_, strict() || mode == replay_mode::user ? std::uint64_t{grace_us} * 1000 : 0);
+  ++epoch_;  // every lane resets at its worker's first use (lane_of)
+  if (diverged_.load(std::memory_order_relaxed)) {  // no worker runs: nobody else writes these now
+    std::lock_guard lock(reason_mutex_);
+    reason_.clear();
+    released_.store(false, std::memory_order_relaxed);
+    diverged_.store(false, std::memory_order_relaxed);
   }
-  stall_limit_ = std::chrono::milliseconds(stall_ms);
-  grace_ns_ = strict() || mode == replay_mode::user ? std::uint64_t{grace_us} * 1000 : 0;
-  diverged_.store(false, std::memory_order_relaxed);
-  released_.store(false, std::memory_order_relaxed);
-  std::lock_guard lock(reason_mutex_);
-  reason_.clear();
+}
+
+void replay_engine::reset(lane& l, unsigned w) noexcept {
+  l.epoch = epoch_;
+  l.depth = 0;
+  l.next_in_order = 0;
+  l.planned_started = 0;
+  l.stalling = false;
+  last_pass_[w].at.store(0, std::memory_order_relaxed);
+  last_pass_[w].before.store(0, std::memory_order_relaxed);
 }
 
 std::string replay_engine::divergence() const {
@@ -70,7 +82,7 @@ spawn_target replay_engine::route(unsigned spawner, const task_tag& tag, unsigne
     return {};
   }
   if (mode_ == replay_mode::user) return {designated, no_note, grace_ns_ != 0};
-  lane& l = lanes_[spawner];
+  lane& l = lane_of(spawner);
   cursor& c = l.open[l.depth - 1];
   if (c.segment == no_note || tag.level >= c.next.size()) return {};  // a designation outside replay: ignored
   const auto& bounds = plan_->level_begin[c.segment];
@@ -83,7 +95,7 @@ spawn_target replay_engine::route(unsigned spawner, const task_tag& tag, unsigne
 }
 
 void replay_engine::segment_begin(unsigned worker, const task_tag& root, std::uint32_t note, segment_marks& marks) {
-  lane& l = lanes_[worker];
+  lane& l = lane_of(worker);
   if (l.depth == l.open.size()) l.open.emplace_back();
   cursor& c = l.open[l.depth++];
   c.segment = no_note;
@@ -106,7 +118,7 @@ void replay_engine::segment_begin(unsigned worker, const task_tag& root, std::ui
 }
 
 void replay_engine::segment_end(unsigned worker) {
-  lane& l = lanes_[worker];
+  lane& l = lane_of(worker);
   const cursor& c = l.open[--l.depth];
   if (c.segment == no_note || !strict() || diverged()) return;
   const auto& bounds = plan_->level_begin[c.segment];
@@ -131,7 +143,7 @@ void replay_engine::segment_end(unsigned worker) {
 // the top level, merely waits for the phase to end.
 void replay_engine::idle_past_grace(unsigned worker, bool in_sync) {
   if (diverged() || grace_ns_ == 0) return;
-  const lane& l = lanes_[worker];
+  const lane& l = lane_of(worker);
   if (!in_sync && (plan_ == nullptr || l.planned_started >= plan_->order[worker].size())) return;
   diverge(in_sync ? fmt::format("worker {} waited over {} us in a sync for a task its thief had not finished", worker,
                                 grace_ns_ / 1000)
@@ -143,7 +155,7 @@ void replay_engine::idle_past_grace(unsigned worker, bool in_sync) {
 // ---------------------------------------------------------------- finding work
 
 task_handle replay_engine::find_work(worker_view& view) {
-  lane& l = lanes_[view.self()];
+  lane& l = lane_of(view.self());
   if (diverged() || mode_ == replay_mode::random) return steal_anything(view);
   task_handle t = nullptr;
   switch (mode_) {
@@ -178,11 +190,12 @@ task_handle replay_engine::find_work(worker_view& view) {
 
 void replay_engine::idle_pass(worker_view& view) {
   if (diverged() || mode_ == replay_mode::random) return;
+  lane& l = lane_of(view.self());  // first: it may reset the pass clock below
   const clock::time_point now = clock::now();
   pass_clock& pass = last_pass_[view.self()];
   pass.before.store(pass.at.load(std::memory_order_relaxed), std::memory_order_relaxed);
   pass.at.store(now.time_since_epoch().count(), std::memory_order_relaxed);
-  watch_for_stall(view, lanes_[view.self()], now);
+  watch_for_stall(view, l, now);
 }
 
 // Mail first (own, then another worker's: released work), then a deque.

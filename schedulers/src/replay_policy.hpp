@@ -12,7 +12,11 @@
 // template segment (an extra steal, a diverged run) gets no marks.
 //
 // Who touches what. Per-worker state (`lane`) is written only by its worker
-// (segment hooks, route, find_work, idle_pass run on it). Shared during a
+// (segment hooks, route, find_work, idle_pass run on it), which also resets
+// it at its first call in a phase (lane_of: the lane's epoch is behind
+// epoch_), so the caller writes no worker's line to start a phase. prepare()
+// writes the fields the workers read (mode_ .. epoch_, one line) only where
+// they change, plus epoch_: one line a worker fetches per phase. Shared during a
 // phase: the `diverged_` flag and each worker's latest idle pass (relaxed atomics: all are hints checked again on the
 // next call) and the divergence reason (under a mutex, first writer wins). Everything else is written between phases on
 // the thread that calls runtime::run.
@@ -79,8 +83,8 @@ class replay_engine {
   // `elide`: replay the template's segments that have a pedigree trie with
   // serial elision (strict modes only; template_plan::elision).
   // `grace_us`: CWS_REPLAY_GRACE_US, for the strict modes and user (0: none).
-  void prepare(replay_mode mode, std::shared_ptr<const template_plan> plan, unsigned workers, unsigned stall_ms,
-               bool elide = false, unsigned grace_us = 0);
+  void prepare(replay_mode mode, const std::shared_ptr<const template_plan>& plan, unsigned workers,
+               unsigned stall_ms, bool elide = false, unsigned grace_us = 0);
   bool elides() const noexcept { return elide_; }
   replay_mode mode() const noexcept { return mode_; }
   bool routes() const noexcept { return mode_ != replay_mode::random; }
@@ -111,6 +115,7 @@ class replay_engine {
     std::vector<std::uint32_t> next;  // per level: index of its next steal point
   };
   struct alignas(64) lane {
+    std::uint64_t epoch = 0;          // the phase (epoch_) the fields below belong to
     std::vector<cursor> open;         // a stack, like the worker's segments
     std::size_t depth = 0;            // open[0 .. depth) are live (storage is reused)
     std::size_t next_in_order = 0;    // stows: index into plan->order[worker]
@@ -124,6 +129,14 @@ class replay_engine {
   // an idle worker with open segments is blocked in a sync), no_note at top level.
   static std::uint32_t waiting_in(const lane& l) noexcept { return l.depth == 0 ? no_note : l.open[l.depth - 1].segment; }
 
+  // Worker w's lane, reset (with its idle-pass clock) at its first use in a phase.
+  lane& lane_of(unsigned w) noexcept {
+    lane& l = lanes_[w];
+    if (l.epoch != epoch_) [[unlikely]]
+      reset(l, w);
+    return l;
+  }
+  void reset(lane& l, unsigned w) noexcept;
   // The first reason wins; `released`: a late worker, not a template that does not fit.
   void diverge(std::string why, bool released = false);
   bool strict() const noexcept { return mode_ == replay_mode::stows || mode_ == replay_mode::stuws; }
@@ -140,13 +153,14 @@ class replay_engine {
     std::atomic<clock::rep> before{0};
   };
 
-  replay_mode mode_ = replay_mode::random;
+  alignas(64) replay_mode mode_ = replay_mode::random;
   bool elide_ = false;
   std::shared_ptr<const template_plan> plan_;
   std::vector<lane> lanes_;
   std::unique_ptr<pass_clock[]> last_pass_;  // one per lane
   clock::duration stall_limit_{};
   std::uint64_t grace_ns_ = 0;
+  std::uint64_t epoch_ = 0;  // prepare()s so far: the current phase
   std::atomic<bool> diverged_{false};
   std::atomic<bool> released_{false};  // set before diverged_, under reason_mutex_
   mutable std::mutex reason_mutex_;
