@@ -18,6 +18,8 @@ using cws::detail::now_ns;
 
 // Segments a worker buffer holds without reallocating on the hot path, at first.
 constexpr std::size_t initial_segments = 256;
+// Segments open at once on a worker (1 + its nesting depth), at first.
+constexpr std::size_t initial_open = 16;
 
 template <class T>
 std::size_t vector_bytes(const std::vector<T>& v) noexcept {
@@ -34,7 +36,11 @@ recorder::recorder(cws::runtime& rt)
       audit_log_(std::make_unique<audit_log>()),
       buffers_(rt.workers()),
       window_(rt.config().history, rt.config().history_bytes) {
-  for (buffer& b : buffers_) b.segments.reserve(initial_segments);
+  for (buffer& b : buffers_) {
+    b.segments.reserve(initial_segments);
+    b.open.reserve(initial_open);
+    b.open_paths.reserve(initial_open * initial_open);
+  }
   rt_.add_observer(*this);
 }
 
@@ -66,7 +72,8 @@ std::size_t recorder::merge_scratch::bytes() const noexcept {
 
 std::size_t recorder::buffer_bytes() const noexcept {
   std::size_t n = vector_bytes(buffers_) + scratch_.bytes() + spare_bytes(spare_steals_) + audit_log_->bytes();
-  for (const buffer& b : buffers_) n += vector_bytes(b.segments) + vector_bytes(b.paths);
+  for (const buffer& b : buffers_)
+    n += vector_bytes(b.segments) + vector_bytes(b.paths) + vector_bytes(b.open) + vector_bytes(b.open_paths);
   return n;
 }
 
@@ -86,20 +93,21 @@ void recorder::on_phase_begin(const cws::phase_info& info) {
   phase_start_ns_ = now_ns();
 }
 
-// Hot path (once per segment, on the worker): append to the worker's own buffer.
+// Hot path (once per segment, on the worker): the worker's own part of its
+// buffer only until the segment ends (buffer's comment).
 void recorder::on_segment_begin(unsigned worker, cws::segment_id seg, const cws::task_tag& root,
                                 std::uint64_t time_ns) {
   if (worker >= buffers_.size()) [[unlikely]]
     return;  // cannot happen: buffers_ covers every worker of the phase
   buffer& b = buffers_[worker];
   const std::uint64_t seq = cws::segment_seq(seg);
-  if (seq != b.segments.size()) [[unlikely]] {
-    // The core numbers a worker's segments 0, 1, 2, ... in start order.
-    b.overflow = true;
-    if (seq < b.segments.size()) return;
-    b.segments.resize(seq);
+  // The core numbers a worker's segments 0, 1, 2, ... in start order, from 0
+  // in every phase: the first one of a phase finds nothing open.
+  if (seq == 0) [[unlikely]] {
+    b.open.clear();
+    b.open_paths.clear();
   }
-  b.segments.push_back(raw_segment{root, time_ns, time_ns, 0, no_path, false});
+  b.open.push_back(open_segment{seq, raw_segment{root, time_ns, time_ns, 0, no_path, false}, 0});
 }
 
 // Right after on_segment_begin of the same segment, on the same worker.
@@ -107,28 +115,43 @@ void recorder::on_segment_path(unsigned worker, cws::segment_id seg, std::span<c
   if (worker >= buffers_.size()) [[unlikely]]
     return;
   buffer& b = buffers_[worker];
-  const std::uint64_t seq = cws::segment_seq(seg);
-  if (seq + 1 != b.segments.size() || ranks.size() != b.segments.back().root.level) [[unlikely]] {
+  if (b.open.empty() || b.open.back().seq != cws::segment_seq(seg) || b.open.back().path_length != 0 ||
+      ranks.size() != b.open.back().raw.root.level) [[unlikely]] {
     b.overflow = true;
     return;
   }
-  b.segments.back().path = static_cast<std::uint32_t>(b.paths.size());
-  b.paths.insert(b.paths.end(), ranks.begin(), ranks.end());
+  b.open.back().path_length = static_cast<std::uint32_t>(ranks.size());
+  b.open_paths.insert(b.open_paths.end(), ranks.begin(), ranks.end());
 }
 
+// The segment moves to the part the caller reads (segments are indexed by
+// their start order and end innermost first, so a slot may be filled before
+// the ones below it: those are marked not ended until their own end).
 void recorder::on_segment_end(unsigned worker, cws::segment_id seg, std::uint64_t tasks, std::uint64_t time_ns) {
   if (worker >= buffers_.size()) [[unlikely]]
     return;
   buffer& b = buffers_[worker];
   const std::uint64_t seq = cws::segment_seq(seg);
-  if (seq >= b.segments.size()) [[unlikely]] {
+  if (b.open.empty() || b.open.back().seq != seq) [[unlikely]] {
     b.overflow = true;
     return;
   }
+  const open_segment& o = b.open.back();
+  if (seq >= b.segments.size()) b.segments.resize(seq + 1);
   raw_segment& s = b.segments[seq];
+  if (s.ended) [[unlikely]]
+    b.overflow = true;  // the same number twice in one phase
+  s = o.raw;
   s.end_ns = time_ns;
   s.tasks = tasks;
   s.ended = true;
+  if (o.raw.root.level != 0 && o.path_length == o.raw.root.level) {
+    const auto first = b.open_paths.end() - o.path_length;
+    s.path = static_cast<std::uint32_t>(b.paths.size());
+    b.paths.insert(b.paths.end(), first, b.open_paths.end());
+  }
+  b.open_paths.resize(b.open_paths.size() - o.path_length);
+  b.open.pop_back();
 }
 
 // Audit runs (audit_log.hpp), on the worker.

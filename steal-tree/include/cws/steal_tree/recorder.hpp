@@ -141,11 +141,28 @@ class recorder final : public cws::observer, public cws::runtime_extension {
     std::uint32_t path = no_path;  // its root's pedigree: root.level entries of its worker's buffer::paths
     bool ended = false;
   };
+  // A segment its worker has begun and not yet ended, with the length of its
+  // pedigree (on top of buffer::open_paths).
+  struct open_segment {
+    std::uint64_t seq = 0;
+    raw_segment raw;
+    std::uint32_t path_length = 0;
+  };
   // One per worker, written only by that worker during a phase.
+  //
+  // Two parts on separate lines, so that the recording costs the thief no
+  // cache-line transfer between taking a task and running it: the caller
+  // clears `segments` and `paths` as a phase begins and reads them as it
+  // ends, so they live in the caller's cache; a segment's begin and pedigree
+  // go to `open` and `open_paths`, which only the worker touches, and move to
+  // `segments` and `paths` when the segment ends, after its root task
+  // completed (the join it ends is no longer waiting on it).
   struct alignas(64) buffer {
-    std::vector<raw_segment> segments;  // indexed by the segment's sequence number
-    std::vector<std::uint32_t> paths;   // the segments' pedigrees, concatenated
+    std::vector<raw_segment> segments;  // indexed by the segment's sequence number; filled as segments end
+    std::vector<std::uint32_t> paths;   // the ended segments' pedigrees, concatenated
     bool overflow = false;              // an event that did not fit the core's contract
+    alignas(64) std::vector<open_segment> open;  // the worker's own: begun, not ended, innermost last
+    std::vector<std::uint32_t> open_paths;       // their pedigrees, concatenated in the same order
   };
 
   // Index arrays of merge(), kept between phases so that merging reuses them.
@@ -163,12 +180,16 @@ class recorder final : public cws::observer, public cws::runtime_extension {
   // Audit runs: t.audit from the audit log. Returns true when an event could not be placed.
   bool merge_audit(tree& t, unsigned workers, const std::function<std::uint32_t(cws::segment_id)>& segment_index);
 
+  // What the workers read on their hot path (the vtable pointers above, and
+  // these), set once: no per-phase write may share their line, or every
+  // worker's first event of a phase would fetch it from the caller's cache.
   cws::runtime& rt_;
   const bool audit_;
-  bool audit_next_ = false;  // audit_next_phase(), until that phase begins
-  bool auditing_ = false;    // this phase records audit records
   std::unique_ptr<audit_log> audit_log_;  // per-task events of audit runs (src/audit_log.hpp)
   std::vector<buffer> buffers_;
+  // The caller's, rewritten every phase: from the next line on.
+  alignas(64) bool audit_next_ = false;  // audit_next_phase(), until that phase begins
+  bool auditing_ = false;                // this phase records audit records
   std::uint64_t phase_start_ns_ = 0;
   bool in_phase_ = false;
   bool warned_ = false;
