@@ -87,12 +87,11 @@ void scheduler::thread_main(unsigned id) {
   tls_pool = &w.pool();
   std::uint32_t seen = 0;
   while (await_phase(seen)) {
-    w.begin_phase(setup_);  // published before epoch_ moved, which await_phase acquired
+    if (!join_phase(seen)) continue;  // it closed while this thread was away: skipped
+    w.begin_phase(setup_, seen);      // published before joined_ opened, which join_phase acquired
     w.work_until_phase_end();
     w.seal_touches();  // while the caller seals its own
-    // seq_cst: pairs with await_helpers' caller_parked_ announcement.
-    if (running_.fetch_sub(1, std::memory_order_seq_cst) == 1 && caller_parked_.load(std::memory_order_seq_cst))
-      running_.notify_one();
+    leave_phase();
   }
   tls_worker = nullptr;
   tls_pool = nullptr;
@@ -127,22 +126,39 @@ bool scheduler::await_phase(std::uint32_t& seen) {
   return !shutdown_.load(std::memory_order_acquire);
 }
 
+bool scheduler::join_phase(std::uint32_t epoch) noexcept {
+  std::uint64_t word = joined_.load(std::memory_order_acquire);
+  while ((word >> 32) == epoch && (word & phase_open) != 0)
+    if (joined_.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel, std::memory_order_acquire))
+      return true;
+  return false;
+}
+
+void scheduler::leave_phase() noexcept {
+  // seq_cst: pairs with await_helpers' caller_parked_ announcement.
+  if ((joined_.fetch_sub(1, std::memory_order_seq_cst) & helpers_in) == 1 &&
+      caller_parked_.load(std::memory_order_seq_cst))
+    joined_.notify_one();
+}
+
 void scheduler::wake_helpers() {
   epoch_.fetch_add(1, std::memory_order_seq_cst);
   if (parked_.load(std::memory_order_seq_cst) != 0) epoch_.notify_all();
 }
 
-// Until every helper has left its work loop: spin, then yield, then sleep.
+// Until every joined helper has left its work loop (the phase is closed, so
+// no helper joins meanwhile): spin, then yield, then sleep.
 void scheduler::await_helpers() {
   for (unsigned round = 0; round < 4096; ++round) {
-    if (running_.load(std::memory_order_acquire) == 0) return;
+    if ((joined_.load(std::memory_order_acquire) & helpers_in) == 0) return;
     if (round < 1024)
       cpu_relax();
     else
       std::this_thread::yield();
   }
   caller_parked_.store(true, std::memory_order_seq_cst);
-  for (unsigned r; (r = running_.load(std::memory_order_seq_cst)) != 0;) running_.wait(r, std::memory_order_seq_cst);
+  for (std::uint64_t w; ((w = joined_.load(std::memory_order_seq_cst)) & helpers_in) != 0;)
+    joined_.wait(w, std::memory_order_seq_cst);
   caller_parked_.store(false, std::memory_order_relaxed);
 }
 
@@ -172,7 +188,8 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   if (setup_.hints)
     for (auto& w : workers_) w->make_places();
   for (observer* o : observers_) o->on_phase_begin(info);
-  workers_[0]->begin_phase(setup_);  // the helpers arm themselves once woken (thread_main)
+  const std::uint32_t epoch = epoch_.load(std::memory_order_relaxed) + 1;  // the caller is its only writer
+  workers_[0]->begin_phase(setup_, epoch);  // the helpers arm themselves once they joined (thread_main)
 
   // Build the root before waking anyone: allocation may throw.
   worker& w0 = *workers_[0];
@@ -180,8 +197,8 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   root->emplace([fn, arg] { fn(arg); });
 
   const auto t0 = clock::now();
-  running_.store(workers() - 1, std::memory_order_relaxed);
   active_.store(true, std::memory_order_release);
+  joined_.store((std::uint64_t{epoch} << 32) | phase_open, std::memory_order_release);
   wake_helpers();
 
   tls_worker = &w0;
@@ -198,7 +215,7 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   active_.store(false, std::memory_order_seq_cst);
   if (sleepers_.load(std::memory_order_seq_cst) != 0) wake_all();
   w0.seal_touches();  // while the helpers seal theirs
-  await_helpers();
+  if ((joined_.fetch_and(~phase_open, std::memory_order_acq_rel) & helpers_in) != 0) await_helpers();
   const auto t1 = clock::now();
   caller_.leave();
 
@@ -216,10 +233,15 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   stats.phase = info;  // assignments reuse the strings' and vectors' capacity
   stats.wall_s = std::chrono::duration<double>(t1 - t0).count();
   stats.per_worker.resize(workers_.size());
-  for (std::size_t i = 0; i < workers_.size(); ++i) stats.per_worker[i] = workers_[i]->stats();
   touches.per_worker.resize(workers_.size());
   bool touched = false;
   for (std::size_t i = 0; i < workers_.size(); ++i) {
+    if (!workers_[i]->took_part_in(epoch)) {  // skipped the phase (see Joining): did nothing in it
+      stats.per_worker[i] = worker_stats{};
+      touches.per_worker[i].clear();
+      continue;
+    }
+    stats.per_worker[i] = workers_[i]->stats();
     workers_[i]->take_touches(touches.per_worker[i]);
     touched |= !touches.per_worker[i].empty();
   }
@@ -243,20 +265,22 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   policy.end_phase(stats);  // after the observers: a replaying policy reads the tree just recorded
   lap(times.policy_s);
   if (called) {
-    fill_phase_times(times, *called, t0, root_done, t1);
+    fill_phase_times(times, epoch, *called, t0, root_done, t1);
     stats.timeline = times;
   }
   return error;
 }
 
 // The fork/join part of the timeline, from the caller's reads and the
-// helpers' marks (which the helpers wrote before leaving their loop: the
-// running_ handshake in await_helpers makes them visible here).
-void scheduler::fill_phase_times(phase_timeline& t, clock::time_point called, clock::time_point woken,
-                                 clock::time_point root_done, clock::time_point helpers_out) const {
+// joined helpers' marks (which they wrote before leaving their loop: the
+// count's handshake in await_helpers makes them visible here).
+void scheduler::fill_phase_times(phase_timeline& t, std::uint32_t epoch, clock::time_point called,
+                                 clock::time_point woken, clock::time_point root_done,
+                                 clock::time_point helpers_out) const {
   const std::uint64_t wake = ns_of(woken), root = ns_of(root_done);
   std::uint64_t all_in = wake, first_steal = 0, last_end = 0;
   for (std::size_t i = 0; i < workers_.size(); ++i) {
+    if (!workers_[i]->took_part_in(epoch)) continue;  // its marks are another phase's
     const worker::phase_marks& m = workers_[i]->marks();
     if (i > 0) all_in = std::max(all_in, m.entered_ns);
     if (m.first_segment_ns != 0 && (first_steal == 0 || m.first_segment_ns < first_steal))

@@ -19,20 +19,31 @@
 // which run() wrote before bumping epoch_): the caller writes only its own
 // worker and the shared words above.
 //
+// Joining. A helper takes part in a phase only if it joins while the phase
+// is open: joined_ holds the phase's epoch, an open bit and the count of
+// helpers in it, and a helper joins with one CAS that checks all three. A
+// helper that wakes after the phase closed (it was parked, or lost its core)
+// skips it: it touches nothing of that phase, and the caller neither waits
+// for it nor reads its statistics (they are stale: it reports zeros). So a
+// phase the caller finishes alone never waits for a thread the OS has not
+// run yet.
+//
 // End. When the root returns every task of the phase has finished (implicit
 // syncs); run() lowers active_ (seq_cst), then reads sleepers_ (seq_cst) and
 // unparks every worker only when some helper is asleep inside the phase (the
 // sleeper counts itself, then re-reads active_, both seq_cst: a
-// store-buffering pair, so one of the two sees the other), and waits until running_
-// (helpers still in their work loop) is 0: it spins,
-// then yields, and sleeps on running_ only past that, announced in
+// store-buffering pair, so one of the two sees the other). It then closes
+// the phase (clears the open bit: no helper joins from here on) and waits
+// until the joined helpers have left their work loop (the count is 0): it
+// spins, then yields, and sleeps on joined_ only past that, announced in
 // caller_parked_ with the same seq_cst pairing (the last helper notifies only
 // when the caller parked). Helpers that were spinning leave within
 // microseconds, so the end of a phase makes no system call either.
-// Everything a helper wrote during the phase (its worker_stats, touch log and
-// phase marks) is read by run() only after running_ reached 0: the helper's
-// decrement (seq_cst) comes after those writes and the caller's load
-// acquires it.
+// Everything a joined helper wrote during the phase (its worker_stats, touch
+// log and phase marks) is read by run() only after the count reached 0: the
+// helper's decrement (seq_cst) comes after those writes, and the caller's
+// acquire load of the count's final value reads the release sequence of
+// every decrement.
 
 #include <atomic>
 #include <chrono>
@@ -117,9 +128,11 @@ class scheduler {
  private:
   void thread_main(unsigned id);
   bool await_phase(std::uint32_t& seen);  // false: shut down
+  bool join_phase(std::uint32_t epoch) noexcept;  // false: that phase closed (or a later one began)
+  void leave_phase() noexcept;
   void await_helpers();
   void wake_helpers();
-  void fill_phase_times(phase_timeline& t, std::chrono::steady_clock::time_point called,
+  void fill_phase_times(phase_timeline& t, std::uint32_t epoch, std::chrono::steady_clock::time_point called,
                         std::chrono::steady_clock::time_point woken, std::chrono::steady_clock::time_point root_done,
                         std::chrono::steady_clock::time_point helpers_out) const;
 
@@ -141,7 +154,11 @@ class scheduler {
   std::atomic<unsigned> parked_{0};                  // helpers sleeping (or about to) on epoch_
   alignas(64) std::atomic<bool> active_{false};
   std::atomic<bool> shutdown_{false};
-  alignas(64) std::atomic<unsigned> running_{0};
+  // The phase helpers may join (see Joining): bits 32..63 its epoch, bit 31
+  // open, bits 0..30 the helpers in it.
+  static constexpr std::uint64_t phase_open = std::uint64_t{1} << 31;
+  static constexpr std::uint64_t helpers_in = phase_open - 1;
+  alignas(64) std::atomic<std::uint64_t> joined_{0};
   std::atomic<bool> caller_parked_{false};
   alignas(64) std::atomic<int> sleepers_{0};
   std::atomic<unsigned> wake_cursor_{0};

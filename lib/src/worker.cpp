@@ -74,8 +74,9 @@ void worker::make_places() {
   for (unsigned i = 0; i <= nodes; ++i) placed_.push_back(std::make_unique<wsq<task*>>(64));
 }
 
-void worker::begin_phase(const phase_setup& setup) {
+void worker::begin_phase(const phase_setup& setup, std::uint32_t epoch) {
   setup_ = setup;
+  phase_ = epoch;
   stats_ = {};
   marks_ = {};
   next_segment_ = 0;

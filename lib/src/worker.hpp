@@ -8,8 +8,8 @@
 //     children they finished; idleness_now() reads its idle word, which only
 //     the worker writes;
 //   * the scheduler, between phases only: make_places() and stats();
-//   * begin_phase() is the worker's own, at the start of each phase (a
-//     helper arms itself once woken; the caller arms worker 0), so the
+//   * begin_phase() is the worker's own, at the start of each phase it joins (a
+//     helper arms itself once it joined; the caller arms worker 0), so the
 //     caller writes none of a helper's lines to start a phase.
 //
 // Determinism invariant (DESIGN §3): a worker blocked in sync runs only its
@@ -81,9 +81,12 @@ class worker final : public worker_view {
   // --- phase driving (scheduler) ---
   // Before a hinted phase wakes anyone: the place deques other workers read.
   void make_places();
-  // On the worker's own thread as its phase starts: the setup, and counters
-  // and marks zeroed.
-  void begin_phase(const phase_setup& setup);
+  // On the worker's own thread as it joins phase `epoch`: the setup, and
+  // counters and marks zeroed.
+  void begin_phase(const phase_setup& setup, std::uint32_t epoch);
+  // Whether this worker joined phase `epoch` (scheduler.hpp, Joining); read
+  // by the caller once the phase's helpers are out.
+  bool took_part_in(std::uint32_t epoch) const noexcept { return phase_ == epoch; }
   // Worker 0: runs the phase root as the first segment; returns its error, if any.
   std::exception_ptr run_root(task* root);
   // Workers 1..P-1: find and run work until the phase ends.
@@ -213,6 +216,7 @@ class worker final : public worker_view {
   std::vector<std::uint32_t> path_scratch_;
   std::uint64_t rng_state_;
   phase_setup setup_;
+  std::uint32_t phase_ = 0;  // the epoch of the latest phase it joined
   worker_stats stats_;
   phase_marks marks_;
   touch_log touches_;

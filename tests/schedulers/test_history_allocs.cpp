@@ -150,14 +150,18 @@ TEST(history_allocations, empty_phases_allocate_nothing_beyond_the_core) {
 // Phases with random steals: trees of varying shape. A tree larger than any
 // its storage held before grows a vector (rarer as the sizes have been
 // seen); a template that stays (stows, follow) costs nothing. Measured on 2
-// cores: random 0.003-0.008, relws 0.02-0.035, evolve 0.004-0.17 (more on a
-// loaded machine, where it leaves stows more often and records new trees);
-// the bounds leave room for that.
+// cores: random 0.003-0.018, relws 0.02-0.035, evolve 0.004-0.17 (more on a
+// loaded machine, where it leaves stows more often and records new trees).
+// Beside a parallel ctest run, random reached 0.02-0.16 once a helper late
+// for a phase skips it instead of holding its end (docs/scheduler.md,
+// Joining): the trees' sizes vary more there, and new largest ones keep
+// turning up. The bounds leave room for that: what they rule out is
+// allocation that grows with the phases (one per phase or more).
 TEST(history_allocations, stealing_phases_stay_within_a_small_bound) {
   if (!cws::test::counting()) GTEST_SKIP() << "operator new is the sanitizer's here; counted in Release builds";
   const figures f = measure_all(fib_phase);
   print("fib(12) phases", f);
-  EXPECT_LE(f.beyond(f.random), 0.1);
+  EXPECT_LE(f.beyond(f.random), 0.5);
   EXPECT_EQ(f.beyond(f.stows), 0.0);
   EXPECT_LE(f.beyond(f.relws), 0.5);
   EXPECT_LE(f.beyond(f.evolve), 0.5);

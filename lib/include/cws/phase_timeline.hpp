@@ -13,12 +13,13 @@
 //   rt.run called
 //     setup_s      policy begin_phase, observers' on_phase_begin, the root task
 //   helpers woken
-//     fork_s       until the last helper entered its steal loop
+//     fork_s       until the last helper that joined the phase entered its
+//                  steal loop (helpers that came after it closed skip it)
 //     first_steal  (helpers woken -> the first stolen segment began; none: no steal)
 //     leaves_s     helpers woken -> the last stolen segment ended (or the root
 //                  returned, if that came first): the phase's work
 //     join_s       last stolen segment ended -> the root returned on the caller
-//     helpers_out_s root returned -> every helper left its steal loop (each
+//     helpers_out_s root returned -> every joined helper left its steal loop (each
 //                  worker sorts its declared touches as it leaves: the
 //                  caller's and the helpers' at once)
 //   caller resumes (phase_stats::wall_s = fork_s + leaves_s + join_s + helpers_out_s)

@@ -43,6 +43,8 @@ struct phase_info {
 struct phase_stats {
   phase_info phase;
   double wall_s = 0;
+  // One per worker. A helper that did not join the phase before it closed
+  // (the caller finished it first: docs/scheduler.md, Joining) has all zeros.
   std::vector<worker_stats> per_worker;
   // Where the touched bytes lived (locality.hpp); only for a phase whose
   // tasks declared touches (touch.hpp), computed after the workers stopped
