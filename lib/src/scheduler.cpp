@@ -212,10 +212,13 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   // helpers asleep inside the phase need a wake-up, and sleepers_ says
   // whether there are any: one read of a line nobody writes while everyone
   // spins, instead of one read per helper (the pair with worker::park).
+  // Closed first: a helper joining from here on would only arm itself to
+  // find the phase over, and make the caller wait for it to leave.
+  const bool joined = (joined_.fetch_and(~phase_open, std::memory_order_acq_rel) & helpers_in) != 0;
   active_.store(false, std::memory_order_seq_cst);
   if (sleepers_.load(std::memory_order_seq_cst) != 0) wake_all();
   w0.seal_touches();  // while the helpers seal theirs
-  if ((joined_.fetch_and(~phase_open, std::memory_order_acq_rel) & helpers_in) != 0) await_helpers();
+  if (joined) await_helpers();
   const auto t1 = clock::now();
   caller_.leave();
 

@@ -29,12 +29,13 @@
 // run yet.
 //
 // End. When the root returns every task of the phase has finished (implicit
-// syncs); run() lowers active_ (seq_cst), then reads sleepers_ (seq_cst) and
-// unparks every worker only when some helper is asleep inside the phase (the
-// sleeper counts itself, then re-reads active_, both seq_cst: a
-// store-buffering pair, so one of the two sees the other). It then closes
-// the phase (clears the open bit: no helper joins from here on) and waits
-// until the joined helpers have left their work loop (the count is 0): it
+// syncs); run() closes the phase (clears the open bit: no helper joins from
+// here on, so none arms itself only to find the phase over), lowers active_
+// (seq_cst), then reads sleepers_ (seq_cst) and unparks every worker only
+// when some helper is asleep inside the phase (the sleeper counts itself,
+// then re-reads active_, both seq_cst: a store-buffering pair, so one of the
+// two sees the other). It then waits until the joined helpers have left
+// their work loop (the count is 0): it
 // spins, then yields, and sleeps on joined_ only past that, announced in
 // caller_parked_ with the same seq_cst pairing (the last helper notifies only
 // when the caller parked). Helpers that were spinning leave within
