@@ -52,6 +52,16 @@ inline std::uint64_t spin_for(std::chrono::microseconds d, std::uint64_t seed) {
   return x;
 }
 
+// Spins until `done()` or a generous deadline; false on the deadline, so
+// that a test waiting on another thread fails instead of hanging.
+template <class Done>
+bool wait_for(Done done, std::chrono::seconds deadline = std::chrono::seconds(20)) {
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  while (!done())
+    if (std::chrono::steady_clock::now() > until) return false;
+  return true;
+}
+
 // Number of spawns fib(n) performs (one per call with n >= 2).
 inline std::uint64_t fib_spawns(unsigned n) { return n < 2 ? 0 : 1 + fib_spawns(n - 1) + fib_spawns(n - 2); }
 

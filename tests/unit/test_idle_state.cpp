@@ -12,12 +12,13 @@
 
 #include <array>
 #include <atomic>
-#include <chrono>
 
 #include "cws/cws.hpp"
 #include "support/runtime_fixture.hpp"
 
 namespace {
+
+using cws::test::wait_for;
 
 struct first_look {
   std::atomic<bool> taken{false};
@@ -42,16 +43,6 @@ class idle_probe_policy final : public cws::scheduling_policy {
     return v.self() == 1 ? v.steal(0) : nullptr;
   }
 };
-
-// Spins until `done()` or a generous deadline; false on the deadline (the
-// test then fails instead of hanging).
-template <class Done>
-bool wait_for(Done done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!done())
-    if (std::chrono::steady_clock::now() > deadline) return false;
-  return true;
-}
 
 struct phase_looks {
   unsigned idle_seen_by_1, idle_seen_by_0;

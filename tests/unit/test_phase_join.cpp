@@ -20,7 +20,6 @@
 #include <signal.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <thread>
 
@@ -29,6 +28,8 @@
 
 namespace {
 
+using cws::test::wait_for;
+
 std::atomic<bool> held{false};     // the helper is inside the handler
 std::atomic<bool> release{false};  // the handler may return
 
@@ -36,14 +37,6 @@ void hold_here(int) {
   held.store(true);
   while (!release.load()) {
   }
-}
-
-template <class Done>
-bool wait_for(Done done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!done())
-    if (std::chrono::steady_clock::now() > deadline) return false;
-  return true;
 }
 
 // A phase whose child only worker 1 can run: the root does not reach its
