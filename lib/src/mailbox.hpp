@@ -35,11 +35,12 @@ class alignas(64) mailbox {
  public:
   void post(task* t) {
     const guard g(*this);
-    if (size_.load(std::memory_order_relaxed) < inline_slots)
-      slots_[size_.load(std::memory_order_relaxed)] = t;
+    const std::uint32_t n = size_.load(std::memory_order_relaxed);  // only written under the lock
+    if (n < inline_slots)
+      slots_[n] = t;
     else
       overflow_.push_back(t);
-    size_.store(size_.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
+    size_.store(n + 1, std::memory_order_seq_cst);
   }
   // Oldest posted task, or nullptr.
   task* take() {

@@ -44,6 +44,7 @@ scheduler::scheduler(const runtime_config& cfg)
   config_.workers = n;
   workers_.reserve(n);
   for (unsigned i = 0; i < n; ++i) workers_.push_back(std::make_unique<worker>(*this, i, config_));
+  took_part_.reserve(n);
 
   // Start workers 1..n-1 and wait until each is pinned (or failed to be).
   std::vector<std::future<void>> ready;
@@ -208,12 +209,12 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   tls_pool = nullptr;
   const auto root_done = called ? clock::now() : t0;  // timed phases only (phase_timeline)
 
-  // Every task has finished; send the helpers back to their window. Only
-  // helpers asleep inside the phase need a wake-up, and sleepers_ says
+  // Every task has finished. Close the phase first: a helper joining from
+  // here on would only arm itself to find the phase over, and make the
+  // caller wait for it to leave. Then send the helpers back to their window.
+  // Only helpers asleep inside the phase need a wake-up, and sleepers_ says
   // whether there are any: one read of a line nobody writes while everyone
   // spins, instead of one read per helper (the pair with worker::park).
-  // Closed first: a helper joining from here on would only arm itself to
-  // find the phase over, and make the caller wait for it to leave.
   const bool joined = (joined_.fetch_and(~phase_open, std::memory_order_acq_rel) & helpers_in) != 0;
   active_.store(false, std::memory_order_seq_cst);
   if (sleepers_.load(std::memory_order_seq_cst) != 0) wake_all();
@@ -238,12 +239,14 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   stats.per_worker.resize(workers_.size());
   touches.per_worker.resize(workers_.size());
   bool touched = false;
+  took_part_.clear();  // capacity kept: no allocation in steady state
   for (std::size_t i = 0; i < workers_.size(); ++i) {
     if (!workers_[i]->took_part_in(epoch)) {  // skipped the phase (see Joining): did nothing in it
       stats.per_worker[i] = worker_stats{};
       touches.per_worker[i].clear();
       continue;
     }
+    took_part_.push_back(static_cast<unsigned>(i));
     stats.per_worker[i] = workers_[i]->stats();
     workers_[i]->take_touches(touches.per_worker[i]);
     touched |= !touches.per_worker[i].empty();
@@ -268,7 +271,7 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   policy.end_phase(stats);  // after the observers: a replaying policy reads the tree just recorded
   lap(times.policy_s);
   if (called) {
-    fill_phase_times(times, epoch, *called, t0, root_done, t1);
+    fill_phase_times(times, *called, t0, root_done, t1);
     stats.timeline = times;
   }
   return error;
@@ -277,13 +280,11 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
 // The fork/join part of the timeline, from the caller's reads and the
 // joined helpers' marks (which they wrote before leaving their loop: the
 // count's handshake in await_helpers makes them visible here).
-void scheduler::fill_phase_times(phase_timeline& t, std::uint32_t epoch, clock::time_point called,
-                                 clock::time_point woken, clock::time_point root_done,
-                                 clock::time_point helpers_out) const {
+void scheduler::fill_phase_times(phase_timeline& t, clock::time_point called, clock::time_point woken,
+                                 clock::time_point root_done, clock::time_point helpers_out) const {
   const std::uint64_t wake = ns_of(woken), root = ns_of(root_done);
   std::uint64_t all_in = wake, first_steal = 0, last_end = 0;
-  for (std::size_t i = 0; i < workers_.size(); ++i) {
-    if (!workers_[i]->took_part_in(epoch)) continue;  // its marks are another phase's
+  for (const unsigned i : took_part_) {  // the others' marks are another phase's
     const worker::phase_marks& m = workers_[i]->marks();
     if (i > 0) all_in = std::max(all_in, m.entered_ns);
     if (m.first_segment_ns != 0 && (first_steal == 0 || m.first_segment_ns < first_steal))

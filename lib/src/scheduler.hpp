@@ -133,7 +133,7 @@ class scheduler {
   void leave_phase() noexcept;
   void await_helpers();
   void wake_helpers();
-  void fill_phase_times(phase_timeline& t, std::uint32_t epoch, std::chrono::steady_clock::time_point called,
+  void fill_phase_times(phase_timeline& t, std::chrono::steady_clock::time_point called,
                         std::chrono::steady_clock::time_point woken, std::chrono::steady_clock::time_point root_done,
                         std::chrono::steady_clock::time_point helpers_out) const;
 
@@ -148,6 +148,7 @@ class scheduler {
   std::vector<std::unique_ptr<os_thread>> threads_;
   std::vector<observer*> observers_;
   std::vector<observer*> task_observers_;  // rebuilt per phase
+  std::vector<unsigned> took_part_;        // this phase's workers (the caller and the helpers that joined)
   phase_setup setup_;                      // this phase's, for every worker (written before epoch_ moves)
 
   std::mutex run_mutex_;                             // one phase at a time
