@@ -251,6 +251,7 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
     workers_[i]->take_touches(touches.per_worker[i]);
     touched |= !touches.per_worker[i].empty();
   }
+  stats.workers_joined = static_cast<unsigned>(took_part_.size());
   stats.balance = balance_of(stats);  // O(workers)
   lap(times.collect_s);
   if (touched)

@@ -233,10 +233,13 @@ std::shared_ptr<const steal_tree::tree> replay_policy::choose_template(const pha
       template_from_ = s.template_from;
       return s.templ;
     }
-    if (pick_.tries() == 0)
+    if (!pick_.picking())
       missing_ = "no template yet";
-    else
+    else if (pick_.absent_uncounted() == 0)
       format_into(missing_, "no balanced run yet: {} of {} tried", pick_.tries(), template_tries());
+    else
+      format_into(missing_, "no balanced run yet: {} of {} tried, {} more with a helper absent", pick_.tries(),
+                  template_tries(), pick_.absent_uncounted());
     return nullptr;
   }
   if (const schedule_state* other = store_->find(info.follows); other != nullptr && other->templ) {
@@ -407,7 +410,7 @@ void replay_policy::next_template(run_report& r, const steal_tree::phase_record&
     return;
   }
   std::shared_ptr<const steal_tree::tree> fresh = store_->share(record.steals);
-  if (!r.diverged() && mode != replay_mode::random && pick_.tries() != 0) pick_.reset();  // a seeded template ran
+  if (!r.diverged() && mode != replay_mode::random && pick_.picking()) pick_.reset();  // a seeded template ran
   if (r.released()) {
     // A late worker, not a template that does not fit: the template stays,
     // and evolve judges the run's time as that of a strict one.
@@ -460,10 +463,21 @@ void replay_policy::pick_template(run_report& r, const std::shared_ptr<const ste
   const unsigned bound = template_tries();
   const bool balanced =
       fresh->workers <= 1 || knobs_of(cfg).replay.balanced(r.balance.idle_workers, r.balance.max_over_fair);
-  const detail::template_pick::verdict v = pick_.offer(fresh, r.balance, balanced, r.phase.iteration, bound);
+  // A helper absent while there was work to steal (the phase spawned: more
+  // than its root ran) is the machine's timing, not the phase's balance.
+  const bool helper_absent = r.workers_joined < r.per_worker.size() && r.tasks() > 1;
+  const detail::template_pick::verdict v =
+      pick_.offer(fresh, r.balance, balanced, helper_absent, r.phase.iteration, bound);
   if (!v.adopt) {
     s.templ = nullptr;
     format_into(s.template_from, "none (run #{} not balanced enough)", r.phase.iteration);
+    if (!v.counted) {
+      format_into(r.note,
+                  "not a template: a helper had not joined when the phase ended (parked or off its core); "
+                  "recording again under random (not counted in CWS_TEMPLATE_TRIES: {} of {} such runs)",
+                  pick_.absent_uncounted(), detail::template_pick::absent_allowance);
+      return;
+    }
     format_into(r.note,
                 "not a template: busiest worker x{:.2f} of its fair share, {} idle (CWS_EVOLVE_BALANCE); "
                 "recording again under random ({} of {}, CWS_TEMPLATE_TRIES)",

@@ -22,6 +22,16 @@
 // diverged from its template is adopted as it is (the divergence warning
 // says so).
 //
+// A run in which a helper was absent (it had not joined when the caller
+// finished the phase: parked, or off its core) while the phase spawned work
+// it could have stolen says nothing about the phase's balance: the first
+// phases of a schedule often run before a helper that slept has woken. Such
+// a run stays a candidate but is not counted as a try, up to
+// `absent_allowance` of them, after which they count (a machine whose
+// helpers never come in time still gets a template). A bound of 1 still
+// adopts the first run whatever happened in it, as its first touches placed
+// the data (and tests rely on knowing their template).
+//
 // Templates seeded from outside (a trace file, schedule_store::seed, a
 // followed schedule) are replayed as they are: the pick only decides between
 // the policy's own random runs. Used between phases, on the thread that calls
@@ -44,14 +54,26 @@ class template_pick {
     std::uint64_t run = 0;                          // the run it was recorded in
     load_balance balance;                           // that run's balance
     bool best_of_bound = false;                     // adopted at the bound, not for passing the rule
+    bool counted = true;                            // the run counted as a try (see absent_allowance)
   };
+  // Generous: a run not counted still ran under random, the policy's
+  // baseline, while a template adopted too early can be a serial tree that
+  // is replayed for as long as the schedule lives. An OpenMP team spinning
+  // after its region (libgomp spins for milliseconds by default) kept a
+  // helper off its core for 20 consecutive 34 us phases of cws-floyd.
+  static constexpr unsigned absent_allowance = 1000;
 
   // The tree of random run `run` with its balance. `balanced` is the balance
-  // rule's verdict on it and `bound` how many runs may be tried (>= 1).
+  // rule's verdict on it, `helper_absent` whether a helper was absent while
+  // there was work to steal, and `bound` how many runs may be tried (>= 1).
   verdict offer(std::shared_ptr<const steal_tree::tree> fresh, const load_balance& balance, bool balanced,
-                std::uint64_t run, unsigned bound);
-  // Random runs tried since the last adoption.
+                bool helper_absent, std::uint64_t run, unsigned bound);
+  // Random runs counted as tries since the last adoption.
   unsigned tries() const noexcept { return tries_; }
+  // Runs with a helper absent not counted as tries since the last adoption.
+  unsigned absent_uncounted() const noexcept { return absent_ < absent_allowance ? absent_ : absent_allowance; }
+  // Whether runs were offered since the last adoption.
+  bool picking() const noexcept { return tries_ != 0 || absent_ != 0; }
   void reset() noexcept;
 
  private:
@@ -59,6 +81,7 @@ class template_pick {
   load_balance best_;
   std::uint64_t best_run_ = 0;
   unsigned tries_ = 0;
+  unsigned absent_ = 0;  // runs offered with a helper absent (counted or not)
 };
 
 }  // namespace cws::schedulers::detail

@@ -25,9 +25,9 @@ cws::load_balance balance(double share, unsigned idle) { return {share, idle}; }
 TEST(template_pick, a_balanced_run_is_adopted_at_once_and_starts_the_count_again) {
   template_pick pick;
   const auto first = a_tree(), second = a_tree();
-  EXPECT_FALSE(pick.offer(first, balance(1.4, 0), false, 0, 5).adopt);
+  EXPECT_FALSE(pick.offer(first, balance(1.4, 0), false, false, 0, 5).adopt);
   EXPECT_EQ(pick.tries(), 1u);
-  const template_pick::verdict v = pick.offer(second, balance(1.05, 0), true, 1, 5);
+  const template_pick::verdict v = pick.offer(second, balance(1.05, 0), true, false, 1, 5);
   EXPECT_EQ(v.adopt, second);
   EXPECT_EQ(v.run, 1u);
   EXPECT_FALSE(v.best_of_bound);
@@ -37,10 +37,10 @@ TEST(template_pick, a_balanced_run_is_adopted_at_once_and_starts_the_count_again
 TEST(template_pick, at_the_bound_the_most_balanced_run_is_adopted_fewer_idle_workers_first) {
   template_pick pick;
   const auto idle = a_tree(), skewed = a_tree(), better = a_tree(), worse = a_tree();
-  EXPECT_FALSE(pick.offer(idle, balance(1.5, 1), false, 0, 4).adopt);
-  EXPECT_FALSE(pick.offer(skewed, balance(1.9, 0), false, 1, 4).adopt);  // no idle worker beats a smaller share
-  EXPECT_FALSE(pick.offer(better, balance(1.3, 0), false, 2, 4).adopt);
-  const template_pick::verdict v = pick.offer(worse, balance(1.6, 0), false, 3, 4);
+  EXPECT_FALSE(pick.offer(idle, balance(1.5, 1), false, false, 0, 4).adopt);
+  EXPECT_FALSE(pick.offer(skewed, balance(1.9, 0), false, false, 1, 4).adopt);  // no idle worker beats a smaller share
+  EXPECT_FALSE(pick.offer(better, balance(1.3, 0), false, false, 2, 4).adopt);
+  const template_pick::verdict v = pick.offer(worse, balance(1.6, 0), false, false, 3, 4);
   EXPECT_EQ(v.adopt, better);
   EXPECT_EQ(v.run, 2u);
   EXPECT_DOUBLE_EQ(v.balance.max_over_fair, 1.3);
@@ -51,9 +51,45 @@ TEST(template_pick, at_the_bound_the_most_balanced_run_is_adopted_fewer_idle_wor
 TEST(template_pick, a_bound_of_one_adopts_the_first_run_as_it_is) {
   template_pick pick;
   const auto t = a_tree();
-  const template_pick::verdict v = pick.offer(t, balance(2.0, 1), false, 0, 1);
+  const template_pick::verdict v = pick.offer(t, balance(2.0, 1), false, false, 0, 1);
   EXPECT_EQ(v.adopt, t);
   EXPECT_FALSE(v.best_of_bound);
+}
+
+TEST(template_pick, runs_with_a_helper_absent_count_as_tries_only_past_the_allowance) {
+  template_pick pick;
+  constexpr unsigned allowance = template_pick::absent_allowance;
+  const auto idle = a_tree(), absent_best = a_tree();
+  // An absent run is still a candidate: of equal runs the first stays the best.
+  EXPECT_FALSE(pick.offer(absent_best, balance(2.0, 1), false, true, 0, 2).adopt);
+  EXPECT_EQ(pick.tries(), 0u);
+  EXPECT_EQ(pick.absent_uncounted(), 1u);
+  EXPECT_TRUE(pick.picking());
+  for (unsigned i = 1; i < allowance; ++i) {
+    const template_pick::verdict v = pick.offer(a_tree(), balance(2.0, 1), false, true, i, 2);
+    EXPECT_FALSE(v.adopt) << "absent run " << i;
+    EXPECT_FALSE(v.counted) << "absent run " << i;
+  }
+  EXPECT_EQ(pick.tries(), 0u);
+  EXPECT_EQ(pick.absent_uncounted(), allowance);
+  // Past the allowance they count.
+  const template_pick::verdict counted = pick.offer(a_tree(), balance(2.0, 1), false, true, allowance, 2);
+  EXPECT_FALSE(counted.adopt);
+  EXPECT_TRUE(counted.counted);
+  EXPECT_EQ(pick.tries(), 1u);
+  const template_pick::verdict v = pick.offer(idle, balance(2.0, 1), false, false, allowance + 1, 2);
+  EXPECT_EQ(v.adopt, absent_best);
+  EXPECT_EQ(v.run, 0u);
+  EXPECT_TRUE(v.best_of_bound);
+  EXPECT_FALSE(pick.picking());
+}
+
+TEST(template_pick, a_bound_of_one_adopts_the_first_run_even_with_a_helper_absent) {
+  template_pick pick;
+  const auto absent = a_tree();
+  const template_pick::verdict v = pick.offer(absent, balance(2.0, 1), false, true, 0, 1);
+  EXPECT_EQ(v.adopt, absent);
+  EXPECT_FALSE(pick.picking());
 }
 
 struct strict_runs {

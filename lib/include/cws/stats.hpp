@@ -46,6 +46,10 @@ struct phase_stats {
   // One per worker. A helper that did not join the phase before it closed
   // (the caller finished it first: docs/scheduler.md, Joining) has all zeros.
   std::vector<worker_stats> per_worker;
+  // The workers that took part: the caller and the helpers that joined
+  // before the phase closed. Fewer than per_worker.size() means a helper was
+  // absent (parked or off its core), not that it found nothing to steal.
+  unsigned workers_joined = 0;
   // Where the touched bytes lived (locality.hpp); only for a phase whose
   // tasks declared touches (touch.hpp), computed after the workers stopped
   // (not part of wall_s).

@@ -1,0 +1,104 @@
+// A strict replay's first template is picked from random runs
+// (schedulers/src/template_pick.hpp). A run in which a helper was absent (it
+// had not joined when the caller finished the phase) while the phase had
+// work to steal is the machine's timing, not the phase's balance: it does not
+// count as a try until the allowance is used up. Without that rule, a
+// schedule whose first phases ran before its helper woke replays a
+// one-worker tree for ever.
+//
+// The helper is held where it cannot run (support/held_helper.hpp), so every
+// run below has it absent: the outcome does not depend on timing. Not in the
+// tsan label (signals).
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cws/cws.hpp"
+#include "cws/schedulers/knobs.hpp"
+#include "cws/schedulers/schedule_store.hpp"
+#include "support/held_helper.hpp"
+#include "support/runtime_fixture.hpp"
+#include "template_pick.hpp"
+
+namespace {
+
+namespace cs = cws::schedulers;
+using cs::detail::template_pick;
+using cws::test::held_helper;
+
+TEST(absent_helper_pick, runs_without_the_helper_count_as_tries_only_past_the_allowance) {
+  constexpr unsigned bound = 3;
+  cws::runtime_config cfg = cws::test::config(2);
+  cs::knobs_of(cfg).replay.template_tries = bound;
+  cs::knobs_of(cfg).replay.evolve_balance_pct = 10;
+  cws::runtime rt(cfg);
+  const cws::test::stolen_child probe = cws::test::run_phase_needing_a_helper(rt, rt.schedule("probe"));
+  ASSERT_TRUE(probe.stolen) << "worker 1 never took the child";
+  held_helper helper;
+  ASSERT_TRUE(helper.hold(probe.thread)) << "the helper never ran the signal handler";
+
+  auto& s = rt.schedule("step", "stows");
+  constexpr unsigned allowance = template_pick::absent_allowance;
+  constexpr unsigned recorded = allowance + bound;  // then the most balanced of them is the template
+  std::vector<cws::ran_as> ran_as;
+  std::vector<std::string> reasons, notes;
+  unsigned joined_alone = 0;
+  for (unsigned i = 0; i <= recorded; ++i) {
+    const cws::run_report& r = rt.run(s, [] {
+      for (int k = 0; k < 8; ++k) cws::spawn([] {});
+      cws::sync();
+    });
+    ran_as.push_back(r.ran_as);
+    reasons.push_back(r.reason);
+    notes.push_back(r.note);
+    joined_alone += r.workers_joined == 1;
+  }
+  const bool waited = helper.watchdog_fired();
+  held_helper::release();
+  ASSERT_FALSE(waited) << "a phase waited for a helper that could not run";
+  ASSERT_EQ(joined_alone, recorded + 1) << "the held helper was counted among the workers that joined";
+
+  for (unsigned i = 0; i < recorded; ++i) EXPECT_EQ(ran_as[i], cws::ran_as::random_no_template) << "run " << i;
+  EXPECT_EQ(ran_as[recorded], cws::ran_as::stows);
+  EXPECT_EQ(reasons[0], "no template yet");
+  EXPECT_EQ(reasons[1], "no balanced run yet: 0 of 3 tried, 1 more with a helper absent");
+  EXPECT_EQ(reasons[allowance],
+            fmt::format("no balanced run yet: 0 of 3 tried, {} more with a helper absent", allowance));
+  EXPECT_EQ(reasons[allowance + 1],
+            fmt::format("no balanced run yet: 1 of 3 tried, {} more with a helper absent", allowance));
+  EXPECT_NE(notes[0].find("not a template: a helper had not joined when the phase ended"), std::string::npos)
+      << notes[0];
+  EXPECT_NE(notes[allowance].find("not a template: busiest worker x2.00 of its fair share, 1 idle"),
+            std::string::npos)
+      << notes[allowance];
+  EXPECT_NE(notes[recorded - 1].find("no random run balanced in 3: run #0"), std::string::npos)
+      << notes[recorded - 1];
+  EXPECT_EQ(cs::store_of(rt).at("step").template_from, "recorded run #0, the most balanced of 3 random runs");
+}
+
+// A phase that spawns nothing leaves no work to steal: an absent helper
+// changes nothing about it, and its runs count as tries at once.
+TEST(absent_helper_pick, a_phase_without_spawns_counts_its_runs_with_the_helper_absent) {
+  cws::runtime_config cfg = cws::test::config(2);
+  cs::knobs_of(cfg).replay.template_tries = 2;
+  cs::knobs_of(cfg).replay.evolve_balance_pct = 10;
+  cws::runtime rt(cfg);
+  const cws::test::stolen_child probe = cws::test::run_phase_needing_a_helper(rt, rt.schedule("probe"));
+  ASSERT_TRUE(probe.stolen) << "worker 1 never took the child";
+  held_helper helper;
+  ASSERT_TRUE(helper.hold(probe.thread)) << "the helper never ran the signal handler";
+  auto& s = rt.schedule("step", "stows");
+  std::vector<cws::ran_as> ran_as;
+  for (int i = 0; i < 3; ++i) ran_as.push_back(rt.run(s, [] {}).ran_as);
+  const bool waited = helper.watchdog_fired();
+  held_helper::release();
+  ASSERT_FALSE(waited) << "a phase waited for a helper that could not run";
+  EXPECT_EQ(ran_as[0], cws::ran_as::random_no_template);
+  EXPECT_EQ(ran_as[1], cws::ran_as::random_no_template);
+  EXPECT_EQ(ran_as[2], cws::ran_as::stows);
+}
+
+}  // namespace
