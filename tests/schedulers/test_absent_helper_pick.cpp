@@ -29,16 +29,26 @@ namespace cs = cws::schedulers;
 using cs::detail::template_pick;
 using cws::test::held_helper;
 
-TEST(absent_helper_pick, runs_without_the_helper_count_as_tries_only_past_the_allowance) {
-  constexpr unsigned bound = 3;
+// Two workers, `tries` for the pick, the balance rule at 10 %.
+cws::runtime_config two_workers_trying(unsigned tries) {
   cws::runtime_config cfg = cws::test::config(2);
-  cs::knobs_of(cfg).replay.template_tries = bound;
+  cs::knobs_of(cfg).replay.template_tries = tries;
   cs::knobs_of(cfg).replay.evolve_balance_pct = 10;
-  cws::runtime rt(cfg);
+  return cfg;
+}
+
+// Holds worker 1 (found as the thief of a phase that needs one).
+void hold_the_helper(cws::runtime& rt, held_helper& helper) {
   const cws::test::stolen_child probe = cws::test::run_phase_needing_a_helper(rt, rt.schedule("probe"));
   ASSERT_TRUE(probe.stolen) << "worker 1 never took the child";
-  held_helper helper;
   ASSERT_TRUE(helper.hold(probe.thread)) << "the helper never ran the signal handler";
+}
+
+TEST(absent_helper_pick, runs_without_the_helper_count_as_tries_only_past_the_allowance) {
+  constexpr unsigned bound = 3;
+  cws::runtime rt(two_workers_trying(bound));
+  held_helper helper;
+  ASSERT_NO_FATAL_FAILURE(hold_the_helper(rt, helper));
 
   auto& s = rt.schedule("step", "stows");
   constexpr unsigned allowance = template_pick::absent_allowance;
@@ -82,14 +92,9 @@ TEST(absent_helper_pick, runs_without_the_helper_count_as_tries_only_past_the_al
 // A phase that spawns nothing leaves no work to steal: an absent helper
 // changes nothing about it, and its runs count as tries at once.
 TEST(absent_helper_pick, a_phase_without_spawns_counts_its_runs_with_the_helper_absent) {
-  cws::runtime_config cfg = cws::test::config(2);
-  cs::knobs_of(cfg).replay.template_tries = 2;
-  cs::knobs_of(cfg).replay.evolve_balance_pct = 10;
-  cws::runtime rt(cfg);
-  const cws::test::stolen_child probe = cws::test::run_phase_needing_a_helper(rt, rt.schedule("probe"));
-  ASSERT_TRUE(probe.stolen) << "worker 1 never took the child";
+  cws::runtime rt(two_workers_trying(2));
   held_helper helper;
-  ASSERT_TRUE(helper.hold(probe.thread)) << "the helper never ran the signal handler";
+  ASSERT_NO_FATAL_FAILURE(hold_the_helper(rt, helper));
   auto& s = rt.schedule("step", "stows");
   std::vector<cws::ran_as> ran_as;
   for (int i = 0; i < 3; ++i) ran_as.push_back(rt.run(s, [] {}).ran_as);
