@@ -69,7 +69,12 @@ policies_option::policies_option(CLI::App& app, const common_options& o, std::ve
 }
 
 std::vector<std::string> policies_option::chosen() const {
-  return policy_->count() > 0 ? std::vector{opt_.policy} : without_repeats(list_);
+  std::vector<std::string> names = policy_->count() > 0 ? std::vector{opt_.policy} : without_repeats(list_);
+  // Every name checked before any variant exists: an unknown one is that
+  // error, not a clash with a schedule an earlier variant made (cws-pcg's
+  // evolve also makes cws-evolve-follow's schedules).
+  for (const std::string& name : names) (void)replays(name);
+  return names;
 }
 
 void add_variant_options(CLI::App& app, common_options& o, std::optional<policies_option>& policies,

@@ -60,7 +60,8 @@ class policies_option {
   policies_option(CLI::App& app, const common_options& o, std::vector<std::string> defaults, const std::string& help);
   policies_option(const policies_option&) = delete;
   policies_option& operator=(const policies_option&) = delete;
-  // After parsing: {P} for --policy P, else the --policies list without repeats.
+  // After parsing: {P} for --policy P, else the --policies list without
+  // repeats. Throws cws::error for an unknown name (policy_registry).
   std::vector<std::string> chosen() const;
 
  private:

@@ -205,6 +205,15 @@ TEST(AppPcg, BadArgumentsFail) {
   EXPECT_EQ(r.code, 2) << r.dump();
 }
 
+// evolve also makes the schedules of cws-evolve-follow: a policy named like
+// that variant is an unknown policy, not a clash with those schedules.
+TEST(AppPcg, AnUnknownPolicyNamedLikeAVariantIsThatError) {
+  const run_result r = run_process(CWS_APP_PCG, {"--size", "8", "--runs", "1", "--policies", "evolve,evolve-follow"});
+  EXPECT_EQ(r.code, 2) << r.dump();
+  ASSERT_EQ(r.err_lines().size(), 1u) << r.dump();
+  EXPECT_NE(r.err_lines().front().find("unknown policy 'evolve-follow' (valid: "), std::string::npos) << r.dump();
+}
+
 // CLI::Range lets NaN through (every comparison with it is false): refused
 // by the option's own check, CLI11's usual error, before anything runs.
 TEST(AppPcg, NanToleranceOrAnisotropyIsRefused) {
