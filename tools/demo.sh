@@ -39,7 +39,7 @@ echo
 echo "== cws-trace locality: evolve's first step phases, relocalized while it learns its template =="
 build/release/tools/cws-trace/cws-trace locality build/heat-4nodes.cwst --phase heat-step/evolve --first 6
 echo
-echo "== ... and its last ones: the converged template keeps every node busy and local (balance: cws-trace info) =="
+echo "== ... and its last ones: the share local on each node under evolve's latest template (4 workers share 2 cores here, so not every node keeps a busy worker; balance: cws-trace info) =="
 build/release/tools/cws-trace/cws-trace locality build/heat-4nodes.cwst --phase heat-step/evolve --last 3
 echo
 echo "== hinted mode (PufferFish): red-black SOR on the synthetic 4-node topology, hints on every child =="
