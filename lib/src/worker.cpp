@@ -76,7 +76,7 @@ void worker::make_places() {
 
 void worker::begin_phase(const phase_setup& setup, std::uint32_t epoch) {
   setup_ = setup;
-  phase_ = epoch;
+  phase_.store(epoch, std::memory_order_relaxed);
   stats_ = {};
   marks_ = {};
   next_segment_ = 0;
@@ -328,7 +328,7 @@ void worker::join(frame& f) {
         f.placed = 0;
       }
     } else if (!f.children_done()) {
-      late = wait_for_stolen(f);
+      late = (!waited && thief_not_joined_for(f)) || wait_for_stolen(f);
       waited = true;
     }
   }
@@ -380,6 +380,19 @@ bool worker::wait_for_stolen(frame& f) {
   });
   blocked_ = was_blocked;
   return late;
+}
+
+// Whether a reclaimable routed child of `f` went to a thief that has not
+// joined the phase, and the policy lets the spawner take it back now instead
+// of waiting (scheduling_policy::thief_not_joined). Asked once per join,
+// before its first wait: a thief in the phase by then is one the grace waits for.
+bool worker::thief_not_joined_for(const frame& f) {
+  if (setup_.idle_grace_ns == 0) return false;
+  const std::uint32_t epoch = phase_.load(std::memory_order_relaxed);
+  for (std::size_t i = routed_.size(); i-- > 0 && routed_[i].parent == &f;)
+    if (const unsigned thief = routed_[i].to; !sched_.at(thief).took_part_in(epoch))
+      return setup_.policy->thief_not_joined(id_, thief);
+  return false;
 }
 
 bool worker::past_grace(std::uint64_t idle_since) const noexcept {

@@ -84,9 +84,10 @@ class worker final : public worker_view {
   // On the worker's own thread as it joins phase `epoch`: the setup, and
   // counters and marks zeroed.
   void begin_phase(const phase_setup& setup, std::uint32_t epoch);
-  // Whether this worker joined phase `epoch` (scheduler.hpp, Joining); read
-  // by the caller once the phase's helpers are out.
-  bool took_part_in(std::uint32_t epoch) const noexcept { return phase_ == epoch; }
+  // Whether this worker joined phase `epoch` (scheduler.hpp, Joining): read
+  // by the caller once the phase's helpers are out, and by a spawner in its
+  // sync for a child routed here (thief_not_joined_for; a hint there).
+  bool took_part_in(std::uint32_t epoch) const noexcept { return phase_.load(std::memory_order_relaxed) == epoch; }
   // Worker 0: runs the phase root as the first segment; returns its error, if any.
   std::exception_ptr run_root(task* root);
   // Workers 1..P-1: find and run work until the phase ends.
@@ -162,6 +163,7 @@ class worker final : public worker_view {
   void join(frame& f);
   bool wait_for_stolen(frame& f);
   bool posted_child_of(const frame& f);
+  bool thief_not_joined_for(const frame& f);
   bool past_grace(std::uint64_t idle_since) const noexcept;
   void run_segment(task* t);
   template <class Done, class Ready, class GiveUp>
@@ -216,13 +218,15 @@ class worker final : public worker_view {
   std::vector<std::uint32_t> path_scratch_;
   std::uint64_t rng_state_;
   phase_setup setup_;
-  std::uint32_t phase_ = 0;  // the epoch of the latest phase it joined
   worker_stats stats_;
   phase_marks marks_;
   touch_log touches_;
   // Written only by this worker (idle_enter/idle_leave), read by others
   // rarely (idle_state): its own line.
   alignas(64) std::atomic<std::uint64_t> idleness_{0};  // bit 0: idle; bits 32..63: exits
+  // The epoch of the latest phase it joined: written once a phase, by the
+  // worker as it joins; read by other workers rarely (took_part_in).
+  std::atomic<std::uint32_t> phase_{0};
 };
 
 // The open frames of the worker running on the calling thread (0 outside a

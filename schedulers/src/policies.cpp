@@ -85,6 +85,9 @@ class replay_policy final : public scheduling_policy {
   void idle_past_grace(unsigned worker, bool in_sync) override {
     if (!hinting_) engine_.idle_past_grace(worker, in_sync);
   }
+  bool thief_not_joined(unsigned spawner, unsigned thief) noexcept override {
+    return !hinting_ && engine_.thief_not_joined(spawner, thief);
+  }
   task_handle find_work(worker_view& view) override {
     return hinting_ ? hinted_->find_work(view) : engine_.find_work(view);
   }
@@ -350,7 +353,7 @@ void replay_policy::write_outcome(run_report& r) {
   r.template_from = template_from_;
   if (engine_.diverged()) {
     r.ran_as = engine_.released() ? cws::ran_as::random_released : cws::ran_as::random_diverged;
-    r.reason = engine_.divergence();
+    engine_.divergence_into(r.reason);
   }
 }
 

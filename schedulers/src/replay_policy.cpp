@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "format_into.hpp"
+
 namespace cws::schedulers::detail {
 
 cws::ran_as ran_as_of(replay_mode m, bool has_template) noexcept {
@@ -39,11 +41,11 @@ void replay_engine::prepare(replay_mode mode, const std::shared_ptr<const templa
   update(stall_limit_, clock::duration(std::chrono::milliseconds(stall_ms)));
   update(grace_ns_, strict() || mode == replay_mode::user ? std::uint64_t{grace_us} * 1000 : 0);
   ++epoch_;  // every lane resets at its worker's first use (lane_of)
-  if (diverged_.load(std::memory_order_relaxed)) {  // no worker runs: nobody else writes these now
-    std::lock_guard lock(reason_mutex_);
+  if (claimed_.load(std::memory_order_relaxed)) {  // no worker runs: nobody else writes these now
     reason_.clear();
     released_.store(false, std::memory_order_relaxed);
     diverged_.store(false, std::memory_order_relaxed);
+    claimed_.store(false, std::memory_order_relaxed);
   }
 }
 
@@ -57,20 +59,46 @@ void replay_engine::reset(lane& l, unsigned w) noexcept {
   last_pass_[w].before.store(0, std::memory_order_relaxed);
 }
 
+void replay_engine::divergence_into(std::string& out) const {
+  if (!released()) {
+    out = reason_;
+    return;
+  }
+  const release_record& r = release_;
+  switch (r.cause) {
+    case release_cause::sync_past_grace:
+      format_into(out, "worker {} waited over {} us in a sync for a task its thief had not finished", r.worker,
+                  grace_ns_ / 1000);
+      return;
+    case release_cause::designated_past_grace:
+      format_into(out, "worker {} waited over {} us for a designated task that had not come", r.worker,
+                  grace_ns_ / 1000);
+      return;
+    case release_cause::thief_not_joined:
+      format_into(out, "worker {} reached a sync before worker {}, the thief of its designated task, had joined the phase",
+                  r.worker, r.thief);
+      return;
+  }
+}
+
 std::string replay_engine::divergence() const {
-  std::lock_guard lock(reason_mutex_);
-  return reason_;
+  std::string out;
+  divergence_into(out);
+  return out;
 }
 
 void replay_engine::diverge_up_front(std::string why) { diverge(std::move(why)); }
 
-void replay_engine::diverge(std::string why, bool released) {
-  {
-    std::lock_guard lock(reason_mutex_);
-    if (!reason_.empty()) return;
-    reason_ = std::move(why);
-    released_.store(released, std::memory_order_relaxed);
-  }
+void replay_engine::diverge(std::string why) {
+  if (!claim()) return;
+  reason_ = std::move(why);
+  diverged_.store(true, std::memory_order_relaxed);
+}
+
+void replay_engine::release(release_record why) noexcept {
+  if (!claim()) return;
+  release_ = why;
+  released_.store(true, std::memory_order_relaxed);
   diverged_.store(true, std::memory_order_relaxed);
 }
 
@@ -145,11 +173,20 @@ void replay_engine::idle_past_grace(unsigned worker, bool in_sync) {
   if (diverged() || grace_ns_ == 0) return;
   const lane& l = lane_of(worker);
   if (!in_sync && (plan_ == nullptr || l.planned_started >= plan_->order[worker].size())) return;
-  diverge(in_sync ? fmt::format("worker {} waited over {} us in a sync for a task its thief had not finished", worker,
-                                grace_ns_ / 1000)
-                  : fmt::format("worker {} waited over {} us for a designated task that had not come", worker,
-                                grace_ns_ / 1000),
-          true);
+  release({in_sync ? release_cause::sync_past_grace : release_cause::designated_past_grace, worker, 0});
+}
+
+// A spawner at its sync while a designated child's thief has not joined the
+// phase (still waking, or off its core): random stealing would run that child
+// on the spawner, and waiting for the thief costs its wake-up, which on a
+// phase of a few microseconds is most of the phase. So the phase is released
+// at once rather than after the grace (the grace stands for thieves that are
+// in the phase but busy). With the grace off (0) the spawner waits, however
+// long.
+bool replay_engine::thief_not_joined(unsigned spawner, unsigned thief) noexcept {
+  if (grace_ns_ == 0) return false;
+  if (!diverged()) release({release_cause::thief_not_joined, spawner, thief});
+  return true;
 }
 
 // ---------------------------------------------------------------- finding work

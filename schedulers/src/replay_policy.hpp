@@ -18,7 +18,7 @@
 // writes the fields the workers read (mode_ .. epoch_, one line) only where
 // they change, plus epoch_: one line a worker fetches per phase. Shared during a
 // phase: the `diverged_` flag and each worker's latest idle pass (relaxed atomics: all are hints checked again on the
-// next call) and the divergence reason (under a mutex, first writer wins). Everything else is written between phases on
+// next call) and the divergence reason (its first writer claims it: claimed_). Everything else is written between phases on
 // the thread that calls runtime::run.
 //
 // Nesting. Under stows a worker waiting in a sync may start its next
@@ -36,6 +36,14 @@
 // keeps every task local and find_work() takes any mail (its own, then other
 // workers') and steals at random, so the phase finishes like a
 // random-stealing one.
+//
+// Release. A strict replay (or user's designations) with a grace finishes
+// the same way when waiting would cost what random stealing does without: a
+// worker idle past the grace (idle_past_grace), or a spawner whose sync finds
+// a designated child's thief not yet in the phase (thief_not_joined). The
+// first divergence or release claims the phase (claimed_, one exchange); a
+// release stores its cause, not text, so it costs a phase no lock and no
+// allocation, and divergence_into() words it between phases.
 //
 // A stall is every worker idle, none leaving that state for stall_ms, and
 // every worker still looking for work in the second half of that window.
@@ -55,7 +63,6 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -93,6 +100,9 @@ class replay_engine {
   // rest of the phase ran under random stealing (diverged() is true then
   // too; divergence() says who waited).
   bool released() const noexcept { return released_.load(std::memory_order_relaxed); }
+  // Why the phase diverged or was released, into `out` (reusing its storage);
+  // between phases. divergence(): the same, as a new string.
+  void divergence_into(std::string& out) const;
   std::string divergence() const;
   // scheduling_policy::idle_grace_ns: CWS_REPLAY_GRACE_US in the strict modes and user.
   std::uint64_t idle_grace_ns() const noexcept { return grace_ns_; }
@@ -106,6 +116,7 @@ class replay_engine {
   task_handle find_work(worker_view& view);
   void idle_pass(worker_view& view);
   void idle_past_grace(unsigned worker, bool in_sync);
+  bool thief_not_joined(unsigned spawner, unsigned thief) noexcept;
 
  private:
   using clock = std::chrono::steady_clock;
@@ -137,8 +148,17 @@ class replay_engine {
     return l;
   }
   void reset(lane& l, unsigned w) noexcept;
-  // The first reason wins; `released`: a late worker, not a template that does not fit.
-  void diverge(std::string why, bool released = false);
+  // What released a phase (words: divergence_into).
+  enum class release_cause : unsigned char { sync_past_grace, designated_past_grace, thief_not_joined };
+  struct release_record {
+    release_cause cause = release_cause::sync_past_grace;
+    unsigned worker = 0;  // who waited, or the spawner whose thief had not joined
+    unsigned thief = 0;   // thief_not_joined: that thief
+  };
+  // The first divergence or release of a phase wins (claim()); the others are dropped.
+  bool claim() noexcept { return !claimed_.exchange(true, std::memory_order_relaxed); }
+  void diverge(std::string why);
+  void release(release_record why) noexcept;
   bool strict() const noexcept { return mode_ == replay_mode::stows || mode_ == replay_mode::stuws; }
   task_handle steal_anything(worker_view& view);
   void watch_for_stall(worker_view& view, lane& l, clock::time_point now);
@@ -162,9 +182,12 @@ class replay_engine {
   std::uint64_t grace_ns_ = 0;
   std::uint64_t epoch_ = 0;  // prepare()s so far: the current phase
   std::atomic<bool> diverged_{false};
-  std::atomic<bool> released_{false};  // set before diverged_, under reason_mutex_
-  mutable std::mutex reason_mutex_;
+  std::atomic<bool> released_{false};  // set before diverged_, by the claimer
+  std::atomic<bool> claimed_{false};   // a divergence or release claimed this phase
+  // Written by the claimer during the phase, read between phases (the
+  // scheduler's end of phase orders the two).
   std::string reason_;
+  release_record release_;
 };
 
 }  // namespace cws::schedulers::detail

@@ -52,15 +52,20 @@ st::tree a_and_b_to_worker_1() {
 }
 
 struct scene {
+  std::atomic<bool> a_started{false};
   std::atomic<bool> b_ran{false};
   std::atomic<bool> a_gave_up{false};
   std::atomic<unsigned> b_on{99};
 };
 
 // A waits for B (10 s at most), or, with `a_waits` false, works for `a_busy`.
+// The root syncs once A started (10 s at most): worker 1 is in the phase
+// then, busy, so its sync waits the grace (a thief not yet in the phase is
+// test_absent_thief_release's).
 void spawn_a_then_b(scene& sc, bool designate, bool a_waits, std::chrono::milliseconds a_busy = 0ms) {
   if (designate) cws::designate_after_next_spawn(1);
   cws::spawn([&sc, a_waits, a_busy] {
+    sc.a_started.store(true, std::memory_order_release);
     const auto start = std::chrono::steady_clock::now();
     if (!a_waits) {
       while (std::chrono::steady_clock::now() - start < a_busy) std::this_thread::yield();
@@ -79,6 +84,9 @@ void spawn_a_then_b(scene& sc, bool designate, bool a_waits, std::chrono::millis
     sc.b_on = cws::this_worker();
     sc.b_ran.store(true, std::memory_order_release);
   });
+  const auto start = std::chrono::steady_clock::now();
+  while (!sc.a_started.load(std::memory_order_acquire) && std::chrono::steady_clock::now() - start < 10s)
+    std::this_thread::yield();
   cws::sync();
 }
 
@@ -93,6 +101,7 @@ TEST(replay_grace, the_spawner_runs_the_task_its_busy_thief_has_not_started) {
     const auto templ = user ? nullptr : store.at("ab").templ;
     scene sc;
     const cws::run_report& r = rt.run(s, [&] { spawn_a_then_b(sc, user, true); });
+    EXPECT_TRUE(sc.a_started) << "worker 1 never took A";
     EXPECT_FALSE(sc.a_gave_up) << "the spawner never ran B";
     EXPECT_EQ(sc.b_on.load(), 0u) << "B can only have run on its spawner: worker 1 waits in A for it";
     EXPECT_EQ(r.ran_as, cws::ran_as::random_released) << r.label() << ": " << r.reason;

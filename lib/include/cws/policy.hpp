@@ -238,6 +238,13 @@ class scheduling_policy {
   // sync for its children; then, once the call returns, it takes back its
   // reclaimable routed children that nobody started.
   virtual void idle_past_grace(unsigned /*worker*/, bool /*in_sync*/) {}
+  // A worker's sync found a reclaimable routed child of its frame whose
+  // thief has not joined the phase yet (it is still waking, or has no core).
+  // Called once per such sync, only when idle_grace_ns() is not 0. True: the
+  // spawner takes back its children nobody started at once, as after the
+  // grace (the policy has let the phase finish under random stealing);
+  // false: it waits for the thief as usual.
+  virtual bool thief_not_joined(unsigned /*spawner*/, unsigned /*thief*/) noexcept { return false; }
 
   // Whether the coming phase routes hinted spawns (read once per phase). When
   // false, a hinted spawn is an ordinary one and place_for is never called.
