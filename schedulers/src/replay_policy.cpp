@@ -65,20 +65,25 @@ void replay_engine::divergence_into(std::string& out) const {
     return;
   }
   const release_record& r = release_;
-  switch (r.cause) {
-    case release_cause::sync_past_grace:
-      format_into(out, "worker {} waited over {} us in a sync for a task its thief had not finished", r.worker,
-                  grace_ns_ / 1000);
-      return;
-    case release_cause::designated_past_grace:
-      format_into(out, "worker {} waited over {} us for a designated task that had not come", r.worker,
-                  grace_ns_ / 1000);
-      return;
-    case release_cause::thief_not_joined:
-      format_into(out, "worker {} reached a sync before worker {}, the thief of its designated task, had joined the phase",
-                  r.worker, r.thief);
-      return;
+  if (worded_text_.empty() || !(r == worded_)) {
+    worded_ = r;
+    switch (r.cause) {
+      case release_cause::sync_past_grace:
+        format_into(worded_text_, "worker {} waited over {} us in a sync for a task its thief had not finished",
+                    r.worker, r.grace_ns / 1000);
+        break;
+      case release_cause::designated_past_grace:
+        format_into(worded_text_, "worker {} waited over {} us for a designated task that had not come", r.worker,
+                    r.grace_ns / 1000);
+        break;
+      case release_cause::thief_not_joined:
+        format_into(worded_text_,
+                    "worker {} reached a sync before worker {}, the thief of its designated task, had joined the phase",
+                    r.worker, r.thief);
+        break;
+    }
   }
+  out = worded_text_;
 }
 
 std::string replay_engine::divergence() const {
@@ -173,7 +178,7 @@ void replay_engine::idle_past_grace(unsigned worker, bool in_sync) {
   if (diverged() || grace_ns_ == 0) return;
   const lane& l = lane_of(worker);
   if (!in_sync && (plan_ == nullptr || l.planned_started >= plan_->order[worker].size())) return;
-  release({in_sync ? release_cause::sync_past_grace : release_cause::designated_past_grace, worker, 0});
+  release({in_sync ? release_cause::sync_past_grace : release_cause::designated_past_grace, worker, 0, grace_ns_});
 }
 
 // A spawner at its sync while a designated child's thief has not joined the
@@ -185,7 +190,7 @@ void replay_engine::idle_past_grace(unsigned worker, bool in_sync) {
 // long.
 bool replay_engine::thief_not_joined(unsigned spawner, unsigned thief) noexcept {
   if (grace_ns_ == 0) return false;
-  if (!diverged()) release({release_cause::thief_not_joined, spawner, thief});
+  if (!diverged()) release({release_cause::thief_not_joined, spawner, thief, grace_ns_});
   return true;
 }
 

@@ -154,6 +154,8 @@ class replay_engine {
     release_cause cause = release_cause::sync_past_grace;
     unsigned worker = 0;  // who waited, or the spawner whose thief had not joined
     unsigned thief = 0;   // thief_not_joined: that thief
+    std::uint64_t grace_ns = 0;
+    bool operator==(const release_record&) const = default;
   };
   // The first divergence or release of a phase wins (claim()); the others are dropped.
   bool claim() noexcept { return !claimed_.exchange(true, std::memory_order_relaxed); }
@@ -188,6 +190,11 @@ class replay_engine {
   // scheduler's end of phase orders the two).
   std::string reason_;
   release_record release_;
+  // The latest release worded (between phases, by divergence_into): a
+  // thief that keeps missing phases releases each the same way, and the
+  // words are copied instead of formatted again.
+  mutable release_record worded_{};
+  mutable std::string worded_text_;
 };
 
 }  // namespace cws::schedulers::detail
