@@ -22,9 +22,11 @@
 // Routed children (a replay's designated tasks) are taken back the same way,
 // by their spawner only, when it joins their frame and nobody started them:
 // under RELWS at once; under a strict replay once the join has waited the
-// policy's idle grace (their thief lost its core, or is busy elsewhere), when
-// the policy has run the rest of the phase under random stealing. The mailbox
-// lock decides between thief and spawner.
+// policy's idle grace (their thief lost its core, or is busy elsewhere), or
+// at its first wait when their thief has not joined the phase at all (read
+// from the thief's phase_ word), when the policy has run the rest of the
+// phase under random stealing. The mailbox lock decides between thief and
+// spawner.
 
 #include <cstdint>
 #include <exception>
