@@ -195,6 +195,39 @@ TEST(replay_grace, a_released_run_leaves_evolve_converged_on_its_template) {
   EXPECT_TRUE(store.at("ab").converged);
 }
 
+// Phases of two empty tasks for worker 1, with the grace on: the root often
+// syncs before worker 1 has joined (released at once:
+// test_absent_thief_release) or taken its tasks, and worker 1 races the
+// root's take-back. Whichever wins, every task runs once, the run is a
+// replay or a release, and a release names one of the late-worker reasons.
+// A stress of that race (TSan), not of what the timing gives.
+TEST(replay_grace, tiny_phases_finish_whoever_wins_the_take_back) {
+  cws::runtime rt(with_grace(grace_us));
+  cws::schedulers::store_of(rt).seed("ab", a_and_b_to_worker_1(), "hand-built");
+  auto& s = rt.schedule("ab", cws::policy::stows);
+  unsigned released = 0;
+  for (int run = 0; run < 400; ++run) {
+    std::atomic<unsigned> ran{0};
+    const cws::run_report& r = rt.run(s, [&] {
+      cws::spawn([&] { ran.fetch_add(1); });
+      cws::spawn([&] { ran.fetch_add(1); });
+      cws::sync();
+    });
+    ASSERT_EQ(ran.load(), 2u) << "run " << run;
+    if (r.ran_as == cws::ran_as::random_released) {
+      ++released;
+      const bool late = r.reason.starts_with("worker 0 reached a sync before worker 1, the thief of its designated "
+                                             "task, had joined the phase") ||
+                        r.reason.starts_with("worker 0 waited over 1000 us in a sync");
+      EXPECT_TRUE(late) << "run " << run << ": " << r.reason;
+    } else {
+      ASSERT_EQ(r.ran_as, cws::ran_as::stows) << "run " << run << ": " << r.label() << ": " << r.reason;
+      EXPECT_EQ(r.designated(), 2u) << "run " << run;
+    }
+  }
+  RecordProperty("released", static_cast<int>(released));
+}
+
 // The knob in the runtime's description (its parsing: test_knobs).
 TEST(replay_grace, the_knob_is_described) {
   cws::runtime rt(with_grace(0));
