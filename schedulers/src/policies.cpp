@@ -238,6 +238,8 @@ std::shared_ptr<const steal_tree::tree> replay_policy::choose_template(const pha
     }
     if (!pick_.picking())
       missing_ = "no template yet";
+    else if (pick_.balanced_candidate())
+      format_into(missing_, "a balanced run with fewer steals wanted: {} of {} tried", pick_.tries(), template_tries());
     else if (pick_.absent_uncounted() == 0)
       format_into(missing_, "no balanced run yet: {} of {} tried", pick_.tries(), template_tries());
     else
@@ -481,6 +483,13 @@ void replay_policy::pick_template(run_report& r, const std::shared_ptr<const ste
                   pick_.absent_uncounted(), detail::template_pick::absent_allowance);
       return;
     }
+    if (balanced) {
+      format_into(r.note,
+                  "not a template yet: balanced, but {} steal(s) more than the {} a balanced tree needs; recording "
+                  "again under random ({} of {}, CWS_TEMPLATE_TRIES)",
+                  detail::template_pick::extra_steals_of(*fresh), fresh->workers - 1, pick_.tries(), bound);
+      return;
+    }
     format_into(r.note,
                 "not a template: busiest worker x{:.2f} of its fair share, {} idle (CWS_EVOLVE_BALANCE); "
                 "recording again under random ({} of {}, CWS_TEMPLATE_TRIES)",
@@ -490,6 +499,13 @@ void replay_policy::pick_template(run_report& r, const std::shared_ptr<const ste
   s.templ = v.adopt;
   if (!v.best_of_bound) {
     format_into(s.template_from, "recorded run #{}", r.phase.iteration);
+    return;
+  }
+  if (v.balanced) {
+    format_into(s.template_from, "recorded run #{}, the balanced one with the fewest steals of {} random runs", v.run,
+                bound);
+    format_into(r.note, "no balanced random run with only the steals it needs in {}: run #{} ({} more) is the template",
+                bound, v.run, v.extra_steals);
     return;
   }
   format_into(s.template_from, "recorded run #{}, the most balanced of {} random runs", v.run, bound);

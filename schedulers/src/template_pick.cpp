@@ -6,19 +6,36 @@
 
 namespace cws::schedulers::detail {
 
+std::uint64_t template_pick::extra_steals_of(const steal_tree::tree& t) noexcept {
+  const std::uint64_t steals = t.segments.empty() ? 0 : t.segments.size() - 1;
+  const std::uint64_t needed = t.workers > 0 ? t.workers - 1 : 0;
+  return steals > needed ? steals - needed : 0;
+}
+
 template_pick::verdict template_pick::offer(std::shared_ptr<const steal_tree::tree> fresh, const load_balance& balance,
                                             bool balanced, bool helper_absent, std::uint64_t run,
                                             unsigned bound) {
-  if (balanced || bound <= 1) {
+  const std::uint64_t extra = balanced && fresh ? extra_steals_of(*fresh) : 0;
+  if (bound <= 1 || (balanced && extra == 0)) {
     reset();
-    return {std::move(fresh), run, balance, false};
+    return {std::move(fresh), run, balance, false, true, balanced, extra};
   }
   const bool counted = !helper_absent || ++absent_ > absent_allowance;
   if (counted) ++tries_;
-  if (!best_tree_ || replay_knobs::more_balanced(balance.idle_workers, balance.max_over_fair, best_.idle_workers,
-                                                 best_.max_over_fair)) {
+  // Balanced beats unbalanced; of balanced runs the fewer steals, of the
+  // others the more balanced; of equals, the first.
+  const bool better = !best_tree_ || (balanced != best_balanced_
+                                          ? balanced
+                                          : balanced ? extra < best_extra_steals_
+                                                     : replay_knobs::more_balanced(balance.idle_workers,
+                                                                                   balance.max_over_fair,
+                                                                                   best_.idle_workers,
+                                                                                   best_.max_over_fair));
+  if (better) {
     best_tree_ = std::move(fresh);
     best_ = balance;
+    best_balanced_ = balanced;
+    best_extra_steals_ = extra;
     best_run_ = run;
   }
   if (tries_ < bound) {
@@ -26,7 +43,7 @@ template_pick::verdict template_pick::offer(std::shared_ptr<const steal_tree::tr
     keep_recording.counted = counted;
     return keep_recording;
   }
-  verdict v{std::move(best_tree_), best_run_, best_, true};
+  verdict v{std::move(best_tree_), best_run_, best_, true, counted, best_balanced_, best_extra_steals_};
   reset();
   return v;
 }
@@ -34,6 +51,8 @@ template_pick::verdict template_pick::offer(std::shared_ptr<const steal_tree::tr
 void template_pick::reset() noexcept {
   best_tree_.reset();
   best_ = {};
+  best_balanced_ = false;
+  best_extra_steals_ = 0;
   best_run_ = 0;
   tries_ = 0;
   absent_ = 0;

@@ -22,6 +22,15 @@
 // diverged from its template is adopted as it is (the divergence warning
 // says so).
 //
+// Of balanced runs, the one with the fewest steals: every steal of a
+// template is a hand-over its replay pays in every phase (a cross-core
+// wake-up, a mailbox line, the join), and a balanced run of a fine-grained
+// loop often stole back and forth (a 55-block loop of 4 us: 3 steals where 1
+// balanced it as well, 10.3 us a phase replayed against 7.3 us with 1). A
+// balanced run with the P - 1 steals every balanced tree needs is adopted at
+// once; one with more is the best candidate so far, and the bound's last try
+// adopts the balanced run with the fewest steals.
+//
 // A run in which a helper was absent (it had not joined when the caller
 // finished the phase: parked, or off its core) while the phase spawned work
 // it could have stolen says nothing about the phase's balance: the first
@@ -53,8 +62,10 @@ class template_pick {
     std::shared_ptr<const steal_tree::tree> adopt;  // the template from now on; null: keep recording
     std::uint64_t run = 0;                          // the run it was recorded in
     load_balance balance;                           // that run's balance
-    bool best_of_bound = false;                     // adopted at the bound, not for passing the rule
+    bool best_of_bound = false;                     // adopted at the bound, not at once
     bool counted = true;                            // the run counted as a try (see absent_allowance)
+    bool balanced = false;                          // the adopted run passed the balance rule
+    std::uint64_t extra_steals = 0;                 // the adopted run's steals beyond P - 1
   };
   // Generous: a run not counted still ran under random, the policy's
   // baseline, while a template adopted too early can be a serial tree that
@@ -68,8 +79,12 @@ class template_pick {
   // there was work to steal, and `bound` how many runs may be tried (>= 1).
   verdict offer(std::shared_ptr<const steal_tree::tree> fresh, const load_balance& balance, bool balanced,
                 bool helper_absent, std::uint64_t run, unsigned bound);
+  // Steals of `t` beyond the P - 1 that a tree where every worker ran needs.
+  static std::uint64_t extra_steals_of(const steal_tree::tree& t) noexcept;
   // Random runs counted as tries since the last adoption.
   unsigned tries() const noexcept { return tries_; }
+  // Whether a balanced run (with extra steals) is the best candidate so far.
+  bool balanced_candidate() const noexcept { return best_tree_ && best_balanced_; }
   // Runs with a helper absent not counted as tries since the last adoption.
   unsigned absent_uncounted() const noexcept { return absent_ < absent_allowance ? absent_ : absent_allowance; }
   // Whether runs were offered since the last adoption.
@@ -79,6 +94,8 @@ class template_pick {
  private:
   std::shared_ptr<const steal_tree::tree> best_tree_;
   load_balance best_;
+  bool best_balanced_ = false;
+  std::uint64_t best_extra_steals_ = 0;
   std::uint64_t best_run_ = 0;
   unsigned tries_ = 0;
   unsigned absent_ = 0;  // runs offered with a helper absent (counted or not)

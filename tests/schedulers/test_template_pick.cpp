@@ -34,6 +34,56 @@ TEST(template_pick, a_balanced_run_is_adopted_at_once_and_starts_the_count_again
   EXPECT_EQ(pick.tries(), 0u);
 }
 
+// A tree of `workers` workers whose random run stole `steals` times (a root
+// segment and one per steal; the pick reads only their number).
+std::shared_ptr<const cws::steal_tree::tree> stolen(unsigned workers, unsigned steals) {
+  auto t = std::make_shared<cws::steal_tree::tree>();
+  t->workers = workers;
+  t->segments.resize(steals + 1);
+  return t;
+}
+
+TEST(template_pick, a_balanced_run_with_only_the_steals_it_needs_is_adopted_at_once) {
+  template_pick pick;
+  const auto three = stolen(2, 3), one = stolen(2, 1);
+  EXPECT_EQ(template_pick::extra_steals_of(*three), 2u);
+  EXPECT_EQ(template_pick::extra_steals_of(*one), 0u);
+  EXPECT_EQ(template_pick::extra_steals_of(*stolen(4, 2)), 0u) << "fewer than P - 1: nothing extra";
+  EXPECT_FALSE(pick.offer(three, balance(1.02, 0), true, false, 0, 5).adopt);
+  EXPECT_TRUE(pick.balanced_candidate());
+  EXPECT_EQ(pick.tries(), 1u);
+  const template_pick::verdict v = pick.offer(one, balance(1.08, 0), true, false, 1, 5);
+  EXPECT_EQ(v.adopt, one);
+  EXPECT_FALSE(v.best_of_bound);
+  EXPECT_TRUE(v.balanced);
+  EXPECT_EQ(v.extra_steals, 0u);
+  EXPECT_FALSE(pick.picking());
+}
+
+TEST(template_pick, at_the_bound_the_balanced_run_with_the_fewest_steals_is_adopted) {
+  template_pick pick;
+  const auto three = stolen(2, 3), unbalanced = stolen(2, 1), two = stolen(2, 2), also_two = stolen(2, 2);
+  EXPECT_FALSE(pick.offer(three, balance(1.01, 0), true, false, 0, 4).adopt);
+  EXPECT_FALSE(pick.offer(unbalanced, balance(1.5, 0), false, false, 1, 4).adopt) << "balanced beats unbalanced";
+  EXPECT_TRUE(pick.balanced_candidate());
+  EXPECT_FALSE(pick.offer(two, balance(1.09, 0), true, false, 2, 4).adopt);
+  const template_pick::verdict v = pick.offer(also_two, balance(1.0, 0), true, false, 3, 4);
+  EXPECT_EQ(v.adopt, two) << "of equal steals, the first";
+  EXPECT_EQ(v.run, 2u);
+  EXPECT_TRUE(v.best_of_bound);
+  EXPECT_TRUE(v.balanced);
+  EXPECT_EQ(v.extra_steals, 1u);
+  EXPECT_FALSE(pick.picking());
+}
+
+TEST(template_pick, a_bound_of_one_adopts_a_balanced_run_whatever_its_steals) {
+  template_pick pick;
+  const auto three = stolen(2, 3);
+  const template_pick::verdict v = pick.offer(three, balance(1.0, 0), true, false, 0, 1);
+  EXPECT_EQ(v.adopt, three);
+  EXPECT_EQ(v.extra_steals, 2u);
+}
+
 TEST(template_pick, at_the_bound_the_most_balanced_run_is_adopted_fewer_idle_workers_first) {
   template_pick pick;
   const auto idle = a_tree(), skewed = a_tree(), better = a_tree(), worse = a_tree();
