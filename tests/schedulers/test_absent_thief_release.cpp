@@ -20,6 +20,7 @@
 #include "cws/schedulers/schedule_store.hpp"
 #include "support/held_helper.hpp"
 #include "support/runtime_fixture.hpp"
+#include "support/seeded_schedule.hpp"
 #include "support/steal_tree_builders.hpp"
 
 namespace {
@@ -36,16 +37,7 @@ cws::runtime_config with_longest_grace() {
 }
 
 // The root's first spawn, A, goes to worker 1.
-st::tree a_to_worker_1() {
-  st::tree t = cws::test::root_only(2);
-  t.paths = {0};
-  t.segments[0].end_ns = 10000;
-  t.segments[0].tasks = 1;
-  t.segments[0].steals = {st::steal_point{.level = 1, .step = 0, .thief = 1, .child = 1, .path = 0}};
-  t.segments.push_back(cws::test::segment_of(1, 0, 1, 0, 1000, 5000, 1));
-  t.worker_segments[1] = {1};
-  return t;
-}
+st::tree a_to_worker_1() { return cws::test::root_handing_spawn_to(2, 0, 1); }
 
 void hold_the_helper(cws::runtime& rt, held_helper& helper) {
   const cws::test::stolen_child probe = cws::test::run_phase_needing_a_helper(rt, rt.schedule("probe"));
@@ -71,11 +63,9 @@ TEST(absent_thief_release, the_spawner_runs_the_task_of_a_thief_not_in_the_phase
   for (const std::string_view policy : {cws::policy::stows, cws::policy::stuws, cws::policy::user}) {
     SCOPED_TRACE(std::string(policy));
     cws::runtime rt(with_longest_grace());
-    auto& store = cws::schedulers::store_of(rt);
     const bool user = policy == cws::policy::user;
-    if (!user) store.seed("a", a_to_worker_1(), "hand-built");
-    auto& s = rt.schedule("a", policy);
-    const auto templ = user ? nullptr : store.at("a").templ;
+    const cws::test::seeded_schedule a = cws::test::seed_unless_user(rt, "a", policy, a_to_worker_1());
+    cws::schedule& s = a.schedule;
     {
       held_helper helper;
       ASSERT_NO_FATAL_FAILURE(hold_the_helper(rt, helper));
@@ -92,9 +82,7 @@ TEST(absent_thief_release, the_spawner_runs_the_task_of_a_thief_not_in_the_phase
       }
       EXPECT_FALSE(helper.watchdog_fired()) << "a phase waited for the held helper";
     }
-    if (!user) {
-      EXPECT_EQ(store.at("a").templ, templ) << "a thief not in the phase is no reason to drop the template";
-    }
+    EXPECT_EQ(a.current(rt), a.templ) << "a thief not in the phase is no reason to drop the template";
     // Worker 1 free again and in the phase when the root syncs: the template replays.
     const cws::run_report* r = nullptr;
     EXPECT_EQ(run_a(rt, s, user, true, &r), 1u);

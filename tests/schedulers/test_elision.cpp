@@ -173,14 +173,7 @@ TEST(elision, fine_grained_loop_matches_serial) {
 // fib(6) has too (the replay then fits, and the test would assert what random
 // scheduling happened to do).
 st::tree fib20_handing_its_sixth_spawn_to_worker_1() {
-  st::tree t = cws::test::root_only(4);
-  t.paths = {5};  // the pedigree of the steal: rank 5 among the root task's spawns
-  t.segments[0].end_ns = 10000;
-  t.segments[0].tasks = 1000;
-  t.segments[0].steals = {st::steal_point{.level = 1, .step = 5, .thief = 1, .child = 1, .path = 0}};
-  t.segments.push_back(cws::test::segment_of(1, 0, 1, 5, 1000, 5000, 100));
-  t.worker_segments[1] = {1};
-  return t;
+  return cws::test::root_handing_spawn_to(4, 5, 1, 1000, 100);  // rank 5 among the root task's spawns
 }
 
 // That template replayed on fib(6): its pedigrees name spawns that do not

@@ -22,6 +22,7 @@
 #include "cws/schedulers/knobs.hpp"
 #include "cws/schedulers/schedule_store.hpp"
 #include "support/runtime_fixture.hpp"
+#include "support/seeded_schedule.hpp"
 #include "support/steal_tree_builders.hpp"
 
 namespace {
@@ -94,13 +95,10 @@ TEST(replay_grace, the_spawner_runs_the_task_its_busy_thief_has_not_started) {
   for (const std::string_view policy : {cws::policy::stows, cws::policy::stuws, cws::policy::user}) {
     SCOPED_TRACE(std::string(policy));
     cws::runtime rt(with_grace(grace_us));
-    auto& store = cws::schedulers::store_of(rt);
     const bool user = policy == cws::policy::user;
-    if (!user) store.seed("ab", a_and_b_to_worker_1(), "hand-built");
-    auto& s = rt.schedule("ab", policy);
-    const auto templ = user ? nullptr : store.at("ab").templ;
+    const cws::test::seeded_schedule ab = cws::test::seed_unless_user(rt, "ab", policy, a_and_b_to_worker_1());
     scene sc;
-    const cws::run_report& r = rt.run(s, [&] { spawn_a_then_b(sc, user, true); });
+    const cws::run_report& r = rt.run(ab.schedule, [&] { spawn_a_then_b(sc, user, true); });
     EXPECT_TRUE(sc.a_started) << "worker 1 never took A";
     EXPECT_FALSE(sc.a_gave_up) << "the spawner never ran B";
     EXPECT_EQ(sc.b_on.load(), 0u) << "B can only have run on its spawner: worker 1 waits in A for it";
@@ -112,9 +110,7 @@ TEST(replay_grace, the_spawner_runs_the_task_its_busy_thief_has_not_started) {
     EXPECT_GE(r.taken_back(), 1u);
     EXPECT_FALSE(r.diverged());
     EXPECT_EQ(r.label(), "random (released from " + std::string(policy) + ")");
-    if (!user) {
-      EXPECT_EQ(store.at("ab").templ, templ) << "a late thief is no reason to drop the template";
-    }
+    EXPECT_EQ(ab.current(rt), ab.templ) << "a late thief is no reason to drop the template";
   }
 }
 

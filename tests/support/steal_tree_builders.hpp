@@ -33,4 +33,19 @@ inline steal_tree::tree root_only(std::uint32_t workers) {
   return t;
 }
 
+// A template in which the root task hands its spawn of rank `rank` (step
+// `rank` at level 1, its pedigree) to `thief`; the root segment ran
+// `root_tasks` tasks, the stolen one `stolen_tasks`.
+inline steal_tree::tree root_handing_spawn_to(std::uint32_t workers, std::uint32_t rank, std::uint32_t thief,
+                                              std::uint64_t root_tasks = 1, std::uint64_t stolen_tasks = 1) {
+  steal_tree::tree t = root_only(workers);
+  t.paths = {rank};
+  t.segments[0].end_ns = 10000;
+  t.segments[0].tasks = root_tasks;
+  t.segments[0].steals = {steal_tree::steal_point{.level = 1, .step = rank, .thief = thief, .child = 1, .path = 0}};
+  t.segments.push_back(segment_of(thief, 0, 1, rank, 1000, 5000, stolen_tasks));
+  t.worker_segments[thief] = {1};
+  return t;
+}
+
 }  // namespace cws::test
