@@ -475,7 +475,10 @@ void replay_policy::pick_template(run_report& r, const std::shared_ptr<const ste
       pick_.offer(fresh, r.balance, balanced, helper_absent, r.phase.iteration, bound);
   if (!v.adopt) {
     s.templ = nullptr;
-    format_into(s.template_from, "none (run #{} not balanced enough)", r.phase.iteration);
+    if (balanced)
+      format_into(s.template_from, "none (run #{} balanced, with more steals than it needs)", r.phase.iteration);
+    else
+      format_into(s.template_from, "none (run #{} not balanced enough)", r.phase.iteration);
     if (!v.counted) {
       format_into(r.note,
                   "not a template: a helper had not joined when the phase ended (parked or off its core); "
