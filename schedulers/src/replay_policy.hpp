@@ -16,10 +16,12 @@
 // it at its first call in a phase (lane_of: the lane's epoch is behind
 // epoch_), so the caller writes no worker's line to start a phase. prepare()
 // writes the fields the workers read (mode_ .. epoch_, one line) only where
-// they change, plus epoch_: one line a worker fetches per phase. Shared during a
-// phase: the `diverged_` flag and each worker's latest idle pass (relaxed atomics: all are hints checked again on the
-// next call) and the divergence reason (its first writer claims it: claimed_). Everything else is written between phases on
-// the thread that calls runtime::run.
+// they change, plus epoch_: one line a worker fetches per phase. Shared
+// during a phase: the `diverged_` flag and each worker's latest idle pass
+// (relaxed atomics: all are hints checked again on the next call), and the
+// divergence or release reason (its first writer claims it: claimed_).
+// Everything else is written between phases on the thread that calls
+// runtime::run.
 //
 // Nesting. Under stows a worker waiting in a sync may start its next
 // template segment there only if the template ran it inside the segment it

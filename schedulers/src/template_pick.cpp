@@ -22,20 +22,10 @@ template_pick::verdict template_pick::offer(std::shared_ptr<const steal_tree::tr
   }
   const bool counted = !helper_absent || ++absent_ > absent_allowance;
   if (counted) ++tries_;
-  // Balanced beats unbalanced; of balanced runs the fewer steals, of the
-  // others the more balanced; of equals, the first.
-  const bool better = !best_tree_ || (balanced != best_balanced_
-                                          ? balanced
-                                          : balanced ? extra < best_extra_steals_
-                                                     : replay_knobs::more_balanced(balance.idle_workers,
-                                                                                   balance.max_over_fair,
-                                                                                   best_.idle_workers,
-                                                                                   best_.max_over_fair));
-  if (better) {
+  if (beats_best(balanced, extra, balance)) {
     best_tree_ = std::move(fresh);
     best_ = balance;
     best_balanced_ = balanced;
-    best_extra_steals_ = extra;
     best_run_ = run;
   }
   if (tries_ < bound) {
@@ -43,16 +33,24 @@ template_pick::verdict template_pick::offer(std::shared_ptr<const steal_tree::tr
     keep_recording.counted = counted;
     return keep_recording;
   }
-  verdict v{std::move(best_tree_), best_run_, best_, true, counted, best_balanced_, best_extra_steals_};
+  const std::uint64_t best_extra = best_balanced_ ? extra_steals_of(*best_tree_) : 0;
+  verdict v{std::move(best_tree_), best_run_, best_, true, counted, best_balanced_, best_extra};
   reset();
   return v;
+}
+
+bool template_pick::beats_best(bool balanced, std::uint64_t extra, const load_balance& balance) const noexcept {
+  if (!best_tree_) return true;
+  if (balanced != best_balanced_) return balanced;
+  if (balanced) return extra < extra_steals_of(*best_tree_);
+  return replay_knobs::more_balanced(balance.idle_workers, balance.max_over_fair, best_.idle_workers,
+                                     best_.max_over_fair);
 }
 
 void template_pick::reset() noexcept {
   best_tree_.reset();
   best_ = {};
   best_balanced_ = false;
-  best_extra_steals_ = 0;
   best_run_ = 0;
   tries_ = 0;
   absent_ = 0;
