@@ -194,8 +194,10 @@ TEST(replay_grace, a_released_run_leaves_evolve_converged_on_its_template) {
 // Phases of two empty tasks for worker 1, with the grace on: the root often
 // syncs before worker 1 has joined (released at once:
 // test_absent_thief_release) or taken its tasks, and worker 1 races the
-// root's take-back. Whichever wins, every task runs once, the run is a
-// replay or a release, and a release names one of the late-worker reasons.
+// root's take-back; on a loaded machine (TSan in CI) the root can also be
+// descheduled before it posts, and worker 1 gives up waiting for its mail.
+// Whichever wins, every task runs once, the run is a replay or a release,
+// and a release names one of the three late-worker reasons.
 // A stress of that race (TSan), not of what the timing gives.
 TEST(replay_grace, tiny_phases_finish_whoever_wins_the_take_back) {
   cws::runtime rt(with_grace(grace_us));
@@ -214,7 +216,8 @@ TEST(replay_grace, tiny_phases_finish_whoever_wins_the_take_back) {
       ++released;
       const bool late = r.reason.starts_with("worker 0 reached a sync before worker 1, the thief of its designated "
                                              "task, had joined the phase") ||
-                        r.reason.starts_with("worker 0 waited over 1000 us in a sync");
+                        r.reason.starts_with("worker 0 waited over 1000 us in a sync") ||
+                        r.reason.starts_with("worker 1 waited over 1000 us for a designated task that had not come");
       EXPECT_TRUE(late) << "run " << run << ": " << r.reason;
     } else {
       ASSERT_EQ(r.ran_as, cws::ran_as::stows) << "run " << run << ": " << r.label() << ": " << r.reason;
