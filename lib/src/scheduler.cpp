@@ -197,10 +197,13 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   task* root = w0.pool().allocate();
   root->emplace([fn, arg] { fn(arg); });
 
+  const bool alone = workers_.size() == 1 || policy.runs_alone();  // see Alone in the header
   const auto t0 = clock::now();
   active_.store(true, std::memory_order_release);
-  joined_.store((std::uint64_t{epoch} << 32) | phase_open, std::memory_order_release);
-  wake_helpers();
+  if (!alone) {
+    joined_.store((std::uint64_t{epoch} << 32) | phase_open, std::memory_order_release);
+    wake_helpers();
+  }
 
   tls_worker = &w0;
   tls_pool = &w0.pool();
@@ -215,7 +218,7 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   // Only helpers asleep inside the phase need a wake-up, and sleepers_ says
   // whether there are any: one read of a line nobody writes while everyone
   // spins, instead of one read per helper (the pair with worker::park).
-  const bool joined = (joined_.fetch_and(~phase_open, std::memory_order_acq_rel) & helpers_in) != 0;
+  const bool joined = !alone && (joined_.fetch_and(~phase_open, std::memory_order_acq_rel) & helpers_in) != 0;
   active_.store(false, std::memory_order_seq_cst);
   if (sleepers_.load(std::memory_order_seq_cst) != 0) wake_all();
   w0.seal_touches();  // while the helpers seal theirs

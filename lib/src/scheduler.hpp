@@ -28,6 +28,12 @@
 // phase the caller finishes alone never waits for a thread the OS has not
 // run yet.
 //
+// Alone. A phase the policy runs alone (scheduling_policy::runs_alone) is
+// never opened to the helpers: epoch_ does not move and joined_ stays
+// closed, so none wakes or joins, and the caller neither closes it nor waits
+// for anyone. Worker 0 still arms itself with the phase's epoch (epoch_ + 1):
+// no helper holds that value until the next opened phase, which reuses it.
+//
 // End. When the root returns every task of the phase has finished (implicit
 // syncs); run() closes the phase (clears the open bit: no helper joins from
 // here on, so none arms itself only to find the phase over), lowers active_

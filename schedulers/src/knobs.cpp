@@ -57,6 +57,11 @@ constexpr env_knobs::knob variables[] = {
        knobs_of(c).replay.template_tries =
            parse_ranged(n, v, 0, 1000, "an integer (0..1000; 1 = adopt the first run, 0 = auto)");
      }},
+    {"CWS_REPLAY_ALONE_US",
+     [](runtime_config& c, const char* n, std::string_view v) {
+       knobs_of(c).replay.alone_us =
+           parse_ranged(n, v, 0, 1000000, "microseconds (1..1000000), or 0 to never run a replay alone");
+     }},
     {"CWS_HINTED_HET",
      [](runtime_config& c, const char* n, std::string_view v) { knobs_of(c).hinted.het = parse_bool(n, v); }},
     {"CWS_HINTED_HET_LIMIT",
@@ -77,11 +82,12 @@ class knobs_description final : public runtime_extension {
     const replay_knobs& r = k.replay;
     text_ = fmt::format(
         "replay:   evolve bound {}, slowdown {} %, balance {} %, relocalize {}, contention {}; stall {} ms, "
-        "grace {}, elide {}, coarsen tries {}, template tries {}\n",
+        "grace {}, elide {}, coarsen tries {}, template tries {}, alone {}\n",
         r.evolve_bound, r.evolve_slowdown_pct, r.evolve_balance_pct, on_off(r.evolve_relocalize),
         on_off(r.evolve_contention), r.stall_ms,
         r.grace_us != 0 ? fmt::format("{} us", r.grace_us) : std::string("off"), on_off(r.elide), r.coarsen_tries,
-        r.template_tries != 0 ? std::to_string(r.template_tries) : std::string("auto (5 on one NUMA node, else 1)"));
+        r.template_tries != 0 ? std::to_string(r.template_tries) : std::string("auto (5 on one NUMA node, else 1)"),
+        r.alone_us != 0 ? fmt::format("timed up to {} us", r.alone_us) : std::string("off"));
     text_ += fmt::format("hinted:   het {} (limit {}), relaxed {}\n", on_off(k.hinted.het), k.hinted.het_limit,
                          on_off(k.hinted.relaxed));
   }

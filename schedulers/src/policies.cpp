@@ -19,7 +19,9 @@
 #include "cws/schedulers/knobs.hpp"
 #include "cws/schedulers/policies.hpp"
 #include "cws/schedulers/schedule_store.hpp"
+#include "cws/steal_tree/coarsen.hpp"
 #include "cws/steal_tree/recorder.hpp"
+#include "alone_trial.hpp"
 #include "evolve_controller.hpp"
 #include "format_into.hpp"
 #include "hinted_engine.hpp"
@@ -66,6 +68,7 @@ class replay_policy final : public scheduling_policy {
 
   std::string_view name() const noexcept override { return kind_.name; }
   bool routes_spawns() const noexcept override { return engine_.routes(); }
+  bool runs_alone() const noexcept override { return alone_; }
   // evolve-hinted records its first template (and any fresh start) under `hinted`.
   bool routes_hints() const noexcept override { return hinting_; }
   place_target place_for(worker_view& view, const hint_home& home) override { return hinted_->place_for(view, home); }
@@ -113,6 +116,8 @@ class replay_policy final : public scheduling_policy {
   // A plan for `t` in the storage of a plan no longer in use.
   std::shared_ptr<const detail::template_plan> compile_pooled(std::shared_ptr<const steal_tree::tree> t);
   replay_mode mode_of_run(bool has_template) const noexcept;
+  // stows, stuws: whether this run of `chosen` goes alone (alone_trial.hpp).
+  bool run_alone(const std::shared_ptr<const steal_tree::tree>& chosen);
 
   // --- end_phase's steps
   const steal_tree::phase_record* recorded_run(std::uint64_t iteration) const noexcept;
@@ -150,6 +155,12 @@ class replay_policy final : public scheduling_policy {
   // stows and stuws: which of their random runs becomes the template (template_pick.hpp).
   const bool picks_template_ = fixed_mode_ == replay_mode::stows || fixed_mode_ == replay_mode::stuws;
   detail::template_pick pick_;
+  // stows and stuws: a small template timed against the caller alone, and
+  // the plan of its alone runs (the template without its steals: every spawn
+  // a call), compiled once per template.
+  detail::alone_trial alone_trial_;
+  std::shared_ptr<const detail::template_plan> alone_plan_;
+  bool alone_ = false;  // this run
   detail::replay_engine engine_;
   // evolve-hinted: the hinted engine its template-less runs use instead of random.
   std::unique_ptr<detail::hinted_engine> hinted_;
@@ -202,6 +213,7 @@ const steal_tree::recorder& recorder_for(const steal_tree::recorder* rec, std::s
 
 void replay_policy::begin_phase(const phase_info& info) {
   last_report_ = nullptr;
+  alone_ = false;
   const runtime_config& cfg = runtime().config();
   const steal_tree::recorder& rec = recorder_for(recorder_, info.schedule, name());
   template_from_.clear();
@@ -221,9 +233,21 @@ void replay_policy::begin_phase(const phase_info& info) {
   const bool auditing = evolve_ && evolve_->auditing() && mode == replay_mode::stows;
   if (auditing) recorder_->audit_next_phase();
   const bool elide = kind_.traits.elides && knobs_of(cfg).replay.elide && !cfg.audit && !auditing;
+  alone_ = picks_template_ && mode != replay_mode::random && run_alone(chosen);
   static const std::shared_ptr<const detail::template_plan> no_plan;  // a reference to either: no copy, no count written
-  engine_.prepare(mode, mode == replay_mode::random ? no_plan : plan_, info.workers, knobs_of(cfg).replay.stall_ms,
-                  elide, knobs_of(cfg).replay.grace_us);
+  engine_.prepare(mode, mode == replay_mode::random ? no_plan : alone_ ? alone_plan_ : plan_, info.workers,
+                  knobs_of(cfg).replay.stall_ms, elide, knobs_of(cfg).replay.grace_us);
+}
+
+bool replay_policy::run_alone(const std::shared_ptr<const steal_tree::tree>& chosen) {
+  if (alone_trial_.use(chosen, knobs_of(rt_->config()).replay.alone_us)) {
+    steal_tree::coarsen_options no_steals;
+    no_steals.max_level = 0;
+    alone_plan_ = detail::compile(store_->share(steal_tree::coarsen(*chosen, no_steals)));
+  }
+  if (!alone_trial_.alone_next()) return false;
+  template_from_ += alone_trial_.trying() ? ", timed alone" : ", run alone";
+  return true;
 }
 
 std::shared_ptr<const steal_tree::tree> replay_policy::choose_template(const phase_info& info,
@@ -317,6 +341,8 @@ void replay_policy::end_phase(run_report& r) {
   release_unused_plans();
   write_outcome(r);
   if (r.diverged()) report_divergence(r);
+  if (alone_trial_.watching() && !r.diverged() && alone_trial_.after_run(alone_, r.wall_s))
+    r.note = alone_trial_.decision();
   // A replay that took its template's steals again (most runs once a
   // schedule settled) is at distance 0 from the previous run: said without
   // computing a distance, and its tree is not copied (next_template).

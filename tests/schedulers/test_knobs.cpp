@@ -82,6 +82,8 @@ TEST(SchedulerKnobs, EachVariableSetsItsKnob) {
   EXPECT_EQ(parse({{"CWS_TEMPLATE_TRIES", "3"}}).replay.template_tries_on(4), 3u);  // set: on every machine
   EXPECT_EQ(parse({{"CWS_TEMPLATE_TRIES", "1"}}).replay.template_tries_on(1), 1u);
   EXPECT_EQ(parse({{"CWS_TEMPLATE_TRIES", "0"}}).replay.template_tries, 0u);
+  EXPECT_EQ(parse({{"CWS_REPLAY_ALONE_US", "50"}}).replay.alone_us, 50u);
+  EXPECT_EQ(parse({{"CWS_REPLAY_ALONE_US", "0"}}).replay.alone_us, 0u);  // never alone
   EXPECT_FALSE(parse({{"CWS_HINTED_HET", "false"}}).hinted.het);
   EXPECT_EQ(parse({{"CWS_HINTED_HET_LIMIT", "0"}}).hinted.het_limit, 0u);
   EXPECT_TRUE(parse({{"CWS_HINTED_RELAXED", "Yes"}}).hinted.relaxed);
@@ -102,6 +104,8 @@ TEST(SchedulerKnobs, BadValuesAreOneLineNamingWhatIsAccepted) {
   for (const char* bad : {"-1", "1001"})
     expect_rejected("CWS_TEMPLATE_TRIES", bad, "an integer (0..1000; 1 = adopt the first run, 0 = auto)");
   expect_rejected("CWS_HINTED_HET_LIMIT", "many", "a task count (0..1000000)");
+  for (const char* bad : {"-1", "1000001", "20us"})
+    expect_rejected("CWS_REPLAY_ALONE_US", bad, "microseconds (1..1000000), or 0 to never run a replay alone");
 }
 
 // The runtime reads the environment when it is created: a bad value stops it
@@ -115,7 +119,7 @@ TEST(SchedulerKnobs, BadEnvironmentValueFailsTheRuntimeCreation) {
 TEST(SchedulerKnobs, MisspellingWarningKnowsTheSchedulersNames) {
   const std::vector<std::string_view> known = cws::known_variables();
   for (const char* name : {"CWS_EVOLVE_BOUND", "CWS_EVOLVE_SLOWDOWN", "CWS_STALL_MS", "CWS_REPLAY_GRACE_US",
-                           "CWS_EVOLVE_RELOCALIZE", "CWS_EVOLVE_BALANCE", "CWS_ELIDE", "CWS_COARSEN_TRIES",
+                           "CWS_EVOLVE_RELOCALIZE", "CWS_EVOLVE_BALANCE", "CWS_ELIDE", "CWS_COARSEN_TRIES", "CWS_REPLAY_ALONE_US",
                            "CWS_HINTED_HET", "CWS_HINTED_HET_LIMIT", "CWS_HINTED_RELAXED"})
     EXPECT_NE(std::find(known.begin(), known.end(), name), known.end()) << name;
   EXPECT_TRUE(cws::unknown_variable_warnings(known).empty());
@@ -145,11 +149,11 @@ TEST(SchedulerKnobs, SetFromCodeInForceInTheRuntime) {
   // describe() shows the knobs in force.
   const std::string d = rt.describe();
   EXPECT_NE(d.find("\nreplay:   evolve bound 3, "), std::string::npos) << d;
-  EXPECT_NE(d.find(", coarsen tries 2, template tries 1\n"), std::string::npos) << d;  // the fixture's
+  EXPECT_NE(d.find(", coarsen tries 2, template tries 1, alone timed up to 20 us\n"), std::string::npos) << d;  // the fixture's
   cws::runtime_config plain;
   plain.workers = 1;
   const std::string auto_tries = cws::runtime(plain).describe();
-  EXPECT_NE(auto_tries.find(", template tries auto (5 on one NUMA node, else 1)\n"), std::string::npos) << auto_tries;
+  EXPECT_NE(auto_tries.find(", template tries auto (5 on one NUMA node, else 1), alone timed up to 20 us\n"), std::string::npos) << auto_tries;
   EXPECT_NE(d.find("\nhinted:   het on (limit 2), relaxed on\n"), std::string::npos) << d;
 }
 

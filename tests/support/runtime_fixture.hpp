@@ -24,6 +24,9 @@ inline runtime_config config(unsigned workers, std::string synthetic = {}) {
   // Likewise a strict replay's spawner would run a designated task whose
   // thief lost its core (CWS_REPLAY_GRACE_US): tested in test_replay_grace.
   schedulers::knobs_of(c).replay.grace_us = 0;
+  // And whether a small replay runs alone is decided by timing it
+  // (CWS_REPLAY_ALONE_US): tested in test_alone_trial with given times.
+  schedulers::knobs_of(c).replay.alone_us = 0;
   return c;
 }
 

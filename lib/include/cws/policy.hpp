@@ -214,6 +214,13 @@ class scheduling_policy {
   // What the relocalization asked for above did (same thread, right after it).
   virtual void relocalized(const relocalization_report&) {}
 
+  // Whether the coming phase runs on the calling thread alone (read once per
+  // phase, after begin_phase): the helpers are neither woken nor let in, and
+  // the phase costs no hand-over. For a policy whose plan for the phase has
+  // no steal (a strict replay of a template without one, which runs every
+  // spawn as a call): nothing may be routed to another worker then, since
+  // none comes to take it.
+  virtual bool runs_alone() const noexcept { return false; }
   // Whether the coming phase routes spawns (read once per phase). When false,
   // spawn pays nothing for routing and the hooks below are never called.
   virtual bool routes_spawns() const noexcept { return false; }

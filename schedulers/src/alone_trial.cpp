@@ -1,0 +1,83 @@
+#include "alone_trial.hpp"
+
+#include <algorithm>
+
+#include "format_into.hpp"
+
+namespace cws::schedulers::detail {
+
+namespace {
+double median_of(std::array<double, alone_trial::runs_per_side> v) noexcept {
+  std::sort(v.begin(), v.end());
+  return (v[(v.size() - 1) / 2] + v[v.size() / 2]) / 2;
+}
+}  // namespace
+
+bool alone_trial::use(const std::shared_ptr<const steal_tree::tree>& t, unsigned bound_us) {
+  if (t == templ_) return false;
+  templ_ = t;
+  state_ = state::off;
+  decision_.clear();
+  if (t == nullptr || bound_us == 0 || t->workers <= 1 || t->segments.size() <= 1) return false;
+  bound_s_ = bound_us * 1e-6;
+  steals_ = t->segments.size() - 1;
+  state_ = state::watching;
+  in_a_row_ = 0;
+  return true;
+}
+
+void alone_trial::start_trial() noexcept {
+  state_ = state::trying;
+  alone_runs_ = replayed_runs_ = 0;
+}
+
+bool alone_trial::alone_next() const noexcept {
+  if (state_ == state::trying) return alone_runs_ <= replayed_runs_;  // alternating, alone first
+  return state_ == state::alone;
+}
+
+bool alone_trial::after_run(bool ran_alone, double wall_s) {
+  switch (state_) {
+    case state::off:
+      return false;
+    case state::watching:
+      in_a_row_ = wall_s <= bound_s_ ? in_a_row_ + 1 : 0;
+      if (in_a_row_ >= runs_per_side) start_trial();
+      return false;
+    case state::trying:
+      if (ran_alone && alone_runs_ < runs_per_side) alone_s_[alone_runs_++] = wall_s;
+      if (!ran_alone && replayed_runs_ < runs_per_side) replayed_s_[replayed_runs_++] = wall_s;
+      if (alone_runs_ < runs_per_side || replayed_runs_ < runs_per_side) return false;
+      decide();
+      return true;
+    case state::alone:
+      in_a_row_ = wall_s > bound_s_ ? in_a_row_ + 1 : 0;
+      if (in_a_row_ >= runs_per_side) {
+        state_ = state::watching;
+        in_a_row_ = 0;
+        format_into(decision_, "replayed again: {} runs alone in a row took over {:.0f} us", runs_per_side,
+                    bound_s_ * 1e6);
+        return true;
+      }
+      break;
+    case state::replayed:
+      break;
+  }
+  if (++since_decision_ >= runs_between_trials) {
+    state_ = state::watching;
+    in_a_row_ = 0;
+  }
+  return false;
+}
+
+void alone_trial::decide() {
+  const double alone = median_of(alone_s_), replayed = median_of(replayed_s_);
+  state_ = alone <= replayed ? state::alone : state::replayed;
+  format_into(decision_, "{}: median {:.1f} us alone against {:.1f} us replaying its {} steal{} ({} runs each)",
+              state_ == state::alone ? "alone" : "replayed", alone * 1e6, replayed * 1e6, steals_,
+              steals_ == 1 ? "" : "s", runs_per_side);
+  since_decision_ = 0;
+  in_a_row_ = 0;
+}
+
+}  // namespace cws::schedulers::detail
