@@ -240,7 +240,16 @@ void replay_policy::begin_phase(const phase_info& info) {
 }
 
 bool replay_policy::run_alone(const std::shared_ptr<const steal_tree::tree>& chosen) {
-  if (alone_trial_.use(chosen, knobs_of(rt_->config()).replay.alone_us)) {
+  const unsigned bound_us = knobs_of(rt_->config()).replay.alone_us;
+  // A template without a steal keeps every task on the caller: under a
+  // strict replay the helpers would only wake to find nothing they may run.
+  if (chosen->segments.size() == 1 && bound_us != 0) {
+    alone_trial_.use(nullptr, bound_us);  // a template with steals later starts its trial afresh
+    if (alone_plan_ != plan_) alone_plan_ = plan_;
+    template_from_ += ", run alone";
+    return true;
+  }
+  if (alone_trial_.use(chosen, bound_us)) {
     steal_tree::coarsen_options no_steals;
     no_steals.max_level = 0;
     alone_plan_ = detail::compile(store_->share(steal_tree::coarsen(*chosen, no_steals)));

@@ -222,6 +222,37 @@ TEST(alone_policy, stows_times_a_short_template_alone_and_follows_the_decision) 
   }
 }
 
+// A template without a steal runs alone from its first replay: under a
+// strict replay the helpers would find nothing they may run. A template
+// with steals after it starts its own trial.
+TEST(alone_policy, a_template_without_steals_runs_alone_at_once) {
+  cws::runtime rt(alone_up_to(1000000));
+  auto& store = cs::store_of(rt);
+  store.seed("ab", cws::test::root_only(2), "hand-built, no steal");
+  auto& s = rt.schedule("ab", cws::policy::stows);
+  for (int run = 0; run < 5; ++run) {
+    two_tasks p;
+    const cws::run_report& r = run_two(rt, s, p);
+    ASSERT_EQ(r.ran_as, cws::ran_as::stows) << r.reason;
+    EXPECT_EQ(r.workers_joined, 1u) << "run " << run;
+    EXPECT_EQ(p.ran.load(), 2u);
+    EXPECT_EQ(p.off_caller.load(), 0u);
+    EXPECT_EQ(r.template_from, "hand-built, no steal, run alone");
+  }
+  store.seed("ab", cws::test::root_handing_spawn_to(2, 0, 1), "hand-built");
+  for (unsigned run = 0; run < per_side; ++run) {
+    two_tasks p;
+    const cws::run_report& r = run_two(rt, s, p);
+    EXPECT_EQ(r.designated(), 1u) << "watching run " << run;
+    EXPECT_EQ(p.off_caller.load(), 1u);
+  }
+  two_tasks p;
+  const cws::run_report& r = run_two(rt, s, p);
+  EXPECT_EQ(r.template_from, "hand-built, timed alone");
+  EXPECT_EQ(r.workers_joined, 1u);
+  EXPECT_EQ(p.off_caller.load(), 0u);
+}
+
 // Phases that cannot be short (a task sleeps past the bound) are never
 // tried alone; nor are any with the knob at 0 (the test fixture's).
 TEST(alone_policy, long_phases_and_a_zero_bound_always_replay) {
