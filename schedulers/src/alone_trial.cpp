@@ -63,7 +63,13 @@ bool alone_trial::after_run(bool ran_alone, double wall_s) {
     case state::replayed:
       break;
   }
-  if (++since_decision_ >= runs_between_trials) {
+  if (++since_decision_ < runs_between_trials) return false;
+  // Alone runs stayed under the bound: tried again at once, so that the
+  // replays the check needs are alternated with alone runs, not run in a row
+  // (evolve's slowdown watch would see those as a slowdown).
+  if (state_ == state::alone) {
+    start_trial();
+  } else {
     state_ = state::watching;
     in_a_row_ = 0;
   }

@@ -16,8 +16,9 @@
 //   alone     every run alone, until `runs_per_side` of them in a row take
 //             over the bound (the phase grew: back to watching);
 //   replayed  the template, as before the trial;
-// and `runs_between_trials` runs after a decision it is checked again from
-// watching, so a wrong pick costs a bounded share of runs.
+// and `runs_between_trials` runs after a decision it is checked again (a
+// new trial after alone runs, watching after replayed ones), so a wrong pick
+// costs a bounded share of runs.
 //
 // Between phases only, on the thread that calls runtime::run.
 #include <array>

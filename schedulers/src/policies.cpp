@@ -158,6 +158,9 @@ class replay_policy final : public scheduling_policy {
   // stows and stuws: a small template timed against the caller alone, and
   // the plan of its alone runs (the template without its steals: every spawn
   // a call), compiled once per template.
+  // Not coarsen: its search times the pruned templates themselves.
+  const bool times_alone_ = picks_template_ || kind_.kind == replay_kind::evolve ||
+                            kind_.kind == replay_kind::evolve_hinted;
   detail::alone_trial alone_trial_;
   std::shared_ptr<const detail::template_plan> alone_plan_;
   bool alone_ = false;  // this run
@@ -233,7 +236,8 @@ void replay_policy::begin_phase(const phase_info& info) {
   const bool auditing = evolve_ && evolve_->auditing() && mode == replay_mode::stows;
   if (auditing) recorder_->audit_next_phase();
   const bool elide = kind_.traits.elides && knobs_of(cfg).replay.elide && !cfg.audit && !auditing;
-  alone_ = picks_template_ && mode != replay_mode::random && run_alone(chosen);
+  alone_ = times_alone_ && (mode == replay_mode::stows || mode == replay_mode::stuws) && !auditing &&
+           (!evolve_ || state_->converged) && run_alone(chosen);
   static const std::shared_ptr<const detail::template_plan> no_plan;  // a reference to either: no copy, no count written
   engine_.prepare(mode, mode == replay_mode::random ? no_plan : alone_ ? alone_plan_ : plan_, info.workers,
                   knobs_of(cfg).replay.stall_ms, elide, knobs_of(cfg).replay.grace_us);
@@ -428,6 +432,7 @@ void replay_policy::plan_relocalization(const run_report& r, bool recorded) {
   relocalize_ = kind_.traits.evolves && knobs_of(rt_->config()).replay.evolve_relocalize && recorded &&
                 !(evolve_ && evolve_->probing()) &&  // a probe's random run is no template: the pages stay
                 !r.released() &&                     // nor is a released one
+                !alone_ &&                           // nor one on the caller alone: its touches are all there
                 (!relocalizing_stows_ || !s.pages_settled);
 }
 

@@ -104,7 +104,9 @@ TEST(alone_trial, alone_runs_that_grew_go_back_to_the_template) {
   EXPECT_FALSE(t.trying());
 }
 
-// A decision holds for runs_between_trials runs, then the phase is watched again.
+// A decision holds for runs_between_trials runs: then replayed phases are
+// watched again, and alone ones tried again at once (alternating, so that
+// the replays are not run in a row).
 TEST(alone_trial, the_decision_is_checked_again_after_its_runs) {
   alone_trial t;
   t.use(one_steal(), 20);
@@ -114,7 +116,14 @@ TEST(alone_trial, the_decision_is_checked_again_after_its_runs) {
   EXPECT_FALSE(t.trying());
   t.after_run(false, 3e-6);
   watch_short_runs(t);
-  EXPECT_TRUE(run_trial(t, 1e-6, 3e-6));
+  ASSERT_TRUE(run_trial(t, 1e-6, 3e-6));
+  for (std::uint64_t i = 0; i + 1 < alone_trial::runs_between_trials; ++i) {
+    ASSERT_TRUE(t.alone_next());
+    t.after_run(true, 1e-6);
+  }
+  t.after_run(true, 1e-6);
+  EXPECT_TRUE(t.trying());
+  EXPECT_FALSE(run_trial(t, 6e-6, 3e-6));
 }
 
 TEST(alone_trial, a_new_template_starts_over_and_the_same_one_does_not) {
@@ -251,6 +260,34 @@ TEST(alone_policy, a_template_without_steals_runs_alone_at_once) {
   EXPECT_EQ(r.template_from, "hand-built, timed alone");
   EXPECT_EQ(r.workers_joined, 1u);
   EXPECT_EQ(p.off_caller.load(), 0u);
+}
+
+// A converged evolve replays under stows, so it times its template alone too:
+// an alone run keeps it converged on the same template. (Nor does an alone
+// run relocalize: its touches are all the caller's. These phases declare
+// none, so that part is not what this test checks.)
+TEST(alone_policy, converged_evolve_times_alone_and_stays_converged) {
+  cws::runtime rt(alone_up_to(1000000));
+  auto& store = cs::store_of(rt);
+  store.seed("ab", cws::test::root_handing_spawn_to(2, 0, 1), "hand-built");
+  store.mark_converged("ab");
+  const auto templ = store.at("ab").templ;
+  auto& s = rt.schedule("ab", cws::policy::evolve);
+  for (unsigned run = 0; run <= per_side; ++run) {
+    two_tasks p;
+    const cws::run_report& r = run_two(rt, s, p);
+    ASSERT_EQ(r.ran_as, cws::ran_as::stows) << r.reason;
+    EXPECT_TRUE(r.converged);
+    EXPECT_EQ(store.at("ab").templ, templ);
+    if (run < per_side) {
+      EXPECT_EQ(r.designated(), 1u) << "watching run " << run;
+      continue;
+    }
+    EXPECT_EQ(r.workers_joined, 1u);
+    EXPECT_EQ(p.off_caller.load(), 0u);
+    EXPECT_EQ(r.relocalization(), nullptr);
+    EXPECT_NE(r.template_from.find(", timed alone"), std::string::npos) << r.template_from;
+  }
 }
 
 // Phases that cannot be short (a task sleeps past the bound) are never
