@@ -28,11 +28,11 @@ bool alone_trial::use(const std::shared_ptr<const steal_tree::tree>& t, unsigned
 
 void alone_trial::start_trial() noexcept {
   state_ = state::trying;
-  alone_runs_ = replayed_runs_ = 0;
+  trial_run_ = alone_runs_ = replayed_runs_ = 0;
 }
 
 bool alone_trial::alone_next() const noexcept {
-  if (state_ == state::trying) return alone_runs_ <= replayed_runs_;  // alternating, alone first
+  if (state_ == state::trying) return trial_run_ / (block_timed + 1) % 2 == 0;  // blocks, alone first
   return state_ == state::alone;
 }
 
@@ -45,9 +45,14 @@ bool alone_trial::after_run(bool ran_alone, double wall_s) {
       if (in_a_row_ >= runs_per_side) start_trial();
       return false;
     case state::trying:
-      if (ran_alone && alone_runs_ < runs_per_side) alone_s_[alone_runs_++] = wall_s;
-      if (!ran_alone && replayed_runs_ < runs_per_side) replayed_s_[replayed_runs_++] = wall_s;
-      if (alone_runs_ < runs_per_side || replayed_runs_ < runs_per_side) return false;
+      if (ran_alone != alone_next()) return false;  // not the trial's run (a caller's mistake): not counted
+      if (trial_run_++ % (block_timed + 1) != 0) {  // a block's first run is untimed
+        if (ran_alone)
+          alone_s_[alone_runs_++] = wall_s;
+        else
+          replayed_s_[replayed_runs_++] = wall_s;
+      }
+      if (trial_run_ < trial_runs) return false;
       decide();
       return true;
     case state::alone:
@@ -65,8 +70,8 @@ bool alone_trial::after_run(bool ran_alone, double wall_s) {
   }
   if (++since_decision_ < runs_between_trials) return false;
   // Alone runs stayed under the bound: tried again at once, so that the
-  // replays the check needs are alternated with alone runs, not run in a row
-  // (evolve's slowdown watch would see those as a slowdown).
+  // replays the check needs come in blocks between alone ones, not 8 or
+  // more in a row (evolve's slowdown watch would see those as a slowdown).
   if (state_ == state::alone) {
     start_trial();
   } else {

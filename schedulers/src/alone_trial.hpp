@@ -10,9 +10,15 @@
 // phase, so it is measured, not guessed:
 //   watching  a template with steals: once `runs_per_side` replays in a row
 //             took at most CWS_REPLAY_ALONE_US each, a trial starts;
-//   trying    the next runs alternate between the caller alone and the
-//             template until each side has `runs_per_side` clean runs; the
-//             side with the lower median wall time is kept;
+//   trying    the next runs alternate in blocks between the caller alone
+//             and the template, alone first, until each side has
+//             `runs_per_side` timed runs; the side with the lower median
+//             wall time is kept. A block is one untimed run, then
+//             `block_timed` timed ones: the first run after a switch finds
+//             the data the other side left in the other cores' caches
+//             (alternating single runs made a 64 KiB phase alone look 3
+//             times slower than alone in a row), and blocks still spread
+//             a burst of noise over both sides;
 //   alone     every run alone, until `runs_per_side` of them in a row take
 //             over the bound (the phase grew: back to watching);
 //   replayed  the template, as before the trial;
@@ -33,6 +39,9 @@ namespace cws::schedulers::detail {
 class alone_trial {
  public:
   static constexpr unsigned runs_per_side = 8;
+  static constexpr unsigned block_timed = 4;  // timed runs per block, after one untimed
+  static constexpr unsigned trial_runs = 2 * (runs_per_side / block_timed) * (block_timed + 1);
+  static_assert(runs_per_side % block_timed == 0);
   static constexpr std::uint64_t runs_between_trials = 4096;
 
   // The template the coming runs replay (null: none). The same tree as
@@ -63,6 +72,7 @@ class alone_trial {
   double bound_s_ = 0;
   std::size_t steals_ = 0;
   std::array<double, runs_per_side> alone_s_{}, replayed_s_{};
+  unsigned trial_run_ = 0;  // of trial_runs; which side and whether timed follow from it
   unsigned alone_runs_ = 0, replayed_runs_ = 0;
   unsigned in_a_row_ = 0;  // watching: short runs; alone: long ones
   std::uint64_t since_decision_ = 0;

@@ -24,6 +24,11 @@ namespace {
 namespace cs = cws::schedulers;
 using cs::detail::alone_trial;
 constexpr unsigned per_side = alone_trial::runs_per_side;
+constexpr unsigned trial_runs = alone_trial::trial_runs;
+
+// The trial's run i goes alone: blocks of an untimed run and block_timed
+// timed ones, alone first.
+bool alone_in_trial(unsigned i) { return i / (alone_trial::block_timed + 1) % 2 == 0; }
 
 std::shared_ptr<const cws::steal_tree::tree> one_steal() {
   return std::make_shared<const cws::steal_tree::tree>(cws::test::root_handing_spawn_to(2, 0, 1));
@@ -38,13 +43,16 @@ void watch_short_runs(alone_trial& t) {
   ASSERT_TRUE(t.trying());
 }
 
-// The trial: alone first, alternating; alone runs take `alone_s`, replayed ones `replayed_s`.
+// The trial: blocks, alone first; alone runs take `alone_s`, replayed ones
+// `replayed_s`, and the untimed first run of each block 1 s (it must not count).
 bool run_trial(alone_trial& t, double alone_s, double replayed_s) {
-  for (unsigned i = 0; i < 2 * per_side; ++i) {
+  EXPECT_EQ(trial_runs, 20u);
+  for (unsigned i = 0; i < trial_runs; ++i) {
     const bool alone = t.alone_next();
-    EXPECT_EQ(alone, i % 2 == 0) << "trial run " << i;
-    const bool decided = t.after_run(alone, alone ? alone_s : replayed_s);
-    EXPECT_EQ(decided, i + 1 == 2 * per_side) << "trial run " << i;
+    EXPECT_EQ(alone, alone_in_trial(i)) << "trial run " << i;
+    const bool untimed = i % (alone_trial::block_timed + 1) == 0;
+    const bool decided = t.after_run(alone, untimed ? 1.0 : alone ? alone_s : replayed_s);
+    EXPECT_EQ(decided, i + 1 == trial_runs) << "trial run " << i;
   }
   return t.alone_next();
 }
@@ -72,9 +80,9 @@ TEST(alone_trial, one_slow_run_does_not_decide) {
   alone_trial t;
   t.use(one_steal(), 20);
   watch_short_runs(t);
-  for (unsigned i = 0; i < 2 * per_side; ++i) {
+  for (unsigned i = 0; i < trial_runs; ++i) {
     const bool alone = t.alone_next();
-    t.after_run(alone, alone ? (i == 0 ? 5e-3 : 1e-6) : 2e-6);
+    t.after_run(alone, alone ? (i == 1 ? 5e-3 : 1e-6) : 2e-6);
   }
   EXPECT_TRUE(t.alone_next()) << t.decision();
 }
@@ -183,7 +191,7 @@ const cws::run_report& run_two(cws::runtime& rt, cws::schedule& s, two_tasks& p,
 
 // With a bound no phase exceeds, the 9th replay goes alone (the trial's
 // first run): no helper joins, every task runs on the caller, nothing is
-// designated, the template stays. The trial then alternates, and after it
+// designated, the template stays. The trial then alternates blocks, and after it
 // every run follows the decision its note states.
 TEST(alone_policy, stows_times_a_short_template_alone_and_follows_the_decision) {
   cws::runtime rt(alone_up_to(1000000));
@@ -199,12 +207,12 @@ TEST(alone_policy, stows_times_a_short_template_alone_and_follows_the_decision) 
     EXPECT_EQ(p.off_caller.load(), 1u);
   }
   std::string decision;
-  for (unsigned run = 0; run < 2 * per_side; ++run) {
+  for (unsigned run = 0; run < trial_runs; ++run) {
     two_tasks p;
     const cws::run_report& r = run_two(rt, s, p);
     ASSERT_EQ(r.ran_as, cws::ran_as::stows) << r.reason;
     ASSERT_EQ(p.ran.load(), 2u);
-    if (run % 2 == 0) {
+    if (alone_in_trial(run)) {
       EXPECT_EQ(r.workers_joined, 1u) << "trial run " << run;
       EXPECT_EQ(r.designated(), 0u);
       EXPECT_EQ(p.off_caller.load(), 0u);
@@ -216,7 +224,7 @@ TEST(alone_policy, stows_times_a_short_template_alone_and_follows_the_decision) 
       EXPECT_EQ(r.template_from, "hand-built");
     }
     EXPECT_EQ(store.at("ab").templ, templ);
-    if (run + 1 == 2 * per_side) decision = r.note;
+    if (run + 1 == trial_runs) decision = r.note;
   }
   const bool alone = decision.starts_with("alone: median ");
   ASSERT_TRUE(alone || decision.starts_with("replayed: median ")) << decision;
