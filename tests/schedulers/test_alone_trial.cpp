@@ -43,6 +43,14 @@ void watch_short_runs(alone_trial& t) {
   ASSERT_TRUE(t.trying());
 }
 
+// A trial of a one-steal template under a 20 us bound, past its watching.
+alone_trial trying_one_steal() {
+  alone_trial t;
+  t.use(one_steal(), 20);
+  watch_short_runs(t);
+  return t;
+}
+
 // The trial: blocks, alone first; alone runs take `alone_s`, replayed ones
 // `replayed_s`, and the untimed first run of each block 1 s (it must not count).
 bool run_trial(alone_trial& t, double alone_s, double replayed_s) {
@@ -68,18 +76,14 @@ TEST(alone_trial, a_short_phase_is_tried_alone_and_the_faster_side_is_kept) {
     EXPECT_FALSE(t.after_run(true, 1e-6));
   }
 
-  alone_trial slower;
-  slower.use(one_steal(), 20);
-  watch_short_runs(slower);
+  alone_trial slower = trying_one_steal();
   EXPECT_FALSE(run_trial(slower, 6e-6, 3e-6));
   EXPECT_EQ(slower.decision(), "replayed: median 6.0 us alone against 3.0 us replaying its 1 steal (8 runs each)");
 }
 
 // A median, not a mean: one descheduled run on the alone side does not decide.
 TEST(alone_trial, one_slow_run_does_not_decide) {
-  alone_trial t;
-  t.use(one_steal(), 20);
-  watch_short_runs(t);
+  alone_trial t = trying_one_steal();
   for (unsigned i = 0; i < trial_runs; ++i) {
     const bool alone = t.alone_next();
     t.after_run(alone, alone ? (i == 1 ? 5e-3 : 1e-6) : 2e-6);
@@ -100,9 +104,7 @@ TEST(alone_trial, a_long_run_while_watching_starts_the_count_again) {
 
 // The phase grew past the bound: alone runs stop, and the template replays.
 TEST(alone_trial, alone_runs_that_grew_go_back_to_the_template) {
-  alone_trial t;
-  t.use(one_steal(), 20);
-  watch_short_runs(t);
+  alone_trial t = trying_one_steal();
   ASSERT_TRUE(run_trial(t, 1e-6, 3e-6));
   for (unsigned i = 0; i + 1 < per_side; ++i) EXPECT_FALSE(t.after_run(true, 50e-6));
   EXPECT_TRUE(t.alone_next());
@@ -113,12 +115,10 @@ TEST(alone_trial, alone_runs_that_grew_go_back_to_the_template) {
 }
 
 // A decision holds for runs_between_trials runs: then replayed phases are
-// watched again, and alone ones tried again at once (alternating, so that
-// the replays are not run in a row).
+// watched again, and alone ones tried again at once (in blocks, so that
+// the replays do not come 8 in a row).
 TEST(alone_trial, the_decision_is_checked_again_after_its_runs) {
-  alone_trial t;
-  t.use(one_steal(), 20);
-  watch_short_runs(t);
+  alone_trial t = trying_one_steal();
   ASSERT_FALSE(run_trial(t, 6e-6, 3e-6));
   for (std::uint64_t i = 0; i + 1 < alone_trial::runs_between_trials; ++i) t.after_run(false, 3e-6);
   EXPECT_FALSE(t.trying());
