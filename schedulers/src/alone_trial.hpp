@@ -42,7 +42,7 @@ class alone_trial {
   static constexpr unsigned block_timed = 4;  // timed runs per block, after one untimed
   static constexpr unsigned trial_runs = 2 * (runs_per_side / block_timed) * (block_timed + 1);
   static_assert(runs_per_side % block_timed == 0);
-  static constexpr std::uint64_t runs_between_trials = 4096;
+  static constexpr std::uint64_t runs_between_trials = 1024;
 
   // The template the coming runs replay (null: none). The same tree as
   // before keeps the trial where it is; another one starts over, watching
