@@ -9,12 +9,15 @@
 #include <string>
 
 #include "cws/cws.hpp"
+#include "cws/schedulers/knobs.hpp"
+#include "cws/schedulers/schedule_store.hpp"
 #include "cws/steal_tree/analysis.hpp"
 #include "cws/steal_tree/coarsen.hpp"
 #include "cws/steal_tree/recorder.hpp"
 #include "cws/traces/trace_file.hpp"
 #include "helpers.hpp"
 #include "support/runtime_fixture.hpp"
+#include "support/steal_tree_builders.hpp"
 
 namespace {
 
@@ -220,6 +223,46 @@ TEST(RuntimeIo, LoadTracesKeepsTheFileAndChecksTheWorkerCount) {
               }).rfind(dir.file("no/dir/x.cwst") + ": cannot write", 0),
               0u);
   }
+}
+
+// A schedule's runs that stole are its template in a file, not a later run
+// that stole nothing: here the 9th replay of a small phase ran on the caller
+// alone (CWS_REPLAY_ALONE_US, the trial's first run). A schedule none of
+// whose runs stole is seeded with its latest run, as before.
+TEST(RuntimeIo, LoadTracesSeedsFromARunThatStole) {
+  cws::test::scratch_dir dir;
+  const std::string path = dir.file("alone.cwst");
+  {
+    cws::runtime_config cfg = cws::test::config(2);
+    cws::schedulers::knobs_of(cfg).replay.alone_us = 1000000;  // every phase is short: the trial starts at the 9th
+    cws::runtime rt(cfg);
+    auto& store = cws::schedulers::store_of(rt);
+    store.seed("ab", cws::test::root_handing_spawn_to(2, 0, 1), "hand-built");
+    store.seed("serial", cws::test::root_only(2), "hand-built, no steal");
+    auto& ab = rt.schedule("ab", cws::policy::stows);
+    auto& serial = rt.schedule("serial", cws::policy::stows);
+    auto two = [] {
+      cws::spawn([] {});
+      cws::spawn([] {});
+      cws::sync();
+    };
+    for (int run = 0; run < 8; ++run) ASSERT_EQ(rt.run(ab, two).designated(), 1u) << run;
+    const cws::run_report& alone = rt.run(ab, two);
+    ASSERT_EQ(alone.workers_joined, 1u) << alone.template_from;
+    ASSERT_EQ(alone.designated(), 0u);
+    for (int run = 0; run < 3; ++run) ASSERT_EQ(rt.run(serial, two).workers_joined, 1u);
+    rt.save_traces(path);
+  }
+  cws::runtime rt(cws::test::config(2));
+  rt.load_traces(path);
+  const auto& ab = cws::schedulers::store_of(rt).at("ab");
+  ASSERT_NE(ab.templ, nullptr);
+  EXPECT_EQ(ab.templ->segments.size(), 2u);
+  EXPECT_NE(ab.template_from.find(", run #7"), std::string::npos) << ab.template_from;
+  const auto& serial = cws::schedulers::store_of(rt).at("serial");
+  ASSERT_NE(serial.templ, nullptr);
+  EXPECT_EQ(serial.templ->segments.size(), 1u);
+  EXPECT_NE(serial.template_from.find(", run #2"), std::string::npos) << serial.template_from;
 }
 
 TEST(RuntimeIo, RecordingOffRefusesToSave) {

@@ -125,10 +125,25 @@ converged_pick converged_run(const std::vector<const steal_tree::phase_record*>&
                             replays, best.max_share_ratio, best.idle_workers, latest->iteration)};
 }
 
+// The runs of a schedule a template is taken from: those that stole, when
+// any did. A run that stole nothing on several workers (a small phase its
+// replay ran on the caller alone, or one whose helpers never came) says
+// only "run everything on the caller": seeded, it would run every later
+// phase alone, with no trial (replay.md, "Small phases alone"), while the
+// schedule's template is in its runs that stole. A schedule none of whose
+// runs stole keeps them all.
+std::vector<const steal_tree::phase_record*> template_candidates(const std::vector<const steal_tree::phase_record*>& runs) {
+  std::vector<const steal_tree::phase_record*> stole;
+  for (const steal_tree::phase_record* r : runs)
+    if (r->steals.segments.size() > 1 || r->steals.workers <= 1) stole.push_back(r);
+  return stole.empty() ? runs : stole;
+}
+
 }  // namespace
 
-// Every schedule in the file gets its latest run as template: a solver
-// reuses a converged schedule across program runs.
+// Every schedule in the file gets its latest run as template (its latest
+// that stole, when any did: template_candidates): a solver reuses a
+// converged schedule across program runs.
 load_summary load_traces(runtime& rt, const std::string& path, const load_options& options) {
   trace_file f = read(path);
   // A file of another worker count is not refused: its templates are
@@ -144,7 +159,8 @@ load_summary load_traces(runtime& rt, const std::string& path, const load_option
   schedulers::schedule_store& store = schedulers::store_of(rt);
   const schedulers::replay_knobs& knobs = schedulers::knobs_of(rt.config()).replay;
   load_summary summary;
-  for (const auto& [name, of] : runs) {
+  for (const auto& [name, all] : runs) {
+    const std::vector<const steal_tree::phase_record*> of = template_candidates(all);
     const converged_pick pick = options.converged ? converged_run(of, knobs) : converged_pick{};
     const steal_tree::phase_record* converged = pick.run;
     const steal_tree::phase_record* r = converged != nullptr ? converged : of.back();
