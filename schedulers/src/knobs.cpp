@@ -87,7 +87,9 @@ class knobs_description final : public runtime_extension {
         on_off(r.evolve_contention), r.stall_ms,
         r.grace_us != 0 ? fmt::format("{} us", r.grace_us) : std::string("off"), on_off(r.elide), r.coarsen_tries,
         r.template_tries != 0 ? std::to_string(r.template_tries) : std::string("auto (5 on one NUMA node, else 1)"),
-        r.alone_us != 0 ? fmt::format("timed up to {} us", r.alone_us) : std::string("off"));
+        r.alone_us == replay_knobs::alone_auto ? std::string("auto (timed up to 20 us on one NUMA node, else off)")
+        : r.alone_us != 0                     ? fmt::format("timed up to {} us", r.alone_us)
+                                              : std::string("off"));
     text_ += fmt::format("hinted:   het {} (limit {}), relaxed {}\n", on_off(k.hinted.het), k.hinted.het_limit,
                          on_off(k.hinted.relaxed));
   }

@@ -244,7 +244,7 @@ void replay_policy::begin_phase(const phase_info& info) {
 }
 
 bool replay_policy::run_alone(const std::shared_ptr<const steal_tree::tree>& chosen) {
-  const unsigned bound_us = knobs_of(rt_->config()).replay.alone_us;
+  const unsigned bound_us = knobs_of(rt_->config()).replay.alone_us_on(rt_->topology().numa_nodes());
   // A template without a steal keeps every task on the caller: under a
   // strict replay the helpers would only wake to find nothing they may run.
   if (chosen->segments.size() == 1 && bound_us != 0) {

@@ -84,6 +84,10 @@ TEST(SchedulerKnobs, EachVariableSetsItsKnob) {
   EXPECT_EQ(parse({{"CWS_TEMPLATE_TRIES", "0"}}).replay.template_tries, 0u);
   EXPECT_EQ(parse({{"CWS_REPLAY_ALONE_US", "50"}}).replay.alone_us, 50u);
   EXPECT_EQ(parse({{"CWS_REPLAY_ALONE_US", "0"}}).replay.alone_us, 0u);  // never alone
+  EXPECT_EQ(parse({{"CWS_REPLAY_ALONE_US", "0"}}).replay.alone_us_on(1), 0u);
+  EXPECT_EQ(parse({{"CWS_REPLAY_ALONE_US", "50"}}).replay.alone_us_on(4), 50u);  // set: on every machine
+  EXPECT_EQ(parse({}).replay.alone_us_on(1), 20u);                              // auto: 20 us on one node
+  EXPECT_EQ(parse({}).replay.alone_us_on(2), 0u);                               // off with several
   EXPECT_FALSE(parse({{"CWS_HINTED_HET", "false"}}).hinted.het);
   EXPECT_EQ(parse({{"CWS_HINTED_HET_LIMIT", "0"}}).hinted.het_limit, 0u);
   EXPECT_TRUE(parse({{"CWS_HINTED_RELAXED", "Yes"}}).hinted.relaxed);
@@ -153,7 +157,7 @@ TEST(SchedulerKnobs, SetFromCodeInForceInTheRuntime) {
   cws::runtime_config plain;
   plain.workers = 1;
   const std::string auto_tries = cws::runtime(plain).describe();
-  EXPECT_NE(auto_tries.find(", template tries auto (5 on one NUMA node, else 1), alone timed up to 20 us\n"), std::string::npos) << auto_tries;
+  EXPECT_NE(auto_tries.find(", template tries auto (5 on one NUMA node, else 1), alone auto (timed up to 20 us on one NUMA node, else off)\n"), std::string::npos) << auto_tries;
   EXPECT_NE(d.find("\nhinted:   het on (limit 2), relaxed on\n"), std::string::npos) << d;
 }
 

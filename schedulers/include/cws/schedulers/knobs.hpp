@@ -43,9 +43,10 @@
 //                        at most until one passes the CWS_EVOLVE_BALANCE rule, then adopting
 //                        the most balanced of them (1: the first run, whose first touches
 //                        placed the data; default 0 = auto: 1 with several NUMA nodes, 5 on one)
-//   CWS_REPLAY_ALONE_US  stows and stuws time a template whose recorded tasks took at most this
-//                        many microseconds in all against the calling thread alone (every spawn a
-//                        call, no helper woken), and replay the faster (default 20; 0 = never alone)
+//   CWS_REPLAY_ALONE_US  stows, stuws and a converged evolve time a template whose replays take at
+//                        most this many microseconds against the calling thread alone (every spawn a
+//                        call, no helper woken), and replay the faster way (0 = never alone; default
+//                        auto: 20 on one NUMA node, off with several)
 // Hinted mode (PufferFish; the `hinted` and `hinted-hpt` policies; CWS_HPT is the core's):
 //   CWS_HINTED_HET       1 = hierarchical elastic tasks in `hinted` (default), 0 = off
 //   CWS_HINTED_HET_LIMIT a leaf's HET flag is set by a push onto a deque already
@@ -106,11 +107,20 @@ struct replay_knobs {
   unsigned template_tries_on(unsigned numa_nodes) const noexcept {
     return template_tries != 0 ? template_tries : numa_nodes <= 1 ? 5 : 1;
   }
-  // stows, stuws: a template whose segments took at most this long in all
-  // when recorded is a phase a hand-over may cost more than it spreads; its
-  // replays are timed against runs on the calling thread alone, and the
+  // stows, stuws, a converged evolve: a template whose replays take at most
+  // this long is timed against runs on the calling thread alone, and the
   // faster way is kept (schedulers/src/alone_trial.hpp). 0: never alone.
-  unsigned alone_us = 20;  // CWS_REPLAY_ALONE_US
+  // `alone_auto` (the default): for the machine, see alone_us_on.
+  static constexpr unsigned alone_auto = ~0u;
+  unsigned alone_us = alone_auto;  // CWS_REPLAY_ALONE_US
+  // The bound on a machine with `numa_nodes` nodes: the knob when set, else
+  // 20 us on one node and off with several, where a strict replay is there
+  // for its locality (an alone run touches every page from the caller's
+  // node) and a synthetic topology's simulated page homes cost no time for
+  // a trial to see.
+  unsigned alone_us_on(unsigned numa_nodes) const noexcept {
+    return alone_us != alone_auto ? alone_us : numa_nodes <= 1 ? 20 : 0;
+  }
 };
 
 struct hinted_knobs {
