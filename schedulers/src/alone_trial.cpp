@@ -45,7 +45,6 @@ bool alone_trial::after_run(bool ran_alone, double wall_s) {
       if (in_a_row_ >= runs_per_side) start_trial();
       return false;
     case state::trying:
-      if (ran_alone != alone_next()) return false;  // not the trial's run (a caller's mistake): not counted
       if (trial_run_++ % (block_timed + 1) != 0) {  // a block's first run is untimed
         if (ran_alone)
           alone_s_[alone_runs_++] = wall_s;

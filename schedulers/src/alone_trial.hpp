@@ -51,8 +51,9 @@ class alone_trial {
   bool use(const std::shared_ptr<const steal_tree::tree>& t, unsigned bound_us);
   // Whether the coming run goes alone.
   bool alone_next() const noexcept;
-  // After a run that did what it was planned to (not diverged or released):
-  // its wall time. True when this run changed the decision (decision() says how).
+  // After a run that alone_next() decided and that did what it was planned
+  // to (not diverged or released): whether it ran alone, and its wall time.
+  // True when this run changed the decision (decision() says how).
   bool after_run(bool ran_alone, double wall_s);
   bool watching() const noexcept { return state_ != state::off; }
   bool trying() const noexcept { return state_ == state::trying; }

@@ -116,7 +116,7 @@ class replay_policy final : public scheduling_policy {
   // A plan for `t` in the storage of a plan no longer in use.
   std::shared_ptr<const detail::template_plan> compile_pooled(std::shared_ptr<const steal_tree::tree> t);
   replay_mode mode_of_run(bool has_template) const noexcept;
-  // stows, stuws: whether this run of `chosen` goes alone (alone_trial.hpp).
+  // Whether this strict run of `chosen` goes alone (alone_trial.hpp).
   bool run_alone(const std::shared_ptr<const steal_tree::tree>& chosen);
 
   // --- end_phase's steps
@@ -153,16 +153,17 @@ class replay_policy final : public scheduling_policy {
   steal_tree::recorder* recorder_ = nullptr;
   std::optional<detail::evolve_controller> evolve_;  // the evolving kinds' state machine
   // stows and stuws: which of their random runs becomes the template (template_pick.hpp).
-  const bool picks_template_ = fixed_mode_ == replay_mode::stows || fixed_mode_ == replay_mode::stuws;
+  const bool picks_template_ = detail::is_strict(fixed_mode_);
   detail::template_pick pick_;
-  // stows and stuws: a small template timed against the caller alone, and
-  // the plan of its alone runs (the template without its steals: every spawn
-  // a call), compiled once per template.
-  // Not coarsen: its search times the pruned templates themselves.
+  // stows, stuws and a converged evolve: a small template timed against the
+  // caller alone, and the plan of its alone runs (the template without its
+  // steals: every spawn a call), compiled once per template. Not coarsen:
+  // its search times the pruned templates themselves.
   const bool times_alone_ = picks_template_ || kind_.kind == replay_kind::evolve ||
                             kind_.kind == replay_kind::evolve_hinted;
   detail::alone_trial alone_trial_;
   std::shared_ptr<const detail::template_plan> alone_plan_;
+  bool timed_ = false;  // this run is one the trial decided (a strict replay of a template)
   bool alone_ = false;  // this run
   detail::replay_engine engine_;
   // evolve-hinted: the hinted engine its template-less runs use instead of random.
@@ -216,7 +217,7 @@ const steal_tree::recorder& recorder_for(const steal_tree::recorder* rec, std::s
 
 void replay_policy::begin_phase(const phase_info& info) {
   last_report_ = nullptr;
-  alone_ = false;
+  timed_ = alone_ = false;
   const runtime_config& cfg = runtime().config();
   const steal_tree::recorder& rec = recorder_for(recorder_, info.schedule, name());
   template_from_.clear();
@@ -236,8 +237,8 @@ void replay_policy::begin_phase(const phase_info& info) {
   const bool auditing = evolve_ && evolve_->auditing() && mode == replay_mode::stows;
   if (auditing) recorder_->audit_next_phase();
   const bool elide = kind_.traits.elides && knobs_of(cfg).replay.elide && !cfg.audit && !auditing;
-  alone_ = times_alone_ && (mode == replay_mode::stows || mode == replay_mode::stuws) && !auditing &&
-           (!evolve_ || state_->converged) && run_alone(chosen);
+  timed_ = times_alone_ && detail::is_strict(mode) && !auditing && (!evolve_ || state_->converged);
+  alone_ = timed_ && run_alone(chosen);
   static const std::shared_ptr<const detail::template_plan> no_plan;  // a reference to either: no copy, no count written
   engine_.prepare(mode, mode == replay_mode::random ? no_plan : alone_ ? alone_plan_ : plan_, info.workers,
                   knobs_of(cfg).replay.stall_ms, elide, knobs_of(cfg).replay.grace_us);
@@ -354,7 +355,8 @@ void replay_policy::end_phase(run_report& r) {
   release_unused_plans();
   write_outcome(r);
   if (r.diverged()) report_divergence(r);
-  if (alone_trial_.watching() && !r.diverged() && alone_trial_.after_run(alone_, r.wall_s))
+  // Only the runs the trial decided count: not evolve's probes (random), nor its audit.
+  if (timed_ && !r.diverged() && alone_trial_.after_run(alone_, r.wall_s))
     r.note = alone_trial_.decision();
   // A replay that took its template's steals again (most runs once a
   // schedule settled) is at distance 0 from the previous run: said without
@@ -428,7 +430,7 @@ void replay_policy::report_divergence(const run_report& r) {
 void replay_policy::plan_relocalization(const run_report& r, bool recorded) {
   const schedule_state& s = *state_;
   relocalizing_stows_ = !r.diverged() && !r.released() && s.converged &&  // not the audit run
-                        (engine_.mode() == replay_mode::stows || engine_.mode() == replay_mode::stuws);
+                        detail::is_strict(engine_.mode());
   relocalize_ = kind_.traits.evolves && knobs_of(rt_->config()).replay.evolve_relocalize && recorded &&
                 !(evolve_ && evolve_->probing()) &&  // a probe's random run is no template: the pages stay
                 !r.released() &&                     // nor is a released one
@@ -444,7 +446,7 @@ void replay_policy::next_template(run_report& r, const steal_tree::phase_record&
   // A strict replay's tree is only kept as `previous` (for the next
   // distance): when it repeats the previous run's steals, that one stands
   // for it (the time stamps differ, which nothing after the run reads).
-  if (repeated && !r.diverged() && (mode == replay_mode::stows || mode == replay_mode::stuws)) {
+  if (repeated && !r.diverged() && detail::is_strict(mode)) {
     if (evolve_) evolve_->after_run(mode, r, rt_->config(), s.previous, record);
     return;
   }

@@ -32,7 +32,7 @@ static void update(T& field, const U& value) {
 void replay_engine::prepare(replay_mode mode, const std::shared_ptr<const template_plan>& plan, unsigned workers,
                             unsigned stall_ms, bool elide, unsigned grace_us) {
   update(mode_, mode);
-  update(elide_, elide && plan != nullptr && (mode == replay_mode::stows || mode == replay_mode::stuws));
+  update(elide_, elide && plan != nullptr && is_strict(mode));
   update(plan_, plan);  // compared first: a copy would write the plan's reference count every phase
   if (lanes_.size() != workers) {
     lanes_ = std::vector<lane>(workers);

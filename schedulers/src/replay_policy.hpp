@@ -81,6 +81,8 @@ enum class replay_mode {
   relws,   // relaxed
   user,    // designations, run like stuws
 };
+// The strict modes: a worker runs only what the template gives it.
+constexpr bool is_strict(replay_mode m) noexcept { return m == replay_mode::stows || m == replay_mode::stuws; }
 // What a run in mode `m` reports it ran as. Random stealing is `random` when
 // a template exists and the policy chose not to replay it (evolve's probe),
 // and `random_no_template` when there is none to replay.
@@ -163,7 +165,7 @@ class replay_engine {
   bool claim() noexcept { return !claimed_.exchange(true, std::memory_order_relaxed); }
   void diverge(std::string why);
   void release(release_record why) noexcept;
-  bool strict() const noexcept { return mode_ == replay_mode::stows || mode_ == replay_mode::stuws; }
+  bool strict() const noexcept { return is_strict(mode_); }
   task_handle steal_anything(worker_view& view);
   void watch_for_stall(worker_view& view, lane& l, clock::time_point now);
   // Whether every worker ran a whole round of its steal loop at or after
