@@ -351,6 +351,7 @@ void worker::take_back_newer(const frame& f, const task* t) {
     routed_.pop_back();
     if (!sched_.at(r.to).mailbox_.remove(r.t)) continue;  // its thief has it
     ++stats_.taken_back;
+    setup_.policy->taken_back(id_, r.to);
     task* back = const_cast<task*>(r.t);
     execute(back, back->tag.level);
   }

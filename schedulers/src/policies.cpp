@@ -91,6 +91,9 @@ class replay_policy final : public scheduling_policy {
   bool thief_not_joined(unsigned spawner, unsigned thief) noexcept override {
     return !hinting_ && engine_.thief_not_joined(spawner, thief);
   }
+  void taken_back(unsigned spawner, unsigned thief) noexcept override {
+    if (!hinting_) engine_.taken_back(spawner, thief);
+  }
   task_handle find_work(worker_view& view) override {
     return hinting_ ? hinted_->find_work(view) : engine_.find_work(view);
   }

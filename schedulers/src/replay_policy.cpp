@@ -41,6 +41,7 @@ void replay_engine::prepare(replay_mode mode, const std::shared_ptr<const templa
   update(stall_limit_, clock::duration(std::chrono::milliseconds(stall_ms)));
   update(grace_ns_, strict() || mode == replay_mode::user ? std::uint64_t{grace_us} * 1000 : 0);
   ++epoch_;  // every lane resets at its worker's first use (lane_of)
+  if (withdrawn_.load(std::memory_order_relaxed)) withdrawn_.store(false, std::memory_order_relaxed);
   if (claimed_.load(std::memory_order_relaxed)) {  // no worker runs: nobody else writes these now
     reason_.clear();
     released_.store(false, std::memory_order_relaxed);
@@ -210,8 +211,11 @@ task_handle replay_engine::find_work(worker_view& view) {
     case replay_mode::relws:
       t = view.take_mail();
       // Relaxed: once every segment the template planned here has started,
-      // an idle worker helps by stealing at random (the tree evolves).
-      if (t == nullptr && l.planned_started >= plan_->order[view.self()].size()) t = steal_anything(view);
+      // or some planned one can no longer come (taken_back), an idle worker
+      // helps by stealing at random (the tree evolves).
+      if (t == nullptr &&
+          (l.planned_started >= plan_->order[view.self()].size() || withdrawn_.load(std::memory_order_relaxed)))
+        t = steal_anything(view);
       break;
     case replay_mode::stuws:
       // Any mail, nested anywhere: a designated task can then always start

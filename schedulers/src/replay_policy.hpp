@@ -17,7 +17,7 @@
 // epoch_), so the caller writes no worker's line to start a phase. prepare()
 // writes the fields the workers read (mode_ .. epoch_, one line) only where
 // they change, plus epoch_: one line a worker fetches per phase. Shared
-// during a phase: the `diverged_` flag and each worker's latest idle pass
+// during a phase: the `diverged_` and `withdrawn_` flags and each worker's latest idle pass
 // (relaxed atomics: all are hints checked again on the next call), and the
 // divergence or release reason (its first writer claims it: claimed_).
 // Everything else is written between phases on the thread that calls
@@ -121,6 +121,14 @@ class replay_engine {
   void idle_pass(worker_view& view);
   void idle_past_grace(unsigned worker, bool in_sync);
   bool thief_not_joined(unsigned spawner, unsigned thief) noexcept;
+  // RELWS: a spawner took back a designated child nobody had started. Its
+  // thief never gets it, nor the template segments planned below it (they
+  // now run inside the spawner's segment), so a thief that waited for all
+  // its planned segments before stealing would sit out the rest of the
+  // phase; from here on an idle relws worker without mail steals at random.
+  void taken_back(unsigned /*spawner*/, unsigned /*thief*/) noexcept {
+    if (!withdrawn_.load(std::memory_order_relaxed)) withdrawn_.store(true, std::memory_order_relaxed);
+  }
 
  private:
   using clock = std::chrono::steady_clock;
@@ -190,6 +198,7 @@ class replay_engine {
   std::atomic<bool> diverged_{false};
   std::atomic<bool> released_{false};  // set before diverged_, by the claimer
   std::atomic<bool> claimed_{false};   // a divergence or release claimed this phase
+  std::atomic<bool> withdrawn_{false};  // relws: a designated child was taken back (taken_back)
   // Written by the claimer during the phase, read between phases (the
   // scheduler's end of phase orders the two).
   std::string reason_;

@@ -252,6 +252,11 @@ class scheduling_policy {
   // grace (the policy has let the phase finish under random stealing);
   // false: it waits for the thief as usual.
   virtual bool thief_not_joined(unsigned /*spawner*/, unsigned /*thief*/) noexcept { return false; }
+  // A spawner took back a reclaimable routed child nobody had started (its
+  // `thief` will never get it; nor, since the child now runs inside the
+  // spawner's segment, any task the template planned below it). Called on
+  // the spawner, once per child taken back.
+  virtual void taken_back(unsigned /*spawner*/, unsigned /*thief*/) noexcept {}
 
   // Whether the coming phase routes hinted spawns (read once per phase). When
   // false, a hinted spawn is an ordinary one and place_for is never called.
