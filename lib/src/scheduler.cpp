@@ -207,7 +207,7 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
 
   tls_worker = &w0;
   tls_pool = &w0.pool();
-  std::exception_ptr error = w0.run_root(root);
+  std::exception_ptr error = w0.run_root(root, ns_of(t0));
   tls_worker = nullptr;
   tls_pool = nullptr;
   const auto root_done = called ? clock::now() : t0;  // timed phases only (phase_timeline)

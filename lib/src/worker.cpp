@@ -425,10 +425,10 @@ void worker::seek_work(Done done, bool may_run, Ready ready, GiveUp give_up) {
       stats_.idle_s += static_cast<double>(found - t0) * 1e-9;
       if (marks_.first_segment_ns == 0) marks_.first_segment_ns = found;
       idle_leave();
-      run_segment(t);
+      const std::uint64_t ended = run_segment(t, found);
       idle_enter();
       b.reset();
-      t0 = now_ns();
+      t0 = ended != 0 ? ended : now_ns();
       marks_.last_segment_end_ns = t0;
     } else {
       setup_.policy->idle_pass(*this);
@@ -447,14 +447,14 @@ void worker::seek_work(Done done, bool may_run, Ready ready, GiveUp give_up) {
 
 // ---------------------------------------------------------------- segments
 
-void worker::run_segment(task* t) {
+std::uint64_t worker::run_segment(task* t, std::uint64_t begin_ns) {
   const bool nested = blocked_;
   open_segment& seg = segments_.push(make_segment_id(id_, next_segment_++));
   open_segment* outer = std::exchange(segment_, &seg);
   ++stats_.segments;
   stats_.nested_segments += nested;
   if (!setup_.observers.empty()) {
-    const std::uint64_t ts = now_ns();
+    const std::uint64_t ts = begin_ns != 0 ? begin_ns : now_ns();
     for (observer* o : setup_.observers) o->on_segment_begin(id_, seg.id, t->tag, ts);
     if (t->tag.segment != no_segment) report_segment_path(t, seg.id);
   }
@@ -468,12 +468,14 @@ void worker::run_segment(task* t) {
   tls_elides = outer_elides;
   if (setup_.routes) setup_.policy->segment_end(id_);
   stats_.tasks += seg.tasks;
+  std::uint64_t ended = 0;
   if (!setup_.observers.empty()) {
-    const std::uint64_t ts = now_ns();
-    for (observer* o : setup_.observers) o->on_segment_end(id_, seg.id, seg.tasks, ts);
+    ended = now_ns();
+    for (observer* o : setup_.observers) o->on_segment_end(id_, seg.id, seg.tasks, ended);
   }
   segment_ = outer;
   segments_.pop();
+  return ended;
 }
 
 // The pedigree of segment root `t` in the segment that spawned it: its rank,
@@ -497,7 +499,7 @@ void worker::report_segment_path(const task* t, segment_id seg) {
   for (observer* o : setup_.observers) o->on_segment_path(id_, seg, path_scratch_);
 }
 
-std::exception_ptr worker::run_root(task* root) {
+std::exception_ptr worker::run_root(task* root, std::uint64_t begin_ns) {
   frame phase;  // stands for the caller of rt.run: the root's parent
   push_frame(phase, 0);
   root->tag = task_tag{};
@@ -506,7 +508,7 @@ std::exception_ptr worker::run_root(task* root) {
   root->note = no_note;
   root->rank = 0;
   ++phase.spawned;
-  run_segment(root);  // returns once every task of the phase has finished
+  run_segment(root, begin_ns);  // returns once every task of the phase has finished
   frame_ = phase.outer;
   --open_frames_;
   return phase.failed.load(std::memory_order_relaxed) ? std::move(phase.error) : nullptr;

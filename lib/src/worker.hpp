@@ -90,8 +90,10 @@ class worker final : public worker_view {
   // by the caller once the phase's helpers are out, and by a spawner in its
   // sync for a child routed here (thief_not_joined_for; a hint there).
   bool took_part_in(std::uint32_t epoch) const noexcept { return phase_.load(std::memory_order_relaxed) == epoch; }
-  // Worker 0: runs the phase root as the first segment; returns its error, if any.
-  std::exception_ptr run_root(task* root);
+  // Worker 0: runs the phase root as the first segment; returns its error, if
+  // any. `begin_ns`: the clock read the caller just made (now_ns), which
+  // stands for the root segment's begin instead of a read of its own.
+  std::exception_ptr run_root(task* root, std::uint64_t begin_ns);
   // Workers 1..P-1: find and run work until the phase ends.
   void work_until_phase_end();
   bool unpark() noexcept { return parker_.unpark(); }
@@ -167,7 +169,11 @@ class worker final : public worker_view {
   bool posted_child_of(const frame& f);
   bool thief_not_joined_for(const frame& f);
   bool past_grace(std::uint64_t idle_since) const noexcept;
-  void run_segment(task* t);
+  // Runs `t` as a new segment. With observers, its begin and end are clock
+  // reads: `begin_ns` (a read the caller just made, 0: none) stands for the
+  // first, and the second is returned (0 without observers) for the caller
+  // to reuse: the steal loop's clock reads and the segments' are the same.
+  std::uint64_t run_segment(task* t, std::uint64_t begin_ns);
   template <class Done, class Ready, class GiveUp>
   void seek_work(Done done, bool may_run, Ready ready, GiveUp give_up);
   template <class Ready>

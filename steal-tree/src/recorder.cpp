@@ -7,14 +7,12 @@
 #include <fmt/format.h>
 
 #include "audit_log.hpp"
-#include "cws/detail/clock.hpp"
 #include "cws/error.hpp"
 
 namespace cws::steal_tree {
 
 namespace {
 
-using cws::detail::now_ns;
 
 // Segments a worker buffer holds without reallocating on the hot path, at first.
 constexpr std::size_t initial_segments = 256;
@@ -90,7 +88,6 @@ void recorder::on_phase_begin(const cws::phase_info& info) {
   if (auditing_) audit_log_->begin_phase(static_cast<unsigned>(buffers_.size()));
   in_phase_ = true;
   current_schedule_ = info.schedule;
-  phase_start_ns_ = now_ns();
 }
 
 // Hot path (once per segment, on the worker): the worker's own part of its
@@ -178,7 +175,9 @@ void recorder::on_phase_end(const cws::phase_stats& stats) {
     r.locality.reset();
   r.relocalizations.clear();
   const unsigned workers = static_cast<unsigned>(std::max<std::size_t>(stats.per_worker.size(), stats.phase.workers));
-  merge(std::min<unsigned>(workers, static_cast<unsigned>(buffers_.size())), r.steals);
+  const unsigned recorded = std::min<unsigned>(workers, static_cast<unsigned>(buffers_.size()));
+  phase_start_ns_ = earliest_start(recorded);
+  merge(recorded, r.steals);
   r.steals.workers = workers;
   if (r.steals.worker_segments.size() < workers) r.steals.worker_segments.resize(workers);
   window_.trim();  // the byte bound (CWS_HISTORY_MB), now that the new run's size is known
@@ -331,6 +330,16 @@ void recorder::merge(unsigned workers, tree& t) {
                "tree may be incomplete (warning shown once)\n",
                current_schedule_);
   }
+}
+
+// The earliest start among the phase's ended segments: the root's, which
+// begins first (0 when nothing was recorded). O(segments).
+std::uint64_t recorder::earliest_start(unsigned workers) const noexcept {
+  std::uint64_t first = 0;
+  for (unsigned w = 0; w < workers; ++w)
+    for (const raw_segment& r : buffers_[w].segments)
+      if (r.ended && (first == 0 || r.start_ns < first)) first = r.start_ns;
+  return first;
 }
 
 // A segment's own fields (not its steals), times relative to the phase start.

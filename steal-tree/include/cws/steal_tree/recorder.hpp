@@ -176,6 +176,7 @@ class recorder final : public cws::observer, public cws::runtime_extension {
   // evicted record's tree: its vectors keep their capacity).
   void merge(unsigned workers, tree& t);
   bool merge_unstolen(unsigned workers, tree& t);  // merge()'s fast path: no steal in the phase
+  std::uint64_t earliest_start(unsigned workers) const noexcept;
   void write_segment(segment& s, const raw_segment& r, std::uint32_t worker, std::uint32_t parent) const;
   // Audit runs: t.audit from the audit log. Returns true when an event could not be placed.
   bool merge_audit(tree& t, unsigned workers, const std::function<std::uint32_t(cws::segment_id)>& segment_index);
@@ -190,6 +191,9 @@ class recorder final : public cws::observer, public cws::runtime_extension {
   // The caller's, rewritten every phase: from the next line on.
   alignas(64) bool audit_next_ = false;  // audit_next_phase(), until that phase begins
   bool auditing_ = false;                // this phase records audit records
+  // Segment times are written relative to this: the earliest segment start
+  // of the phase (the phase root's, which the core stamps with its own clock
+  // read of the phase start), found when the phase ends.
   std::uint64_t phase_start_ns_ = 0;
   bool in_phase_ = false;
   bool warned_ = false;
