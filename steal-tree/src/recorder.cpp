@@ -13,7 +13,6 @@ namespace cws::steal_tree {
 
 namespace {
 
-
 // Segments a worker buffer holds without reallocating on the hot path, at first.
 constexpr std::size_t initial_segments = 256;
 // Segments open at once on a worker (1 + its nesting depth), at first.
@@ -87,7 +86,6 @@ void recorder::on_phase_begin(const cws::phase_info& info) {
   }
   if (auditing_) audit_log_->begin_phase(static_cast<unsigned>(buffers_.size()));
   in_phase_ = true;
-  current_schedule_ = info.schedule;
 }
 
 // Hot path (once per segment, on the worker): the worker's own part of its
@@ -177,7 +175,13 @@ void recorder::on_phase_end(const cws::phase_stats& stats) {
   const unsigned workers = static_cast<unsigned>(std::max<std::size_t>(stats.per_worker.size(), stats.phase.workers));
   const unsigned recorded = std::min<unsigned>(workers, static_cast<unsigned>(buffers_.size()));
   phase_start_ns_ = earliest_start(recorded);
-  merge(recorded, r.steals);
+  if (merge(recorded, r.steals) && !warned_) {
+    warned_ = true;
+    fmt::print(stderr,
+               "cws: steal-tree recorder: inconsistent segment events from the core in phase '{}'; the recorded "
+               "tree may be incomplete (warning shown once)\n",
+               stats.phase.schedule);
+  }
   r.steals.workers = workers;
   if (r.steals.worker_segments.size() < workers) r.steals.worker_segments.resize(workers);
   window_.trim();  // the byte bound (CWS_HISTORY_MB), now that the new run's size is known
@@ -200,8 +204,8 @@ void recorder::on_relocalize(const cws::relocalization_report& report) {
 // of a segment: base[worker] + seq; final index: its position in the
 // pre-order of the tree. Every array is scratch_ storage or t's own, reused
 // from the previous phase (assign / resize / clear keep capacity).
-void recorder::merge(unsigned workers, tree& t) {
-  if (merge_unstolen(workers, t)) return;
+bool recorder::merge(unsigned workers, tree& t) {
+  if (merge_unstolen(workers, t)) return false;
   merge_scratch& m = scratch_;
   m.base.assign(workers + 1, 0);
   for (unsigned w = 0; w < workers; ++w)
@@ -323,13 +327,7 @@ void recorder::merge(unsigned workers, tree& t) {
       return i == no_parent ? no_parent : m.final_of[i];
     });
 
-  if (damaged && !warned_) {
-    warned_ = true;
-    fmt::print(stderr,
-               "cws: steal-tree recorder: inconsistent segment events from the core in phase '{}'; the recorded "
-               "tree may be incomplete (warning shown once)\n",
-               current_schedule_);
-  }
+  return damaged;
 }
 
 // The earliest start among the phase's ended segments: the root's, which

@@ -174,7 +174,8 @@ class recorder final : public cws::observer, public cws::runtime_extension {
 
   // Builds the phase's tree into `t`, overwriting it in place (t is usually an
   // evicted record's tree: its vectors keep their capacity).
-  void merge(unsigned workers, tree& t);
+  // Returns whether the events were inconsistent (the tree may be incomplete).
+  bool merge(unsigned workers, tree& t);
   bool merge_unstolen(unsigned workers, tree& t);  // merge()'s fast path: no steal in the phase
   std::uint64_t earliest_start(unsigned workers) const noexcept;
   void write_segment(segment& s, const raw_segment& r, std::uint32_t worker, std::uint32_t parent) const;
@@ -197,7 +198,6 @@ class recorder final : public cws::observer, public cws::runtime_extension {
   std::uint64_t phase_start_ns_ = 0;
   bool in_phase_ = false;
   bool warned_ = false;
-  std::string current_schedule_;
   merge_scratch scratch_;
   steal_spares spare_steals_;  // steal lists of dropped segments, for larger trees (tree_storage.hpp)
   record_window window_;
