@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cws/error.hpp"
@@ -516,8 +517,13 @@ void replay_policy::pick_template(run_report& r, const std::shared_ptr<const ste
   // A helper absent while there was work to steal (the phase spawned: more
   // than its root ran) is the machine's timing, not the phase's balance.
   const bool helper_absent = r.workers_joined < r.per_worker.size() && r.tasks() > 1;
-  const detail::template_pick::verdict v =
-      pick_.offer(fresh, r.balance, balanced, helper_absent, r.phase.iteration, bound);
+  // A balanced run with steals it does not need is offered pruned (template_pick.hpp).
+  std::shared_ptr<const steal_tree::tree> offered = fresh;
+  if (bound > 1 && balanced && detail::template_pick::extra_steals_of(*fresh) > 0)
+    if (std::optional<steal_tree::tree> fewer = detail::template_pick::fewer_steals(*fresh, knobs_of(cfg).replay))
+      offered = store_->share(*fewer);
+  const detail::template_pick::verdict v = pick_.offer(offered, r.balance, balanced, helper_absent, r.phase.iteration,
+                                                       bound, detail::template_pick::steals_of(*fresh));
   if (!v.adopt) {
     s.templ = nullptr;
     if (balanced)
@@ -545,13 +551,18 @@ void replay_policy::pick_template(run_report& r, const std::shared_ptr<const ste
     return;
   }
   s.templ = v.adopt;
+  const std::uint64_t steals = detail::template_pick::steals_of(*v.adopt);
+  const std::string_view pruned = v.recorded_steals > steals ? ", pruned" : "";
   if (!v.best_of_bound) {
-    format_into(s.template_from, "recorded run #{}", r.phase.iteration);
+    format_into(s.template_from, "recorded run #{}{}", r.phase.iteration, pruned);
+    if (!pruned.empty())
+      format_into(r.note, "template: this run's tree pruned from {} to {} steal(s), as balanced (CWS_EVOLVE_BALANCE)",
+                  v.recorded_steals, steals);
     return;
   }
   if (v.balanced) {
-    format_into(s.template_from, "recorded run #{}, the balanced one with the fewest steals of {} random runs", v.run,
-                bound);
+    format_into(s.template_from, "recorded run #{}{}, the balanced one with the fewest steals of {} random runs", v.run,
+                pruned, bound);
     format_into(r.note, "no balanced random run with only the steals it needs in {}: run #{} ({} more) is the template",
                 bound, v.run, v.extra_steals);
     return;

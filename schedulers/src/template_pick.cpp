@@ -1,24 +1,50 @@
 #include "template_pick.hpp"
 
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "cws/schedulers/knobs.hpp"
+#include "cws/steal_tree/balance.hpp"
+#include "cws/steal_tree/coarsen.hpp"
 
 namespace cws::schedulers::detail {
 
 std::uint64_t template_pick::extra_steals_of(const steal_tree::tree& t) noexcept {
-  const std::uint64_t steals = t.segments.empty() ? 0 : t.segments.size() - 1;
+  const std::uint64_t steals = steals_of(t);
   const std::uint64_t needed = t.workers > 0 ? t.workers - 1 : 0;
   return steals > needed ? steals - needed : 0;
 }
 
+std::optional<steal_tree::tree> template_pick::fewer_steals(const steal_tree::tree& t, const replay_knobs& knobs) {
+  std::vector<std::uint32_t> levels;
+  for (const steal_tree::segment& g : t.segments)
+    for (const steal_tree::steal_point& p : g.steals) levels.push_back(p.level);
+  std::sort(levels.begin(), levels.end());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+  std::optional<steal_tree::tree> best;
+  std::uint64_t best_steals = steals_of(t);
+  for (std::size_t i = 0; i + 1 < levels.size(); ++i) {  // the deepest level cuts nothing
+    steal_tree::coarsen_options cut;
+    cut.max_level = levels[i];
+    steal_tree::tree c = steal_tree::coarsen(t, cut);
+    if (steals_of(c) >= best_steals) continue;
+    const steal_tree::balance b = steal_tree::balance_of(c);
+    if (b.idle_workers != 0 || !knobs.balanced(b.idle_workers, b.max_share_ratio)) continue;
+    best_steals = steals_of(c);
+    best = std::move(c);
+  }
+  return best;
+}
+
 template_pick::verdict template_pick::offer(std::shared_ptr<const steal_tree::tree> fresh, const load_balance& balance,
                                             bool balanced, bool helper_absent, std::uint64_t run,
-                                            unsigned bound) {
+                                            unsigned bound, std::uint64_t recorded_steals) {
   const std::uint64_t extra = balanced && fresh ? extra_steals_of(*fresh) : 0;
+  if (fresh && recorded_steals == 0) recorded_steals = steals_of(*fresh);
   if (bound <= 1 || (balanced && extra == 0)) {
     reset();
-    return {std::move(fresh), run, balance, false, true, balanced, extra};
+    return {std::move(fresh), run, balance, false, true, balanced, extra, recorded_steals};
   }
   const bool counted = !helper_absent || ++absent_ > absent_allowance;
   if (counted) ++tries_;
@@ -27,6 +53,7 @@ template_pick::verdict template_pick::offer(std::shared_ptr<const steal_tree::tr
     best_ = balance;
     best_balanced_ = balanced;
     best_run_ = run;
+    best_recorded_steals_ = recorded_steals;
   }
   if (tries_ < bound) {
     verdict keep_recording;
@@ -34,7 +61,7 @@ template_pick::verdict template_pick::offer(std::shared_ptr<const steal_tree::tr
     return keep_recording;
   }
   const std::uint64_t best_extra = best_balanced_ ? extra_steals_of(*best_tree_) : 0;
-  verdict v{std::move(best_tree_), best_run_, best_, true, counted, best_balanced_, best_extra};
+  verdict v{std::move(best_tree_), best_run_, best_, true, counted, best_balanced_, best_extra, best_recorded_steals_};
   reset();
   return v;
 }
@@ -52,6 +79,7 @@ void template_pick::reset() noexcept {
   best_ = {};
   best_balanced_ = false;
   best_run_ = 0;
+  best_recorded_steals_ = 0;
   tries_ = 0;
   absent_ = 0;
 }

@@ -41,6 +41,16 @@
 // adopts the first run whatever happened in it, as its first touches placed
 // the data (and tests rely on knowing their template).
 //
+// A balanced run with more steals than it needs is first pruned
+// (fewer_steals): of its coarsenings (steal_tree::coarsen, cut below each
+// steal level it uses), the one with the fewest steals that still passes the
+// balance rule is offered in its place. A helper that came late makes such
+// runs: the caller had begun the half the helper would have taken, and the
+// two then stole pieces back and forth (cws-fdtd, 32 blocks: a 3-steal run
+// whose level-1 cut is the even 1-steal split). Only with a bound above 1:
+// with a bound of 1 the first run is the template as it ran, since its
+// first touches placed the data.
+//
 // Templates seeded from outside (a trace file, schedule_store::seed, a
 // followed schedule) are replayed as they are: the pick only decides between
 // the policy's own random runs. Used between phases, on the thread that calls
@@ -48,10 +58,15 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cws/run_report.hpp"
 #include "cws/steal_tree/tree.hpp"
+
+namespace cws::schedulers {
+struct replay_knobs;
+}
 
 namespace cws::schedulers::detail {
 
@@ -66,6 +81,7 @@ class template_pick {
     bool counted = true;                            // the run counted as a try (see absent_allowance)
     bool balanced = false;                          // the adopted run passed the balance rule
     std::uint64_t extra_steals = 0;                 // the adopted run's steals beyond P - 1
+    std::uint64_t recorded_steals = 0;              // the adopted run's steals as it ran (more: it was pruned)
   };
   // Generous: a run not counted still ran under random, the policy's
   // baseline, while a template adopted too early can be a serial tree that
@@ -77,8 +93,18 @@ class template_pick {
   // The tree of random run `run` with its balance. `balanced` is the balance
   // rule's verdict on it, `helper_absent` whether a helper was absent while
   // there was work to steal, and `bound` how many runs may be tried (>= 1).
+  // `recorded_steals`: the run's steals as recorded, when `fresh` is its
+  // pruned tree (fewer_steals); 0: fresh's own.
   verdict offer(std::shared_ptr<const steal_tree::tree> fresh, const load_balance& balance, bool balanced,
-                bool helper_absent, std::uint64_t run, unsigned bound);
+                bool helper_absent, std::uint64_t run, unsigned bound, std::uint64_t recorded_steals = 0);
+  // Of `t`'s coarsenings that drop every steal below one of the levels `t`
+  // steals at, the one with the fewest steals that passes `knobs`' balance
+  // rule (task counts per worker, every worker busy); empty when none has
+  // fewer steals than `t`. O(levels x segments).
+  static std::optional<steal_tree::tree> fewer_steals(const steal_tree::tree& t, const replay_knobs& knobs);
+  static std::uint64_t steals_of(const steal_tree::tree& t) noexcept {
+    return t.segments.empty() ? 0 : t.segments.size() - 1;
+  }
   // Steals of `t` beyond the P - 1 that a tree where every worker ran needs.
   static std::uint64_t extra_steals_of(const steal_tree::tree& t) noexcept;
   // Random runs counted as tries since the last adoption.
@@ -101,6 +127,7 @@ class template_pick {
   load_balance best_;
   bool best_balanced_ = false;
   std::uint64_t best_run_ = 0;
+  std::uint64_t best_recorded_steals_ = 0;
   unsigned tries_ = 0;
   unsigned absent_ = 0;  // runs offered with a helper absent (counted or not)
 };
