@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "cws/error.hpp"
 #include "cws/schedulers/knobs.hpp"
 #include "format_into.hpp"
+#include "template_pick.hpp"
 
 namespace cws::schedulers::detail {
 
@@ -128,6 +130,7 @@ void evolve_controller::after_relws(run_report& r, const runtime_config& cfg,
   if (r.extra_steals() == 0 && r.taken_back() == 0 && balanced) {
     format_into(r.note, "converged after {} relws runs (busiest worker x{:.2f} of 1/P): switching to stows",
                 c.relws_runs, r.balance.max_over_fair);
+    prune_converged(r, cfg);
     return converge(r);
   }
   if (c.relws_runs + 1 == knobs_of(cfg).replay.evolve_bound && !c.best_balanced && !c.planned && s_.templ->workers > 1)
@@ -170,7 +173,23 @@ void evolve_controller::converge_on_best(run_report& r, const runtime_config& cf
   format_into(s_.template_from, "recorded run #{} (best of the relws runs)", c.best_run);
   format_into(r.note, "bound of {} relws runs reached: the best tree (run #{}, busiest x{:.2f}{}), switching to stows",
               knobs_of(cfg).replay.evolve_bound, c.best_run, c.best_share, c.best_balanced ? "" : ", unbalanced");
+  if (c.best_balanced) prune_converged(r, cfg);
   converge(r);
+}
+
+// A balanced tree evolve converges on keeps every steal its relws runs made,
+// back-and-forth ones included, and a strict replay pays each of them in
+// every phase: its coarsening with the fewest steals that is still balanced
+// replaces it (template_pick::fewer_steals). Not for `coarsen`, whose search
+// times the cuts itself.
+void evolve_controller::prune_converged(run_report& r, const runtime_config& cfg) {
+  if (coarsens_ || !s_.templ || template_pick::extra_steals_of(*s_.templ) == 0) return;
+  std::optional<steal_tree::tree> fewer = template_pick::fewer_steals(*s_.templ, knobs_of(cfg).replay);
+  if (!fewer) return;
+  const std::uint64_t before = template_pick::steals_of(*s_.templ), after = template_pick::steals_of(*fewer);
+  s_.templ = store_.share(*fewer);
+  s_.template_from += ", pruned";
+  fmt::format_to(std::back_inserter(r.note), "; its tree pruned from {} to {} steal(s), as balanced", before, after);
 }
 
 // audit, then plan: a balanced template planned from the audit run, and

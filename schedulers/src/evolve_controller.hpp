@@ -130,6 +130,7 @@ class evolve_controller {
   void keep_if_best(const run_report& r, bool balanced, double local, std::shared_ptr<const steal_tree::tree> fresh);
   void start_audit(run_report& r, const runtime_config& cfg);
   void converge_on_best(run_report& r, const runtime_config& cfg);
+  void prune_converged(run_report& r, const runtime_config& cfg);
   void after_audit(run_report& r, const steal_tree::phase_record& record);
   void after_stows(run_report& r, const runtime_config& cfg);
   void check_switches(run_report& r, const replay_knobs& knobs);

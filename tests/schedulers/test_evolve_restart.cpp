@@ -11,6 +11,7 @@
 #include "cws/cws.hpp"
 #include "evolve_controller.hpp"
 #include "support/runtime_fixture.hpp"
+#include "support/steal_tree_builders.hpp"
 
 namespace {
 
@@ -164,6 +165,43 @@ TEST(evolve_stages, each_stage_replays_in_its_mode) {
   EXPECT_EQ(evolve.mode_for(&planned_plan), replay_mode::stuws);
   s.evolve_counters.probing = true;
   EXPECT_EQ(evolve.mode_for(&planned_plan), replay_mode::random) << "the probe runs under random stealing";
+}
+
+// A relws run that converges with steals it does not need: the template is
+// its coarsening with the fewest steals that stays balanced, and the note
+// says so; `coarsen` keeps the tree for its own timed search.
+cws::run_report balanced_relws_run(std::uint64_t iteration) {
+  cws::run_report r;
+  r.phase.iteration = iteration;
+  r.per_worker.resize(2);
+  r.per_worker[1].steals = r.per_worker[1].designated = 2;  // all designated: no steal added
+  r.per_worker[0].steals = r.per_worker[0].designated = 1;
+  r.balance = {1.0, 0};
+  return r;
+}
+
+TEST(evolve_stages, a_converged_tree_with_steals_it_does_not_need_is_pruned) {
+  for (const bool coarsens : {false, true}) {
+    SCOPED_TRACE(coarsens ? "coarsen" : "evolve");
+    cws::runtime rt(cws::test::config(2));
+    cs::schedule_state& s = cs::store_of(rt).state("step");
+    evolve_controller evolve(s, cs::store_of(rt), coarsens);
+    const auto recorded = std::make_shared<const cws::steal_tree::tree>(cws::test::late_helper_split());
+    cws::run_report r = balanced_relws_run(3);
+    const cws::steal_tree::phase_record record;
+    evolve.after_run(replay_mode::relws, r, rt.config(), recorded, record);
+    ASSERT_EQ(evolve_controller::stage_of(s), evolve_stage::converged) << r.note;
+    ASSERT_TRUE(s.templ);
+    if (coarsens) {
+      EXPECT_EQ(s.templ, recorded);
+      EXPECT_EQ(r.note.find("pruned"), std::string::npos) << r.note;
+      continue;
+    }
+    EXPECT_EQ(s.templ->segments.size(), 2u) << "the level-1 cut: one steal";
+    EXPECT_EQ(s.templ->segments[1].tasks, 16u);
+    EXPECT_NE(r.note.find("; its tree pruned from 3 to 1 steal(s), as balanced"), std::string::npos) << r.note;
+    EXPECT_NE(s.template_from.find(", pruned"), std::string::npos) << s.template_from;
+  }
 }
 
 // ------------------------------------------------- a slowdown and its probe

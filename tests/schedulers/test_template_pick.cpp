@@ -78,27 +78,9 @@ TEST(template_pick, at_the_bound_the_balanced_run_with_the_fewest_steals_is_adop
   EXPECT_FALSE(pick.picking());
 }
 
-// fdtd's 32 blocks on 2 workers after a late helper (a recorded tree): worker
-// 1 took the left half at (1,0) and ran 14 of its 16 blocks; worker 0 took
-// one back at (3,2), and worker 1 took one of that again at (1,0).
-cws::steal_tree::tree back_and_forth() {
-  namespace st = cws::steal_tree;
-  st::tree t;
-  t.workers = 2;
-  t.segments.push_back(cws::test::segment_of(0, st::no_parent, 0, 0, 0, 76000, 16,
-                                             {st::steal_point{.level = 1, .step = 0, .thief = 1, .child = 1}}));
-  t.segments.push_back(cws::test::segment_of(1, 0, 1, 0, 100, 75000, 14,
-                                             {st::steal_point{.level = 3, .step = 2, .thief = 0, .child = 2}}));
-  t.segments.push_back(cws::test::segment_of(0, 1, 3, 2, 67000, 75000, 1,
-                                             {st::steal_point{.level = 1, .step = 0, .thief = 1, .child = 3}}));
-  t.segments.push_back(cws::test::segment_of(1, 2, 1, 0, 70000, 75000, 1));
-  t.worker_segments = {{0, 2}, {1, 3}};
-  return t;
-}
-
 TEST(template_pick, a_balanced_tree_is_pruned_to_the_fewest_steals_that_stay_balanced) {
   const cs::replay_knobs knobs;
-  const cws::steal_tree::tree t = back_and_forth();
+  const cws::steal_tree::tree t = cws::test::late_helper_split();
   const std::optional<cws::steal_tree::tree> fewer = template_pick::fewer_steals(t, knobs);
   ASSERT_TRUE(fewer.has_value()) << "the level-1 cut is the even split";
   EXPECT_EQ(template_pick::steals_of(*fewer), 1u);
@@ -128,7 +110,7 @@ TEST(template_pick, a_cut_that_would_unbalance_the_tree_is_not_taken) {
 
 TEST(template_pick, a_pruned_run_with_only_the_steals_it_needs_is_adopted_at_once_and_says_it_was_pruned) {
   template_pick pick;
-  const auto pruned = std::make_shared<const cws::steal_tree::tree>(*template_pick::fewer_steals(back_and_forth(), {}));
+  const auto pruned = std::make_shared<const cws::steal_tree::tree>(*template_pick::fewer_steals(cws::test::late_helper_split(), {}));
   const template_pick::verdict v = pick.offer(pruned, balance(1.06, 0), true, false, 7, 5, 3);
   EXPECT_EQ(v.adopt, pruned);
   EXPECT_FALSE(v.best_of_bound);

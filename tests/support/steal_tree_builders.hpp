@@ -48,4 +48,23 @@ inline steal_tree::tree root_handing_spawn_to(std::uint32_t workers, std::uint32
   return t;
 }
 
+// cws-fdtd's 32 blocks on 2 workers after a late helper (a recorded tree):
+// worker 1 took the left half at (1,0) and ran 14 of its 16 blocks; worker 0
+// took one back at (3,2), and worker 1 took one of that again at (1,0).
+// Balanced (16 tasks each), with 2 steals more than it needs.
+inline steal_tree::tree late_helper_split() {
+  namespace st = steal_tree;
+  st::tree t;
+  t.workers = 2;
+  t.segments.push_back(segment_of(0, st::no_parent, 0, 0, 0, 76000, 16,
+                                  {st::steal_point{.level = 1, .step = 0, .thief = 1, .child = 1}}));
+  t.segments.push_back(
+      segment_of(1, 0, 1, 0, 100, 75000, 14, {st::steal_point{.level = 3, .step = 2, .thief = 0, .child = 2}}));
+  t.segments.push_back(
+      segment_of(0, 1, 3, 2, 67000, 75000, 1, {st::steal_point{.level = 1, .step = 0, .thief = 1, .child = 3}}));
+  t.segments.push_back(segment_of(1, 2, 1, 0, 70000, 75000, 1));
+  t.worker_segments = {{0, 2}, {1, 3}};
+  return t;
+}
+
 }  // namespace cws::test
