@@ -36,13 +36,28 @@ bool alone_trial::alone_next() const noexcept {
   return state_ == state::alone;
 }
 
-bool alone_trial::after_run(bool ran_alone, double wall_s) {
+bool alone_trial::after_run(bool ran_alone, double wall_s, double busy_s) {
   switch (state_) {
     case state::off:
       return false;
     case state::watching:
-      in_a_row_ = wall_s <= bound_s_ ? in_a_row_ + 1 : 0;
-      if (in_a_row_ >= runs_per_side) start_trial();
+      if (wall_s > bound_s_) {
+        in_a_row_ = 0;
+        return false;
+      }
+      busy_workers_[in_a_row_++] = wall_s > 0 ? busy_s / wall_s : 0;
+      if (in_a_row_ < runs_per_side) return false;
+      if (const double busy = median_of(busy_workers_); busy > busy_workers_cap) {
+        state_ = state::replayed;
+        since_decision_ = 0;
+        in_a_row_ = 0;
+        format_into(decision_,
+                    "replayed: its replays kept {:.1f} workers busy (median of {}), so the caller alone would "
+                    "take about that many times as long; not tried alone",
+                    busy, runs_per_side);
+        return true;
+      }
+      start_trial();
       return false;
     case state::trying:
       if (trial_run_++ % (block_timed + 1) != 0) {  // a block's first run is untimed

@@ -9,7 +9,13 @@
 // helper woken, is faster. Which one wins depends on the machine and the
 // phase, so it is measured, not guessed:
 //   watching  a template with steals: once `runs_per_side` replays in a row
-//             took at most CWS_REPLAY_ALONE_US each, a trial starts;
+//             took at most CWS_REPLAY_ALONE_US each, a trial starts --
+//             unless those replays kept more than `busy_workers_cap`
+//             workers busy (the median of their busy time over their wall
+//             time): the caller alone would then take about that many times
+//             as long, so the schedule goes straight to `replayed` (a trial
+//             costs 10 runs alone, up to twice as slow on 2 workers, which a
+//             schedule that runs a few hundred times notices);
 //   trying    the next runs alternate in blocks between the caller alone
 //             and the template, alone first, until each side has
 //             `runs_per_side` timed runs; the side with the lower median
@@ -43,6 +49,7 @@ class alone_trial {
   static constexpr unsigned trial_runs = 2 * (runs_per_side / block_timed) * (block_timed + 1);
   static_assert(runs_per_side % block_timed == 0);
   static constexpr std::uint64_t runs_between_trials = 1024;
+  static constexpr double busy_workers_cap = 1.5;
 
   // The template the coming runs replay (null: none). The same tree as
   // before keeps the trial where it is; another one starts over, watching
@@ -52,10 +59,13 @@ class alone_trial {
   // Whether the coming run goes alone.
   bool alone_next() const noexcept;
   // After a run that alone_next() decided and that did what it was planned
-  // to (not diverged or released): whether it ran alone, and its wall time.
-  // True when this run changed the decision (decision() says how).
-  bool after_run(bool ran_alone, double wall_s);
+  // to (not diverged or released): whether it ran alone, its wall time, and
+  // its workers' busy time summed (0: not known). True when this run changed
+  // the decision (decision() says how).
+  bool after_run(bool ran_alone, double wall_s, double busy_s = 0);
   bool watching() const noexcept { return state_ != state::off; }
+  // Whether the coming run's busy time counts (after_run's busy_s): before a trial only.
+  bool wants_busy_time() const noexcept { return state_ == state::watching; }
   bool trying() const noexcept { return state_ == state::trying; }
   // "alone: median 1.6 us alone against 2.4 us replaying its 1 steal (8
   // runs each)", or why runs alone stopped; written when that happened.
@@ -73,6 +83,7 @@ class alone_trial {
   double bound_s_ = 0;
   std::size_t steals_ = 0;
   std::array<double, runs_per_side> alone_s_{}, replayed_s_{};
+  std::array<double, runs_per_side> busy_workers_{};  // watching: the row's busy time over wall time
   unsigned trial_run_ = 0;  // of trial_runs; which side and whether timed follow from it
   unsigned alone_runs_ = 0, replayed_runs_ = 0;
   unsigned in_a_row_ = 0;  // watching: short runs; alone: long ones

@@ -7,6 +7,7 @@
 // the thread that calls runtime::run.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iterator>
 #include <memory>
@@ -43,6 +44,24 @@ namespace {
 using detail::format_into;
 using detail::replay_kind;
 using detail::replay_mode;
+
+// The workers' busy time in a run, summed (alone_trial's estimate of what
+// the caller alone would take): the caller's wall time less its idle time
+// (its waits in syncs), and each other worker's segments, from their
+// recorded spans (its idle time would count the time before it joined the
+// phase as busy), at most its own wall less idle time. 0 without a record.
+double busy_time(const run_report& r, const steal_tree::phase_record* record) noexcept {
+  if (record == nullptr || r.per_worker.empty()) return 0;
+  double busy = std::max(0.0, r.wall_s - r.per_worker[0].idle_s);
+  for (std::size_t w = 1; w < r.per_worker.size(); ++w) {
+    if (r.per_worker[w].segments == 0) continue;
+    std::uint64_t span_ns = 0;
+    for (const steal_tree::segment& g : record->steals.segments)
+      if (g.worker == w) span_ns += g.end_ns - g.start_ns;
+    busy += std::min(static_cast<double>(span_ns) * 1e-9, std::max(0.0, r.wall_s - r.per_worker[w].idle_s));
+  }
+  return busy;
+}
 
 // How a kind that does not evolve replays a template.
 constexpr replay_mode fixed_mode_of(replay_kind kind) noexcept {
@@ -360,7 +379,8 @@ void replay_policy::end_phase(run_report& r) {
   write_outcome(r);
   if (r.diverged()) report_divergence(r);
   // Only the runs the trial decided count: not evolve's probes (random), nor its audit.
-  if (timed_ && !r.diverged() && alone_trial_.after_run(alone_, r.wall_s))
+  if (timed_ && !r.diverged() &&
+      alone_trial_.after_run(alone_, r.wall_s, alone_trial_.wants_busy_time() ? busy_time(r, record) : 0))
     r.note = alone_trial_.decision();
   // A replay that took its template's steals again (most runs once a
   // schedule settled) is at distance 0 from the previous run: said without

@@ -65,6 +65,35 @@ bool run_trial(alone_trial& t, double alone_s, double replayed_s) {
   return t.alone_next();
 }
 
+// cws-floyd's steps: 19 us replayed on 2 workers, both busy nearly all of
+// it (36 us of work), so the caller alone would take about twice as long.
+TEST(alone_trial, replays_that_keep_their_workers_busy_are_not_tried_alone) {
+  alone_trial t;
+  t.use(one_steal(), 20);
+  for (unsigned i = 0; i + 1 < per_side; ++i) EXPECT_FALSE(t.after_run(false, 19e-6, 36e-6));
+  EXPECT_TRUE(t.after_run(false, 19e-6, 36e-6)) << "the decision, without a trial";
+  EXPECT_FALSE(t.trying());
+  EXPECT_FALSE(t.alone_next());
+  EXPECT_EQ(t.decision(),
+            "replayed: its replays kept 1.9 workers busy (median of 8), so the caller alone would take about that "
+            "many times as long; not tried alone");
+  // Checked again after runs_between_trials runs, watching as after a trial.
+  for (std::uint64_t i = 0; i + 1 < alone_trial::runs_between_trials; ++i) ASSERT_FALSE(t.after_run(false, 19e-6));
+  EXPECT_FALSE(t.wants_busy_time());
+  EXPECT_FALSE(t.after_run(false, 19e-6));
+  EXPECT_TRUE(t.wants_busy_time()) << "watching again";
+}
+
+TEST(alone_trial, a_few_busy_replays_in_the_row_do_not_stop_the_trial) {
+  alone_trial t;
+  t.use(one_steal(), 20);
+  EXPECT_TRUE(t.wants_busy_time());
+  // Three of eight replays busy (a preempted caller and helper, say): the median is not.
+  for (unsigned i = 0; i < per_side; ++i) EXPECT_FALSE(t.after_run(false, 5e-6, i % 3 == 0 ? 10e-6 : 6e-6));
+  EXPECT_TRUE(t.trying());
+  EXPECT_FALSE(t.wants_busy_time());
+}
+
 TEST(alone_trial, a_short_phase_is_tried_alone_and_the_faster_side_is_kept) {
   alone_trial t;
   EXPECT_TRUE(t.use(one_steal(), 20));
