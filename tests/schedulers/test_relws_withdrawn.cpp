@@ -31,20 +31,6 @@ namespace {
 namespace st = cws::steal_tree;
 using namespace std::chrono_literals;
 
-// The root's first two spawns, A (step 0) and B (step 1), both to worker 1.
-st::tree a_and_b_to_worker_1() {
-  st::tree t = cws::test::root_only(2);
-  t.paths = {0, 1};
-  t.segments[0].end_ns = 10000;
-  t.segments[0].tasks = 1;
-  t.segments[0].steals = {st::steal_point{.level = 1, .step = 0, .thief = 1, .child = 1, .path = 0},
-                          st::steal_point{.level = 1, .step = 1, .thief = 1, .child = 2, .path = 1}};
-  t.segments.push_back(cws::test::segment_of(1, 0, 1, 0, 1000, 5000, 1));
-  t.segments.push_back(cws::test::segment_of(1, 0, 1, 1, 6000, 9000, 1));
-  t.worker_segments[1] = {1, 2};
-  return t;
-}
-
 struct scene {
   std::atomic<bool> a_started{false};
   std::atomic<bool> b_started{false};
@@ -92,7 +78,7 @@ void program(scene& sc, unsigned children) {
 TEST(relws_withdrawn, the_thief_of_a_child_taken_back_steals_instead_of_waiting_for_it) {
   cws::runtime rt(cws::test::config(2));
   auto& store = cws::schedulers::store_of(rt);
-  store.seed("ab", a_and_b_to_worker_1(), "hand-built");
+  store.seed("ab", cws::test::a_and_b_to_worker_1(), "hand-built");
   auto& s = rt.schedule("ab", cws::policy::relws);
   scene sc;
   const cws::run_report& r = rt.run(s, [&] { program(sc, 8); });
@@ -128,7 +114,7 @@ class stealable_view final : public cws::worker_view {
 TEST(relws_withdrawn, the_engine_relaxes_for_the_phase_of_the_take_back_only) {
   using cws::schedulers::detail::replay_engine;
   using cws::schedulers::detail::replay_mode;
-  const auto plan = cws::schedulers::detail::compile(std::make_shared<const st::tree>(a_and_b_to_worker_1()));
+  const auto plan = cws::schedulers::detail::compile(std::make_shared<const st::tree>(cws::test::a_and_b_to_worker_1()));
   ASSERT_EQ(plan->order[1].size(), 2u);
   replay_engine e;
   stealable_view w1;

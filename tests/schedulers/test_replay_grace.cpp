@@ -38,20 +38,6 @@ cws::runtime_config with_grace(unsigned us) {
   return c;
 }
 
-// The root's first two spawns, A (step 0) and B (step 1), both to worker 1, in that order.
-st::tree a_and_b_to_worker_1() {
-  st::tree t = cws::test::root_only(2);
-  t.paths = {0, 1};  // their pedigrees: ranks 0 and 1 among the root task's spawns
-  t.segments[0].end_ns = 10000;
-  t.segments[0].tasks = 1;
-  t.segments[0].steals = {st::steal_point{.level = 1, .step = 0, .thief = 1, .child = 1, .path = 0},
-                          st::steal_point{.level = 1, .step = 1, .thief = 1, .child = 2, .path = 1}};
-  t.segments.push_back(cws::test::segment_of(1, 0, 1, 0, 1000, 5000, 1));
-  t.segments.push_back(cws::test::segment_of(1, 0, 1, 1, 6000, 9000, 1));
-  t.worker_segments[1] = {1, 2};
-  return t;
-}
-
 struct scene {
   std::atomic<bool> a_started{false};
   std::atomic<bool> b_ran{false};
@@ -96,7 +82,7 @@ TEST(replay_grace, the_spawner_runs_the_task_its_busy_thief_has_not_started) {
     SCOPED_TRACE(std::string(policy));
     cws::runtime rt(with_grace(grace_us));
     const bool user = policy == cws::policy::user;
-    const cws::test::seeded_schedule ab = cws::test::seed_unless_user(rt, "ab", policy, a_and_b_to_worker_1());
+    const cws::test::seeded_schedule ab = cws::test::seed_unless_user(rt, "ab", policy, cws::test::a_and_b_to_worker_1());
     scene sc;
     const cws::run_report& r = rt.run(ab.schedule, [&] { spawn_a_then_b(sc, user, true); });
     EXPECT_TRUE(sc.a_started) << "worker 1 never took A";
@@ -160,7 +146,7 @@ TEST(replay_grace, a_thief_whose_task_does_not_come_steals_after_the_grace) {
 // worker 1 once A is done.
 TEST(replay_grace, zero_waits_for_the_thief) {
   cws::runtime rt(with_grace(0));
-  cws::schedulers::store_of(rt).seed("ab", a_and_b_to_worker_1(), "hand-built");
+  cws::schedulers::store_of(rt).seed("ab", cws::test::a_and_b_to_worker_1(), "hand-built");
   auto& s = rt.schedule("ab", cws::policy::stows);
   scene sc;
   const cws::run_report& r = rt.run(s, [&] { spawn_a_then_b(sc, false, false, 20ms); });
@@ -175,7 +161,7 @@ TEST(replay_grace, zero_waits_for_the_thief) {
 TEST(replay_grace, a_released_run_leaves_evolve_converged_on_its_template) {
   cws::runtime rt(with_grace(grace_us));
   auto& store = cws::schedulers::store_of(rt);
-  store.seed("ab", a_and_b_to_worker_1(), "hand-built");
+  store.seed("ab", cws::test::a_and_b_to_worker_1(), "hand-built");
   store.mark_converged("ab");
   auto& s = rt.schedule("ab", cws::policy::evolve);
   const auto templ = store.at("ab").templ;
@@ -201,7 +187,7 @@ TEST(replay_grace, a_released_run_leaves_evolve_converged_on_its_template) {
 // A stress of that race (TSan), not of what the timing gives.
 TEST(replay_grace, tiny_phases_finish_whoever_wins_the_take_back) {
   cws::runtime rt(with_grace(grace_us));
-  cws::schedulers::store_of(rt).seed("ab", a_and_b_to_worker_1(), "hand-built");
+  cws::schedulers::store_of(rt).seed("ab", cws::test::a_and_b_to_worker_1(), "hand-built");
   auto& s = rt.schedule("ab", cws::policy::stows);
   unsigned released = 0;
   for (int run = 0; run < 400; ++run) {

@@ -48,6 +48,22 @@ inline steal_tree::tree root_handing_spawn_to(std::uint32_t workers, std::uint32
   return t;
 }
 
+// The root's first two spawns, A (step 0) and B (step 1), both to worker 1,
+// in that order (their pedigrees: ranks 0 and 1 among the root's spawns).
+inline steal_tree::tree a_and_b_to_worker_1() {
+  namespace st = steal_tree;
+  st::tree t = root_only(2);
+  t.paths = {0, 1};
+  t.segments[0].end_ns = 10000;
+  t.segments[0].tasks = 1;
+  t.segments[0].steals = {st::steal_point{.level = 1, .step = 0, .thief = 1, .child = 1, .path = 0},
+                          st::steal_point{.level = 1, .step = 1, .thief = 1, .child = 2, .path = 1}};
+  t.segments.push_back(segment_of(1, 0, 1, 0, 1000, 5000, 1));
+  t.segments.push_back(segment_of(1, 0, 1, 1, 6000, 9000, 1));
+  t.worker_segments[1] = {1, 2};
+  return t;
+}
+
 // cws-fdtd's 32 blocks on 2 workers after a late helper (a recorded tree):
 // worker 1 took the left half at (1,0) and ran 14 of its 16 blocks; worker 0
 // took one back at (3,2), and worker 1 took one of that again at (1,0).
