@@ -37,9 +37,10 @@
 // phases of a schedule often run before a helper that slept has woken. Such
 // a run stays a candidate but is not counted as a try, up to
 // `absent_allowance` of them, after which they count (a machine whose
-// helpers never come in time still gets a template). A bound of 1 still
-// adopts the first run whatever happened in it, as its first touches placed
-// the data (and tests rely on knowing their template).
+// helpers never come in time still gets a template). A phase shorter than
+// `helper_join_s` counts at once: too short for a helper to join at all. A
+// bound of 1 still adopts the first run whatever happened in it, as its
+// first touches placed the data (and tests rely on knowing their template).
 //
 // A balanced run with more steals than it needs is first pruned
 // (fewer_steals): of its coarsenings (steal_tree::coarsen, cut below each
@@ -89,6 +90,14 @@ class template_pick {
   // after its region (libgomp spins for milliseconds by default) kept a
   // helper off its core for 20 consecutive 34 us phases of cws-floyd.
   static constexpr unsigned absent_allowance = 1000;
+  // Shorter than this, a phase a helper missed was too short for one to
+  // join in time, not a phase it would have helped in: its run counts as a
+  // try like any other (random stealing runs such a phase on the caller
+  // too). In cws-phases, 2 leaves of 512 bytes (0.15 us) were missed by the
+  // helper in nearly every run, and stows spent its first 1 000 runs
+  // recording under random at about twice random's cost (the notes and the
+  // pick's bookkeeping of every uncounted run).
+  static constexpr double helper_join_s = 2e-6;
 
   // The tree of random run `run` with its balance. `balanced` is the balance
   // rule's verdict on it, `helper_absent` whether a helper was absent while

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,13 @@ void hold_the_helper(cws::runtime& rt, held_helper& helper) {
   ASSERT_TRUE(helper.hold(probe.thread)) << "the helper never ran the signal handler";
 }
 
+// At least `d`, measured on the steady clock (not a sleep: its granularity is tens of us).
+void spin_for(std::chrono::microseconds d) {
+  const auto until = std::chrono::steady_clock::now() + d;
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
 TEST(absent_helper_pick, runs_without_the_helper_count_as_tries_only_past_the_allowance) {
   constexpr unsigned bound = 3;
   cws::runtime rt(two_workers_trying(bound));
@@ -59,6 +67,7 @@ TEST(absent_helper_pick, runs_without_the_helper_count_as_tries_only_past_the_al
   for (unsigned i = 0; i <= recorded; ++i) {
     const cws::run_report& r = rt.run(s, [] {
       for (int k = 0; k < 8; ++k) cws::spawn([] {});
+      spin_for(std::chrono::microseconds(3));  // long enough for a helper to have joined (helper_join_s)
       cws::sync();
     });
     ran_as.push_back(r.ran_as);
@@ -87,6 +96,40 @@ TEST(absent_helper_pick, runs_without_the_helper_count_as_tries_only_past_the_al
   EXPECT_NE(notes[recorded - 1].find("no random run balanced in 3: run #0"), std::string::npos)
       << notes[recorded - 1];
   EXPECT_EQ(cs::store_of(rt).at("step").template_from, "recorded run #0, the most balanced of 3 random runs");
+}
+
+// A phase shorter than template_pick::helper_join_s that the helper missed
+// was too short for any helper: its run counts as a try at once. Which runs
+// are that short is the machine's doing, so the test reads each run's wall
+// time and checks the rule against it: the template comes right after the
+// bound-th short run.
+TEST(absent_helper_pick, runs_too_short_for_a_helper_count_at_once) {
+  constexpr unsigned bound = 3;
+  cws::runtime rt(two_workers_trying(bound));
+  held_helper helper;
+  ASSERT_NO_FATAL_FAILURE(hold_the_helper(rt, helper));
+  auto& s = rt.schedule("step", "stows");
+  unsigned short_runs = 0;
+  int counted_through = -1, adopted_at = -1;
+  for (int i = 0; i < 200; ++i) {
+    const cws::run_report& r = rt.run(s, [] {
+      for (int k = 0; k < 8; ++k) cws::spawn([] {});
+      cws::sync();
+    });
+    if (r.ran_as == cws::ran_as::stows) {
+      adopted_at = i;
+      break;
+    }
+    EXPECT_EQ(r.workers_joined, 1u) << "run " << i;
+    if (r.wall_s < template_pick::helper_join_s && ++short_runs == bound) counted_through = i;
+  }
+  const bool waited = helper.watchdog_fired();
+  held_helper::release();
+  ASSERT_FALSE(waited) << "a phase waited for a helper that could not run";
+  ASSERT_GE(counted_through, 0) << "fewer than " << bound << " of 200 runs of 8 empty spawns took under 2 us";
+  EXPECT_EQ(adopted_at, counted_through + 1);
+  EXPECT_NE(cs::store_of(rt).at("step").template_from.find("the most balanced of 3 random runs"), std::string::npos)
+      << cs::store_of(rt).at("step").template_from;
 }
 
 // A phase that spawns nothing leaves no work to steal: an absent helper
