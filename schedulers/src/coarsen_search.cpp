@@ -2,15 +2,14 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <iterator>
 #include <string>
 #include <utility>
 
 #include "cws/schedulers/knobs.hpp"
 #include "cws/schedulers/schedule_store.hpp"
-#include "cws/steal_tree/balance.hpp"
 #include "cws/steal_tree/coarsen.hpp"
+#include "balanced_cuts.hpp"
 #include "evolve_controller.hpp"
 #include "format_into.hpp"
 
@@ -27,16 +26,10 @@ steal_tree::coarsen_options pruned_at(std::uint32_t depth) {
 void coarsen_search::start(std::shared_ptr<const steal_tree::tree> converged, const runtime_config& cfg) {
   *this = {};
   base_ = std::move(converged);
-  std::vector<std::uint32_t> levels;
-  for (const steal_tree::segment& g : base_->segments)
-    for (const steal_tree::steal_point& p : g.steals) levels.push_back(p.level);
-  std::sort(levels.begin(), levels.end());
-  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
-  for (std::size_t i = 0; i + 1 < levels.size() && depths_.size() + 1 < knobs_of(cfg).replay.coarsen_tries; ++i) {
-    const steal_tree::balance b = steal_tree::balance_of(steal_tree::coarsen(*base_, pruned_at(levels[i])));
-    if (b.idle_workers == 0 && knobs_of(cfg).replay.balanced(b.idle_workers, b.max_share_ratio))
-      depths_.push_back(levels[i]);
-  }
+  const unsigned tries = knobs_of(cfg).replay.coarsen_tries;  // the unpruned tree is one of them
+  for (const balanced_cut& c : balanced_cuts(*base_, knobs_of(cfg).replay, tries > 0 ? tries - 1 : 0))
+    depths_.push_back(c.level);
+  const std::vector<std::uint32_t> levels = steal_levels(*base_);
   depths_.push_back(levels.empty() ? 0 : levels.back());  // unpruned
   active_ = true;
 }

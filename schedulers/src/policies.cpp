@@ -50,16 +50,18 @@ using detail::replay_mode;
 // (its waits in syncs), and each other worker's segments, from their
 // recorded spans (its idle time would count the time before it joined the
 // phase as busy), at most its own wall less idle time. 0 without a record.
-double busy_time(const run_report& r, const steal_tree::phase_record* record) noexcept {
+// One pass over the segments, summed per worker (a scan per worker would
+// cost P x segments, and a fine-grained run records thousands); a segment of
+// a worker the report does not list counts for none.
+double busy_time(const run_report& r, const steal_tree::phase_record* record) {
   if (record == nullptr || r.per_worker.empty()) return 0;
+  std::vector<std::uint64_t> span_ns(r.per_worker.size());
+  for (const steal_tree::segment& g : record->steals.segments)
+    if (g.worker < span_ns.size()) span_ns[g.worker] += g.end_ns - g.start_ns;
   double busy = std::max(0.0, r.wall_s - r.per_worker[0].idle_s);
-  for (std::size_t w = 1; w < r.per_worker.size(); ++w) {
-    if (r.per_worker[w].segments == 0) continue;
-    std::uint64_t span_ns = 0;
-    for (const steal_tree::segment& g : record->steals.segments)
-      if (g.worker == w) span_ns += g.end_ns - g.start_ns;
-    busy += std::min(static_cast<double>(span_ns) * 1e-9, std::max(0.0, r.wall_s - r.per_worker[w].idle_s));
-  }
+  for (std::size_t w = 1; w < r.per_worker.size(); ++w)
+    if (r.per_worker[w].segments != 0)
+      busy += std::min(static_cast<double>(span_ns[w]) * 1e-9, std::max(0.0, r.wall_s - r.per_worker[w].idle_s));
   return busy;
 }
 

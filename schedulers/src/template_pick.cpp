@@ -1,12 +1,9 @@
 #include "template_pick.hpp"
 
-#include <algorithm>
 #include <utility>
-#include <vector>
 
 #include "cws/schedulers/knobs.hpp"
-#include "cws/steal_tree/balance.hpp"
-#include "cws/steal_tree/coarsen.hpp"
+#include "balanced_cuts.hpp"
 
 namespace cws::schedulers::detail {
 
@@ -17,23 +14,10 @@ std::uint64_t template_pick::extra_steals_of(const steal_tree::tree& t) noexcept
 }
 
 std::optional<steal_tree::tree> template_pick::fewer_steals(const steal_tree::tree& t, const replay_knobs& knobs) {
-  std::vector<std::uint32_t> levels;
-  for (const steal_tree::segment& g : t.segments)
-    for (const steal_tree::steal_point& p : g.steals) levels.push_back(p.level);
-  std::sort(levels.begin(), levels.end());
-  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+  // Strictly fewer: of cuts with as many steals, the shallowest (listed first) stays.
   std::optional<steal_tree::tree> best;
-  std::uint64_t best_steals = steals_of(t);
-  for (std::size_t i = 0; i + 1 < levels.size(); ++i) {  // the deepest level cuts nothing
-    steal_tree::coarsen_options cut;
-    cut.max_level = levels[i];
-    steal_tree::tree c = steal_tree::coarsen(t, cut);
-    if (steals_of(c) >= best_steals) continue;
-    const steal_tree::balance b = steal_tree::balance_of(c);
-    if (b.idle_workers != 0 || !knobs.balanced(b.idle_workers, b.max_share_ratio)) continue;
-    best_steals = steals_of(c);
-    best = std::move(c);
-  }
+  for (balanced_cut& c : balanced_cuts(t, knobs))
+    if (steals_of(c.tree) < steals_of(best ? *best : t)) best = std::move(c.tree);
   return best;
 }
 

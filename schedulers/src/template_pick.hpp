@@ -106,9 +106,9 @@ class template_pick {
   // pruned tree (fewer_steals); 0: fresh's own.
   verdict offer(std::shared_ptr<const steal_tree::tree> fresh, const load_balance& balance, bool balanced,
                 bool helper_absent, std::uint64_t run, unsigned bound, std::uint64_t recorded_steals = 0);
-  // Of `t`'s coarsenings that drop every steal below one of the levels `t`
-  // steals at, the one with the fewest steals that passes `knobs`' balance
-  // rule (task counts per worker, every worker busy); empty when none has
+  // Of `t`'s balanced cuts (balanced_cuts.hpp: coarsened below a level `t`
+  // steals at, every worker busy, `knobs`' balance rule on task counts), the
+  // one with the fewest steals, the shallowest of equals; empty when none has
   // fewer steals than `t`. O(levels x segments).
   static std::optional<steal_tree::tree> fewer_steals(const steal_tree::tree& t, const replay_knobs& knobs);
   static std::uint64_t steals_of(const steal_tree::tree& t) noexcept {

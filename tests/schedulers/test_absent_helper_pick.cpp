@@ -45,6 +45,21 @@ void hold_the_helper(cws::runtime& rt, held_helper& helper) {
   ASSERT_TRUE(helper.hold(probe.thread)) << "the helper never ran the signal handler";
 }
 
+// Holds worker 1, runs `phase` on rt's "step" schedule (stows) up to `runs`
+// times while `seen(report, run index)` returns true, then lets the helper go;
+// fails if a phase waited for it (the watchdog freed it). In ASSERT_NO_FATAL_FAILURE.
+template <class Phase, class Seen>
+void run_with_the_helper_held(cws::runtime& rt, int runs, const Phase& phase, Seen seen) {
+  held_helper helper;
+  ASSERT_NO_FATAL_FAILURE(hold_the_helper(rt, helper));
+  auto& s = rt.schedule("step", "stows");
+  for (int i = 0; i < runs && seen(rt.run(s, phase), i); ++i) {
+  }
+  const bool waited = helper.watchdog_fired();
+  held_helper::release();
+  ASSERT_FALSE(waited) << "a phase waited for a helper that could not run";
+}
+
 // At least `d`, measured on the steady clock (not a sleep: its granularity is tens of us).
 void spin_for(std::chrono::microseconds d) {
   const auto until = std::chrono::steady_clock::now() + d;
@@ -55,29 +70,23 @@ void spin_for(std::chrono::microseconds d) {
 TEST(absent_helper_pick, runs_without_the_helper_count_as_tries_only_past_the_allowance) {
   constexpr unsigned bound = 3;
   cws::runtime rt(two_workers_trying(bound));
-  held_helper helper;
-  ASSERT_NO_FATAL_FAILURE(hold_the_helper(rt, helper));
-
-  auto& s = rt.schedule("step", "stows");
   constexpr unsigned allowance = template_pick::absent_allowance;
   constexpr unsigned recorded = allowance + bound;  // then the most balanced of them is the template
   std::vector<cws::ran_as> ran_as;
   std::vector<std::string> reasons, notes;
   unsigned joined_alone = 0;
-  for (unsigned i = 0; i <= recorded; ++i) {
-    const cws::run_report& r = rt.run(s, [] {
-      for (int k = 0; k < 8; ++k) cws::spawn([] {});
-      spin_for(std::chrono::microseconds(3));  // long enough for a helper to have joined (helper_join_s)
-      cws::sync();
-    });
+  const auto phase = [] {
+    for (int k = 0; k < 8; ++k) cws::spawn([] {});
+    spin_for(std::chrono::microseconds(3));  // long enough for a helper to have joined (helper_join_s)
+    cws::sync();
+  };
+  ASSERT_NO_FATAL_FAILURE(run_with_the_helper_held(rt, recorded + 1, phase, [&](const cws::run_report& r, int) {
     ran_as.push_back(r.ran_as);
     reasons.push_back(r.reason);
     notes.push_back(r.note);
     joined_alone += r.workers_joined == 1;
-  }
-  const bool waited = helper.watchdog_fired();
-  held_helper::release();
-  ASSERT_FALSE(waited) << "a phase waited for a helper that could not run";
+    return true;
+  }));
   ASSERT_EQ(joined_alone, recorded + 1) << "the held helper was counted among the workers that joined";
 
   for (unsigned i = 0; i < recorded; ++i) EXPECT_EQ(ran_as[i], cws::ran_as::random_no_template) << "run " << i;
@@ -106,26 +115,21 @@ TEST(absent_helper_pick, runs_without_the_helper_count_as_tries_only_past_the_al
 TEST(absent_helper_pick, runs_too_short_for_a_helper_count_at_once) {
   constexpr unsigned bound = 3;
   cws::runtime rt(two_workers_trying(bound));
-  held_helper helper;
-  ASSERT_NO_FATAL_FAILURE(hold_the_helper(rt, helper));
-  auto& s = rt.schedule("step", "stows");
   unsigned short_runs = 0;
   int counted_through = -1, adopted_at = -1;
-  for (int i = 0; i < 200; ++i) {
-    const cws::run_report& r = rt.run(s, [] {
-      for (int k = 0; k < 8; ++k) cws::spawn([] {});
-      cws::sync();
-    });
+  const auto phase = [] {
+    for (int k = 0; k < 8; ++k) cws::spawn([] {});
+    cws::sync();
+  };
+  ASSERT_NO_FATAL_FAILURE(run_with_the_helper_held(rt, 200, phase, [&](const cws::run_report& r, int i) {
     if (r.ran_as == cws::ran_as::stows) {
       adopted_at = i;
-      break;
+      return false;
     }
     EXPECT_EQ(r.workers_joined, 1u) << "run " << i;
     if (r.wall_s < template_pick::helper_join_s && ++short_runs == bound) counted_through = i;
-  }
-  const bool waited = helper.watchdog_fired();
-  held_helper::release();
-  ASSERT_FALSE(waited) << "a phase waited for a helper that could not run";
+    return true;
+  }));
   ASSERT_GE(counted_through, 0) << "fewer than " << bound << " of 200 runs of 8 empty spawns took under 2 us";
   EXPECT_EQ(adopted_at, counted_through + 1);
   EXPECT_NE(cs::store_of(rt).at("step").template_from.find("the most balanced of 3 random runs"), std::string::npos)
@@ -136,14 +140,12 @@ TEST(absent_helper_pick, runs_too_short_for_a_helper_count_at_once) {
 // changes nothing about it, and its runs count as tries at once.
 TEST(absent_helper_pick, a_phase_without_spawns_counts_its_runs_with_the_helper_absent) {
   cws::runtime rt(two_workers_trying(2));
-  held_helper helper;
-  ASSERT_NO_FATAL_FAILURE(hold_the_helper(rt, helper));
-  auto& s = rt.schedule("step", "stows");
   std::vector<cws::ran_as> ran_as;
-  for (int i = 0; i < 3; ++i) ran_as.push_back(rt.run(s, [] {}).ran_as);
-  const bool waited = helper.watchdog_fired();
-  held_helper::release();
-  ASSERT_FALSE(waited) << "a phase waited for a helper that could not run";
+  const auto spawns_nothing = [] {};
+  ASSERT_NO_FATAL_FAILURE(run_with_the_helper_held(rt, 3, spawns_nothing, [&](const cws::run_report& r, int) {
+    ran_as.push_back(r.ran_as);
+    return true;
+  }));
   EXPECT_EQ(ran_as[0], cws::ran_as::random_no_template);
   EXPECT_EQ(ran_as[1], cws::ran_as::random_no_template);
   EXPECT_EQ(ran_as[2], cws::ran_as::stows);
