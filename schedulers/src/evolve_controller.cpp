@@ -36,6 +36,7 @@ void end_probe(evolve_counters& c) {
   c.contended = false;
   c.contended_runs = 0;  // contended_every stays: the gap the next contention starts from
   c.switch_check_runs = 0;
+  c.switch_check_s = 0;
   c.checked_switches = evolve_counters::unread;  // the next check only reads
 }
 
@@ -256,19 +257,21 @@ void evolve_controller::after_stows(run_report& r, const runtime_config& cfg) {
 void evolve_controller::check_switches(run_report& r, const replay_knobs& knobs) {
   evolve_counters& c = s_.evolve_counters;
   if (!knobs.evolve_contention || knobs.evolve_slowdown_pct == 0) return;
-  if (++c.switch_check_runs < switch_check_every) return;
-  c.switch_check_runs = 0;
+  c.switch_check_s += r.wall_s;
+  if (++c.switch_check_runs < switch_check_every || c.switch_check_s < switch_check_min_s) return;
+  const unsigned runs = std::exchange(c.switch_check_runs, 0u);
+  c.switch_check_s = 0;
   const std::uint64_t now = switches_();
   const std::uint64_t before = std::exchange(c.checked_switches, now);
   if (before == evolve_counters::unread) return;
   const std::uint64_t moved = now - before;
-  if (moved < std::uint64_t{shared_switches_per_run} * switch_check_every) {
+  if (moved < std::uint64_t{shared_switches_per_run} * runs) {
     // quiet: the next contention's first gap shrinks back
     c.contended_every = c.contended_every / 2 < contended_first_every ? 0 : c.contended_every / 2;
     return;
   }
   format_into(r.note, "{} involuntary context switch(es) over the last {} runs: other work shares the cores; ", moved,
-              switch_check_every);
+              runs);
   contend(r, now);
 }
 
@@ -374,6 +377,7 @@ void evolve_controller::after_contended(replay_mode ran, run_report& r, const ru
     c.slowdown.reset();
     c.checked_switches = now;  // the next check compares, recheck_after runs on
     c.switch_check_runs = switch_check_every - recheck_after;
+    c.switch_check_s = 0;
     return;
   }
   c.contended_every = std::min(2 * c.contended_every, contended_last_every);

@@ -71,6 +71,11 @@ inline constexpr unsigned probe_rounds = 3;
 // (check_switches), and random runs between two runs of the template while
 // contended: first, and at most (doubling while the cores stay shared).
 inline constexpr unsigned switch_check_every = 16;
+// ... and at least this much phase time since the last read: reading them
+// (getrusage) costs about 1 us, a sixth of a 0.3 us phase's whole cost when
+// paid every 16 runs. A phase that short cannot show 4 switches per run
+// anyway (a time slice is milliseconds), so nothing is missed by waiting.
+inline constexpr double switch_check_min_s = 1e-3;
 // A first gap of 16: a quiet stretch of 16 random runs is rare on shared
 // cores, and on idle ones 16 random runs cost about what the template does.
 // After the template ran as fast again, the switches are read again

@@ -53,6 +53,7 @@ void set_every_field(cs::schedule_state& s, const cws::runtime_config& cfg) {
   c.contended_runs = 3;
   c.contended_every = 8;
   c.switch_check_runs = 5;
+  c.switch_check_s = 0.5;
   c.checked_switches = 7;
 }
 
@@ -101,6 +102,7 @@ TEST(evolve_restart, resets_every_field_to_a_new_schedules) {
   EXPECT_EQ(c.contended_runs, f.contended_runs);
   EXPECT_EQ(c.contended_every, f.contended_every);
   EXPECT_EQ(c.switch_check_runs, f.switch_check_runs);
+  EXPECT_EQ(c.switch_check_s, f.switch_check_s);
   EXPECT_EQ(c.checked_switches, f.checked_switches);
   EXPECT_FALSE(s.coarsen_search.done());
   EXPECT_EQ(evolve_controller::stage_of(s), evolve_stage::learn);
@@ -215,7 +217,11 @@ TEST(evolve_stages, a_converged_tree_with_steals_it_does_not_need_is_pruned) {
 // The program's involuntary context switches as the probe reads them: given
 // here, since the test process itself may lose its core (ctest -j).
 std::uint64_t given_switches = 0;
-std::uint64_t read_given_switches() noexcept { return given_switches; }
+unsigned switch_reads = 0;  // calls of read_given_switches
+std::uint64_t read_given_switches() noexcept {
+  ++switch_reads;
+  return given_switches;
+}
 
 cws::runtime_config with_contention(bool on) {
   cws::runtime_config c = cws::test::config(2);
@@ -447,6 +453,25 @@ TEST(evolve_contended, switches_during_converged_runs_make_it_contended) {
         << t.r.note;
     EXPECT_EQ(t.evolve.mode_for(nullptr), replay_mode::random);
   }
+}
+
+// Reading the switches costs a system call, so short runs read them once per
+// millisecond of runs (switch_check_min_s), not every 16 runs: 1 000 runs of
+// 10 us read them 10 times, not 62. Contention still shows, over the longer
+// window.
+TEST(evolve_contended, short_runs_read_the_switches_once_per_millisecond) {
+  slowed_down t(1e-5, 1e-5, true);
+  ASSERT_EQ(evolve_controller::stage_of(t.s), evolve_stage::converged) << t.r.note;
+  const unsigned runs_per_read = static_cast<unsigned>(cs::detail::switch_check_min_s / 1e-5 + 0.5);  // 100
+  const unsigned before = switch_reads;
+  for (unsigned i = 0; i < 10 * runs_per_read; ++i) t.stows_run(1e-5);
+  EXPECT_GE(switch_reads - before, 9u);
+  EXPECT_LE(switch_reads - before, 10u);
+  ASSERT_EQ(evolve_controller::stage_of(t.s), evolve_stage::converged) << "no switch moved";
+  given_switches += busy(runs_per_read + cs::detail::switch_check_every);
+  for (unsigned i = 0; i < 2 * runs_per_read && !t.evolve.probing(); ++i) t.stows_run(1e-5);
+  ASSERT_EQ(evolve_controller::stage_of(t.s), evolve_stage::contended) << t.r.note;
+  EXPECT_NE(t.r.note.find("over the last 100 runs: other work shares the cores"), std::string::npos) << t.r.note;
 }
 
 // On the runtime: the probe run (forced here: the watch's verdict needs real

@@ -21,7 +21,7 @@
 //                        before it returns to RELWS (default 25; 0 = never return;
 //                        cws/schedulers/slowdown_watch.hpp)
 //   CWS_EVOLVE_CONTENTION 1 = a converged evolve reads the program's involuntary context
-//                        switches every 16 runs and, when other work takes its cores and
+//                        switches every 16 runs (1 ms of them at least) and, when other work takes its cores and
 //                        random stealing is faster there, runs under random stealing (the
 //                        template kept) until the template is as fast again (default);
 //                        0 = it stays on the strict replay

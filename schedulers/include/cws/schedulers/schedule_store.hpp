@@ -79,9 +79,11 @@ struct evolve_counters {
   bool contended = false;
   unsigned contended_runs = 0;   // random runs since the template last ran while contended
   unsigned contended_every = 0;  // random runs between two runs of the template while contended
-  // Converged runs since the involuntary context switches were last read, and that read.
+  // Converged runs since the involuntary context switches were last read,
+  // their summed wall time, and that read.
   static constexpr std::uint64_t unread = ~std::uint64_t{0};
   unsigned switch_check_runs = 0;
+  double switch_check_s = 0;
   std::uint64_t checked_switches = unread;
 };
 }  // namespace detail

@@ -59,6 +59,10 @@ class record_window {
   // Keeps `per_schedule` runs per schedule (at least 1), and records holding
   // at most `max_bytes` in all (0: no byte bound) as trim() enforces it.
   explicit record_window(std::size_t per_schedule, std::size_t max_bytes = 0);
+  // Not copyable: lane_of_ points into the window's own lanes. (A copy of the
+  // records: the conversion to std::vector below.)
+  record_window(const record_window&) = delete;
+  record_window& operator=(const record_window&) = delete;
 
   std::size_t per_schedule() const noexcept { return per_schedule_; }
   std::size_t max_bytes() const noexcept { return max_bytes_; }
