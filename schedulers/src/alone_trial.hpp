@@ -64,8 +64,11 @@ class alone_trial {
   // the decision (decision() says how).
   bool after_run(bool ran_alone, double wall_s, double busy_s = 0);
   bool watching() const noexcept { return state_ != state::off; }
-  // Whether the coming run's busy time counts (after_run's busy_s): before a trial only.
-  bool wants_busy_time() const noexcept { return state_ == state::watching; }
+  // Whether the busy time of a run that took `wall_s` counts (after_run's
+  // busy_s): before a trial, and only for a run short enough to count (a
+  // longer one resets the row), so that replays of a long phase, which stay
+  // watching, never pay for it.
+  bool wants_busy_time(double wall_s) const noexcept { return state_ == state::watching && wall_s <= bound_s_; }
   bool trying() const noexcept { return state_ == state::trying; }
   // "alone: median 1.6 us alone against 2.4 us replaying its 1 steal (8
   // runs each)", or why runs alone stopped; written when that happened.

@@ -382,7 +382,7 @@ void replay_policy::end_phase(run_report& r) {
   if (r.diverged()) report_divergence(r);
   // Only the runs the trial decided count: not evolve's probes (random), nor its audit.
   if (timed_ && !r.diverged() &&
-      alone_trial_.after_run(alone_, r.wall_s, alone_trial_.wants_busy_time() ? busy_time(r, record) : 0))
+      alone_trial_.after_run(alone_, r.wall_s, alone_trial_.wants_busy_time(r.wall_s) ? busy_time(r, record) : 0))
     r.note = alone_trial_.decision();
   // A replay that took its template's steals again (most runs once a
   // schedule settled) is at distance 0 from the previous run: said without

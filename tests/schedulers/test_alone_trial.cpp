@@ -79,19 +79,20 @@ TEST(alone_trial, replays_that_keep_their_workers_busy_are_not_tried_alone) {
             "many times as long; not tried alone");
   // Checked again after runs_between_trials runs, watching as after a trial.
   for (std::uint64_t i = 0; i + 1 < alone_trial::runs_between_trials; ++i) ASSERT_FALSE(t.after_run(false, 19e-6));
-  EXPECT_FALSE(t.wants_busy_time());
+  EXPECT_FALSE(t.wants_busy_time(19e-6));
   EXPECT_FALSE(t.after_run(false, 19e-6));
-  EXPECT_TRUE(t.wants_busy_time()) << "watching again";
+  EXPECT_TRUE(t.wants_busy_time(19e-6)) << "watching again";
+  EXPECT_FALSE(t.wants_busy_time(21e-6)) << "a run over the bound resets the row: its busy time does not count";
 }
 
 TEST(alone_trial, a_few_busy_replays_in_the_row_do_not_stop_the_trial) {
   alone_trial t;
   t.use(one_steal(), 20);
-  EXPECT_TRUE(t.wants_busy_time());
+  EXPECT_TRUE(t.wants_busy_time(5e-6));
   // Three of eight replays busy (a preempted caller and helper, say): the median is not.
   for (unsigned i = 0; i < per_side; ++i) EXPECT_FALSE(t.after_run(false, 5e-6, i % 3 == 0 ? 10e-6 : 6e-6));
   EXPECT_TRUE(t.trying());
-  EXPECT_FALSE(t.wants_busy_time());
+  EXPECT_FALSE(t.wants_busy_time(5e-6));
 }
 
 TEST(alone_trial, a_short_phase_is_tried_alone_and_the_faster_side_is_kept) {
