@@ -18,8 +18,8 @@ std::vector<std::uint32_t> steal_levels(const steal_tree::tree& t) {
   return levels;
 }
 
-std::vector<balanced_cut> balanced_cuts(const steal_tree::tree& t, const replay_knobs& knobs, std::size_t limit) {
-  const std::vector<std::uint32_t> levels = steal_levels(t);
+std::vector<balanced_cut> balanced_cuts(const steal_tree::tree& t, const std::vector<std::uint32_t>& levels,
+                                        const replay_knobs& knobs, std::size_t limit) {
   std::vector<balanced_cut> cuts;
   for (std::size_t i = 0; i + 1 < levels.size() && cuts.size() < limit; ++i) {
     steal_tree::coarsen_options cut;

@@ -26,11 +26,12 @@ struct balanced_cut {
   steal_tree::tree tree;    // `t` coarsened there
 };
 
-// `t` coarsened below each level it steals at but the deepest (a cut there
-// drops nothing), shallowest first, keeping the cuts that give every worker
-// a task and pass `knobs`' balance rule; stops after `limit` of them (the
-// deeper cuts are then not even made). O(levels x segments).
-std::vector<balanced_cut> balanced_cuts(const steal_tree::tree& t, const replay_knobs& knobs,
+// `t` coarsened below each of `levels` (steal_levels(t)) but the deepest (a
+// cut there drops nothing), shallowest first, keeping the cuts that give
+// every worker a task and pass `knobs`' balance rule; stops after `limit` of
+// them (the deeper cuts are then not even made). O(levels x segments).
+std::vector<balanced_cut> balanced_cuts(const steal_tree::tree& t, const std::vector<std::uint32_t>& levels,
+                                        const replay_knobs& knobs,
                                         std::size_t limit = std::numeric_limits<std::size_t>::max());
 
 }  // namespace cws::schedulers::detail

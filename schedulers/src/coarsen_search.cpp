@@ -26,10 +26,10 @@ steal_tree::coarsen_options pruned_at(std::uint32_t depth) {
 void coarsen_search::start(std::shared_ptr<const steal_tree::tree> converged, const runtime_config& cfg) {
   *this = {};
   base_ = std::move(converged);
-  const unsigned tries = knobs_of(cfg).replay.coarsen_tries;  // the unpruned tree is one of them
-  for (const balanced_cut& c : balanced_cuts(*base_, knobs_of(cfg).replay, tries > 0 ? tries - 1 : 0))
-    depths_.push_back(c.level);
   const std::vector<std::uint32_t> levels = steal_levels(*base_);
+  const unsigned tries = knobs_of(cfg).replay.coarsen_tries;  // the unpruned tree is one of them
+  for (const balanced_cut& c : balanced_cuts(*base_, levels, knobs_of(cfg).replay, tries > 0 ? tries - 1 : 0))
+    depths_.push_back(c.level);
   depths_.push_back(levels.empty() ? 0 : levels.back());  // unpruned
   active_ = true;
 }

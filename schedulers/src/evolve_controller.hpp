@@ -33,7 +33,7 @@
 //              template kept and no page moved; the template runs every few
 //              runs (16, doubling to 256 while it stays slower) and, once
 //              it is as fast on quiet cores, converged again, the switches
-//              read again 4 runs on.
+//              read again 4 runs on (and switch_check_min_s of runs).
 //   relearn    learn again from the converged template, keeping the best tree
 //              and the planner's verdict of the earlier learning.
 //

@@ -16,8 +16,12 @@ std::uint64_t template_pick::extra_steals_of(const steal_tree::tree& t) noexcept
 std::optional<steal_tree::tree> template_pick::fewer_steals(const steal_tree::tree& t, const replay_knobs& knobs) {
   // Strictly fewer: of cuts with as many steals, the shallowest (listed first) stays.
   std::optional<steal_tree::tree> best;
-  for (balanced_cut& c : balanced_cuts(t, knobs))
-    if (steals_of(c.tree) < steals_of(best ? *best : t)) best = std::move(c.tree);
+  std::uint64_t fewest = steals_of(t);
+  for (balanced_cut& c : balanced_cuts(t, steal_levels(t), knobs))
+    if (const std::uint64_t n = steals_of(c.tree); n < fewest) {
+      fewest = n;
+      best = std::move(c.tree);
+    }
   return best;
 }
 

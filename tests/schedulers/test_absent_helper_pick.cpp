@@ -60,13 +60,6 @@ void run_with_the_helper_held(cws::runtime& rt, int runs, const Phase& phase, Se
   ASSERT_FALSE(waited) << "a phase waited for a helper that could not run";
 }
 
-// At least `d`, measured on the steady clock (not a sleep: its granularity is tens of us).
-void spin_for(std::chrono::microseconds d) {
-  const auto until = std::chrono::steady_clock::now() + d;
-  while (std::chrono::steady_clock::now() < until) {
-  }
-}
-
 TEST(absent_helper_pick, runs_without_the_helper_count_as_tries_only_past_the_allowance) {
   constexpr unsigned bound = 3;
   cws::runtime rt(two_workers_trying(bound));
@@ -77,7 +70,7 @@ TEST(absent_helper_pick, runs_without_the_helper_count_as_tries_only_past_the_al
   unsigned joined_alone = 0;
   const auto phase = [] {
     for (int k = 0; k < 8; ++k) cws::spawn([] {});
-    spin_for(std::chrono::microseconds(3));  // long enough for a helper to have joined (helper_join_s)
+    (void)cws::test::spin_for(std::chrono::microseconds(3), 1);  // long enough for a helper to join (helper_join_s)
     cws::sync();
   };
   ASSERT_NO_FATAL_FAILURE(run_with_the_helper_held(rt, recorded + 1, phase, [&](const cws::run_report& r, int) {
