@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
     cws_apps::variant_runner runner(env, opt, out, app.get_name());
     runner.measure(
         variants,
-        {.prepare = [&](cilksort::variant& v) { cilksort::prepare(v, env, p); },
+        {.prepare = [&](cilksort::variant& v) { cilksort::prepare(v, env, p, opt.plan); },
          .one_run = [&](cilksort::variant& v, cws_apps::phase_timer& t) { cilksort::one_run(v, env, p, expected, t); },
          .finish =
              [&](cilksort::variant& v, const cws_apps::phase_timer& t, cws_apps::json& e,
@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
                cilksort::put_entry(e, v, t);
                if (!v.failure.empty()) wrong.push_back(v.name + ": " + v.failure);  // checked by one_run
                if (v.is_cws())
-                 line_blocks.push_back(cilksort::put_cws_figures(e, v, env.rt(), tally, opt.plan, opt.iters));
+                 line_blocks.push_back(cilksort::put_cws_figures(e, v, tally));
                cilksort::release(v);
              }});
     runner.add_ratios(cilksort::ratios());

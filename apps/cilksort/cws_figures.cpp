@@ -21,18 +21,10 @@ double per_sort(std::uint64_t total, std::uint64_t sorts) {
   return sorts ? static_cast<double>(total) / static_cast<double>(sorts) : 0.0;
 }
 
-// The sort schedule's runs of variant v (warm-up first, `per_run` sorts per run).
-std::vector<cws_apps::iteration_line> sort_schedule_lines(const cws::runtime& rt, const variant& v,
-                                                          const cws_apps::run_plan& plan, unsigned per_run) {
-  const cws_apps::run_map map{v.first_sort_iteration, per_run, plan.warmup, plan.warmup + plan.runs};
-  return cws_apps::lines_of(rt, v.sort_schedule->name(), map);
-}
-
 }  // namespace
 
-sort_lines put_cws_figures(cws_apps::json& e, const variant& v, const cws::runtime& rt,
-                           const cws_apps::locality_tally& tally, const cws_apps::run_plan& plan, unsigned per_run) {
-  std::vector<cws_apps::iteration_line> lines = sort_schedule_lines(rt, v, plan, per_run);
+sort_lines put_cws_figures(cws_apps::json& e, const variant& v, const cws_apps::locality_tally& tally) {
+  std::vector<cws_apps::iteration_line> lines = v.sort_lines->lines();
   const std::string policy(v.spec.policy);
   e["policy"] = policy;
   e["placement"] = cws::numa::to_string(v.spec.placement);

@@ -32,10 +32,9 @@ struct sort_lines {
 // outside_wall_s; the summary of the sort schedule's lines
 // (cws_apps::put_summary; replayed_share null for the policies that replay
 // nothing), diverged_runs (warm-up included), converged / converged_at
-// (replaying policies), and iterations. `per_run`: sorts per run. Returns
-// the lines.
-sort_lines put_cws_figures(cws_apps::json& e, const variant& v, const cws::runtime& rt,
-                           const cws_apps::locality_tally& tally, const cws_apps::run_plan& plan, unsigned per_run);
+// (replaying policies), and iterations: the lines the variant kept as its
+// sorts ran (variant::sort_lines). Returns the lines.
+sort_lines put_cws_figures(cws_apps::json& e, const variant& v, const cws_apps::locality_tally& tally);
 
 // Per block: its title line, one line per sort (its run number in the `it`
 // column), an empty line.

@@ -72,7 +72,7 @@ const digest& expected_digests::of(const generator& g) {
   return it->second;
 }
 
-void prepare(variant& v, cws_apps::bench_env& env, const problem& p) {
+void prepare(variant& v, cws_apps::bench_env& env, const problem& p, const cws_apps::run_plan& plan) {
   const bool binds = v.spec.placement != cws::numa::first_touch;
   v.a.emplace(cws::numa::allocate<value>(p.n, v.spec.placement));
   if (binds) cws::numa::prefault_zero(*v.a);
@@ -80,7 +80,10 @@ void prepare(variant& v, cws_apps::bench_env& env, const problem& p) {
     v.t.emplace(cws::numa::allocate<value>(p.n, v.spec.placement));
     if (binds) cws::numa::prefault_zero(*v.t);
   }
-  if (v.is_cws()) v.first_sort_iteration = v.sort_schedule->iterations();
+  if (v.is_cws()) {
+    v.first_sort_iteration = v.sort_schedule->iterations();
+    v.sort_lines.emplace(cws_apps::run_map{v.first_sort_iteration, p.iters, plan.warmup, plan.warmup + plan.runs});
+  }
   write_input(v, env, p, p.input_of(0, 0), true);
 }
 
@@ -150,6 +153,7 @@ double sort_once(variant& v, cws_apps::bench_env& env, const problem& p, bool me
       const double s = clock.run(
           [&] { return env.rt().run(*v.sort_schedule, [&] { recursion<cws_group>(setup).sort(0, n); }).wall_s; });
       const cws::run_report& report = *v.sort_schedule->last_report();
+      v.sort_lines->add(env.rt(), *v.sort_schedule);
       v.ran_as.push_back(report.ran_as);
       if (measured) v.counters.add(report);
       return s;

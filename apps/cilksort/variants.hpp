@@ -30,6 +30,7 @@
 #include "cilksort/input.hpp"
 #include "cilksort/recursion.hpp"
 #include "common/bench_env.hpp"
+#include "common/iteration_lines.hpp"
 #include "common/timing.hpp"
 
 namespace cilksort {
@@ -84,6 +85,7 @@ struct variant {
   cws_apps::cws_phase_clock clock{};  // cws: the sorts' breakdown (measured runs)
   bool measuring = false;
   std::uint64_t first_sort_iteration = 0;  // cws: sort_schedule's iteration count before the first run
+  std::optional<cws_apps::line_log> sort_lines{};  // cws: the sorts' lines, kept as they run
   sort_counters counters{};                // cws: measured sorts
   std::vector<cws::ran_as> ran_as{};       // cws: what each sort ran as (its run report), warm-up first
   unsigned runs_done = 0;
@@ -105,7 +107,7 @@ std::vector<variant> make_variants(cws::runtime& rt, const std::vector<std::stri
 // pages; first touched by the first input write otherwise) and writes the
 // first input, untimed. For cws variants also notes where their schedules
 // stand.
-void prepare(cilksort::variant& v, cws_apps::bench_env& env, const problem& p);
+void prepare(cilksort::variant& v, cws_apps::bench_env& env, const problem& p, const cws_apps::run_plan& plan);
 
 // Releases the variant's arrays (before the next variant's, in the
 // sequential order).

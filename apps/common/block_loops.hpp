@@ -15,6 +15,9 @@
 //     phase's own wall_s (which leaves out waking the workers, the join, the
 //     locality report and any relocalization) is kept per phase as a
 //     breakdown by a cws_phase_clock (JSON phase_wall_s, outside_wall_s).
+//     On request (keep_lines) it also keeps each cws phase's iteration line
+//     as the run happens: a schedule's history holds only its last
+//     CWS_HISTORY runs, fewer than a benchmark makes.
 //   * tbb_affinity: one tbb::affinity_partitioner per phase, reused across
 //     runs, so that TBB replays the block -> thread mapping of the same loop's
 //     previous run (its whole point); a partitioner shared by two loops would
@@ -23,6 +26,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -33,6 +37,7 @@
 #include <tbb/partitioner.h>
 
 #include "common/bench_env.hpp"
+#include "common/iteration_lines.hpp"
 #include "common/timing.hpp"
 
 namespace cws_apps {
@@ -62,7 +67,8 @@ class block_loops {
         grain_(std::max<std::size_t>(grain, 1)),
         schedules_(std::move(schedules)),
         affinity_(std::make_unique<tbb::affinity_partitioner[]>(schedules_.size())),
-        clocks_(schedules_.size()) {
+        clocks_(schedules_.size()),
+        lines_(schedules_.size()) {
     if (cws_apps::runs_cws_phases(flavour_))
       for (const cws::schedule* s : schedules_)
         if (s == nullptr) throw std::logic_error("block_loops: a cws loop flavour needs a schedule per phase");
@@ -79,8 +85,8 @@ class block_loops {
       case loop_flavour::serial:
         return seconds_of([&] { body(0, n_); });
       case loop_flavour::cws:
-      case loop_flavour::cws_owned:
-        return clocks_.at(phase).run([&] {
+      case loop_flavour::cws_owned: {
+        const double s = clocks_.at(phase).run([&] {
           return env_.rt()
               .run(*schedules_.at(phase),
                    [&] {
@@ -91,6 +97,9 @@ class block_loops {
                    })
               .wall_s;
         });
+        if (lines_[phase]) lines_[phase]->add(env_.rt(), *schedules_[phase]);  // after the timed call
+        return s;
+      }
       case loop_flavour::tbb_auto:
         return seconds_of([&] { env_.in_tbb([&] { tbb::parallel_for(all, tbb_body, tbb::auto_partitioner()); }); });
       case loop_flavour::tbb_simple:
@@ -121,6 +130,14 @@ class block_loops {
       measuring_ = true;
     }
   }
+  // From now on, keeps the iteration line of each run of loop `phase` that
+  // `map` covers (cws flavours; line_log in iteration_lines.hpp).
+  void keep_lines(std::size_t phase, const run_map& map) { lines_.at(phase).emplace(map); }
+  // The lines kept of loop `phase`, in order; empty unless keep_lines was called.
+  const std::vector<iteration_line>& lines(std::size_t phase) const {
+    static const std::vector<iteration_line> none;
+    return lines_.at(phase) ? lines_[phase]->lines() : none;
+  }
   // The breakdown of the cws phases of loop `phase`: mean wall_s, and mean
   // time rt.run spent outside it (cws_phase_clock). Zero for other flavours.
   const cws_phase_clock& clock(std::size_t phase) const { return clocks_.at(phase); }
@@ -136,6 +153,7 @@ class block_loops {
   std::vector<cws::schedule*> schedules_;
   std::unique_ptr<tbb::affinity_partitioner[]> affinity_;  // one per phase; not movable, hence the array
   std::vector<cws_phase_clock> clocks_;                    // one per phase
+  std::vector<std::optional<line_log>> lines_;             // one per phase, kept on request
   bool measuring_ = false;
 };
 

@@ -28,23 +28,6 @@ void fill_distance(const cws::runtime& rt, cws::run_report& r, const cws::steal_
     r.distance_to_previous = cws::schedulers::moved_share(rt, *previous, now);
 }
 
-void fill_distances(const cws::runtime& rt, const std::string& name, std::vector<iteration_line>& lines) {
-  const cws::steal_tree::recorder* rec = cws::steal_tree::recorder_of(rt);
-  if (rec == nullptr || lines.empty()) return;
-  const cws::steal_tree::tree* previous = nullptr;
-  std::uint64_t previous_run = 0;
-  auto line = lines.begin();
-  for (const cws::steal_tree::phase_record& ph : rec->phases()) {
-    if (ph.schedule != name) continue;
-    while (line != lines.end() && line->report.phase.iteration < ph.iteration) ++line;
-    if (line == lines.end()) return;
-    if (line->report.phase.iteration == ph.iteration)
-      fill_distance(rt, line->report, ph.steals, previous, previous_run);
-    previous = &ph.steals;
-    previous_run = ph.iteration;
-  }
-}
-
 // The line of report `r`, if `map` covers its run.
 std::optional<iteration_line> line_of(const run_map& map, const cws::run_report& r) {
   const std::uint64_t it = r.phase.iteration, end = map.first + std::uint64_t{map.runs_total} * map.per_run;
@@ -55,16 +38,6 @@ std::optional<iteration_line> line_of(const run_map& map, const cws::run_report&
 }
 
 }  // namespace
-
-std::vector<iteration_line> lines_of(const cws::runtime& rt, const std::string& name, const run_map& map) {
-  std::vector<iteration_line> out;
-  const cws::schedule* s = rt.find_schedule(name);
-  if (s == nullptr) return out;
-  for (const cws::run_report& r : s->history())
-    if (std::optional<iteration_line> l = line_of(map, r)) out.push_back(std::move(*l));
-  fill_distances(rt, name, out);
-  return out;
-}
 
 void line_log::add(const cws::runtime& rt, const cws::schedule& s) {
   const cws::run_report* r = s.last_report();

@@ -1,8 +1,9 @@
 #pragma once
-// The per-iteration view of a cws variant of an app: the run reports its
-// schedules kept (cws::schedule::history(), the last runtime_config::history
-// runs of each), mapped to the runs of the timing loop, as JSON, as text
-// lines, and summed up over the measured runs.
+// The per-iteration view of a cws variant of an app: the run reports of its
+// schedules, taken as the phases run (line_log) and mapped to the runs of the
+// timing loop, as JSON, as text lines, and summed up over the measured runs.
+// A schedule's own history (cws::schedule::history()) keeps only its last
+// runtime_config::history runs (CWS_HISTORY), fewer than a benchmark makes.
 
 #include <cstdint>
 #include <optional>
@@ -35,24 +36,19 @@ struct iteration_line {
   cws::run_report report;
 };
 
-// The reports of schedule `name` that `map` covers, in order, from the
-// schedule's history (every policy; the runs that left it are not shown).
-// Empty when the runtime has no schedule of that name.
-std::vector<iteration_line> lines_of(const cws::runtime& rt, const std::string& name, const run_map& map);
-
-// The lines of one schedule taken as its phases run, for an app that needs
-// every phase's line: reading them from the schedule's history afterwards
-// (lines_of) needs a history as long as the whole benchmark, which the runtime
-// then keeps for every schedule, growing by a record each phase (cws-cg:
-// 1 500 runs per schedule made the recorder's end of phase 17 us in a tenth of
-// the phases, 16 % of an outer iteration). Call add() after each run of the
-// schedule, outside the timed call.
+// The lines of one schedule taken as its phases run. Reading them from the
+// schedule's history afterwards would need a history as long as the whole
+// benchmark, which the runtime then keeps for every schedule, growing by a
+// record each phase (cws-cg: 1 500 runs per schedule made the recorder's end
+// of phase 17 us in a tenth of the phases, 16 % of an outer iteration). Call
+// add() after each run of the schedule, outside the timed call
+// (block_loops::keep_lines does).
 class line_log {
  public:
   explicit line_log(run_map map) : map_(map) {}
   // The schedule's latest run, if `map` covers it. A policy that keeps no
   // trees leaves distance_to_previous empty; it is then computed from the
-  // recorder's trees of this run and the previous one, as lines_of does.
+  // recorder's trees of this run and the previous one.
   void add(const cws::runtime& rt, const cws::schedule& s);
   const std::vector<iteration_line>& lines() const noexcept { return lines_; }
 

@@ -14,7 +14,7 @@ void add_suite_options(CLI::App& app, suite_options& o, const suite_help& help) 
   add_evolve_init_option(app, o.evolve_init);
   app.add_flag(
       "--verbose-iterations", o.all_iterations,
-      "Print the iteration lines of every run the schedule store still holds (CWS_HISTORY), not only the first");
+      "Print the iteration lines of every run, not only the first");
   app.add_flag("-q,--quiet", o.quiet, "No iteration lines, only the table");
   o.common.iters = help.iters;  // before --iters is made: --help shows this default
   add_variant_options(app, o.common, o.policies, "Comma-separated cws policies, one cws variant each", help.footprint);
@@ -118,9 +118,11 @@ int loop_suite::run(report& out, const suite_hooks& hooks, const std::string& ca
                         hooks.prepare(v);
                         if (!v.runs_cws()) return;
                         // The schedules' iteration counts after the untimed init mark the first warm-up run.
-                        for (std::size_t ph = 0; ph < v.schedules.size(); ++ph)
+                        for (std::size_t ph = 0; ph < v.schedules.size(); ++ph) {
                           v.maps.push_back({v.schedules[ph]->iterations(), ph == 0 ? 1u : opt_.common.iters,
                                             plan.warmup, plan.warmup + plan.runs});
+                          v.loops->keep_lines(ph, v.maps.back());
+                        }
                       },
                   .one_run =
                       [&](loop_variant& v, phase_timer& t) {
@@ -160,7 +162,7 @@ void loop_suite::report_cws(const loop_variant& v, json& e) {
   for (std::size_t ph = 0; ph < phases; ++ph) {
     const run_map& m = v.maps[ph];
     const std::string& name = v.schedules[ph]->name();
-    lines[ph] = lines_of(rt, name, m);
+    lines[ph] = v.loops->lines(ph);
     sums[ph] = tally_.summarize(name, m.first + std::uint64_t{m.warmup} * m.per_run,
                                 m.first + std::uint64_t{m.runs_total} * m.per_run);
   }
@@ -220,18 +222,10 @@ void loop_suite::print_iteration_blocks() const {
   const unsigned runs = plan.warmup + plan.runs;
   for (const iteration_block& b : blocks_) {
     if (b.lines.empty()) {
-      fmt::print("{}: no iteration reports in the schedule store\n\n", b.title);
+      fmt::print("{}: no iteration ran\n\n", b.title);
       continue;
     }
-    // The store keeps the latest CWS_HISTORY phases of a schedule: the
-    // first ones may have fallen out of it.
-    const unsigned first = b.lines.front().run;
-    if (first > 0 || b.lines.front().index > 0)
-      fmt::print(
-          "{}: the phases before run {} iteration {} are no longer in the schedule store's history "
-          "(CWS_HISTORY phases per schedule)\n",
-          b.title, first + 1, b.lines.front().index);
-    for (unsigned r = first; r < (opt_.all_iterations ? runs : first + 1); ++r) {
+    for (unsigned r = 0; r < (opt_.all_iterations ? runs : 1); ++r) {
       print_run(fmt::format("{}, run {} of {}{}", b.title, r + 1, runs, r < plan.warmup ? " (warm-up)" : ""), b.lines,
                 r);
       fmt::print("\n");

@@ -112,6 +112,10 @@ void copy_suite::prepare(variant& v) {
   if (!v.runs_cws()) return;
   v.first_init = v.schedules[init_phase]->iterations();
   v.first_copy = v.schedules[copy_phase]->iterations();
+  // Every copy phase's line: the warm-up and measured runs', and the
+  // verification's copy after them (one more run of the map).
+  const cws_apps::run_plan& plan = opt_.common.plan;
+  v.loops->keep_lines(copy_phase, {v.first_copy, opt_.common.iters, plan.warmup, plan.warmup + plan.runs + 1});
 }
 
 void copy_suite::one_run(variant& v, cws_apps::phase_timer& t) {
@@ -195,17 +199,20 @@ void copy_suite::report_cws(const variant& v, json& e, const cws_apps::cws_phase
 // after it moved.
 json copy_suite::copy_phases(const variant& v, std::uint64_t measured, std::uint64_t end) const {
   const cws::schedule& copy = *v.schedules[copy_phase];
+  const std::vector<cws_apps::iteration_line>& lines = v.loops->lines(copy_phase);  // by iteration
+  auto line = lines.begin();
   json phases = json::array();
   for (std::uint64_t it = v.first_copy; it < copy.iterations(); ++it) {
     json p = {{"iteration", it}, {"measured", it >= measured && it < end}};
-    for (const cws::run_report& r : copy.history())
-      if (r.phase.iteration == it) {
-        p["ran_as"] = r.label();
-        p["ran_as_kind"] = cws::to_string(r.ran_as);
-        p["designated"] = r.designated();
-        p["extra_steals"] = r.extra_steals();
-        p["taken_back"] = r.taken_back();
-      }
+    while (line != lines.end() && line->report.phase.iteration < it) ++line;
+    if (line != lines.end() && line->report.phase.iteration == it) {
+      const cws::run_report& r = line->report;
+      p["ran_as"] = r.label();
+      p["ran_as_kind"] = cws::to_string(r.ran_as);
+      p["designated"] = r.designated();
+      p["extra_steals"] = r.extra_steals();
+      p["taken_back"] = r.taken_back();
+    }
     const cws::locality_report* l = tally_.locality_of(copy.name(), it);
     p["local_share"] = l ? json(l->share()) : json(nullptr);
     std::uint64_t moved = 0;

@@ -7,6 +7,8 @@
 // files; one-line errors (exit 2). No test looks at a time.
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +51,21 @@ TEST(Cilksort, EveryVariantSortsOnOneTwoAndFourWorkers) {
         EXPECT_EQ(e["sorts_checked"], 3) << e["variant"];  // every sort is checked, warm-up included
       }
     }
+  }
+}
+
+// The sort lines are taken as the sorts run, not read back from the
+// schedule's history, which here keeps one run.
+TEST(Cilksort, SortLinesOutliveAOneRunHistory) {
+  const json doc = cilksort_json({"--size", "777", "--variants", "cws-random-ft", "--workers", "2", "--iters", "2",
+                                  "--runs", "2", "--warmup", "1"},
+                                 {{"CWS_HISTORY", "1"}});
+  const json& its = entry(doc, "cws-random-ft")["iterations"];
+  ASSERT_EQ(its.size(), 6u) << its.dump();  // 3 runs of 2 sorts, warm-up included
+  for (std::size_t i = 0; i < its.size(); ++i) {
+    EXPECT_EQ(its[i]["run"], i / 2);
+    EXPECT_EQ(its[i]["schedule_iteration"], its[0]["schedule_iteration"].get<std::uint64_t>() + i);
+    EXPECT_EQ(its[i]["ran_as_kind"], "random");
   }
 }
 

@@ -5,6 +5,8 @@
 // lines; one-line errors. No test looks at a time.
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +55,22 @@ TEST(Jacobi, EnvelopeAndRunnerFields) {
     EXPECT_TRUE(stows.contains(k)) << k;
   EXPECT_FALSE(entry(doc, "omp-static").contains("schedules"));
   EXPECT_TRUE(entry(doc, "cws-random").contains("ratio_vs_omp_static"));
+}
+
+// The iteration lines are taken as the phases run, not read back from the
+// schedule's history, which here keeps one run.
+TEST(Jacobi, IterationLinesOutliveAOneRunHistory) {
+  const json doc = jacobi_json({"--rows", "24", "--cols", "30", "--iters", "4", "--runs", "2", "--warmup", "1",
+                                "--policies", "stows", "--workers", "2"},
+                               {{"CWS_HISTORY", "1"}});
+  const json& stows = entry(doc, "cws-stows");
+  const json& its = stows["iterations"];
+  expect_step_iterations(its, 4, 1, 2);
+  for (std::size_t i = 1; i < its.size(); ++i)
+    EXPECT_EQ(its[i]["schedule_iteration"], its[0]["schedule_iteration"].get<std::uint64_t>() + i);
+  EXPECT_EQ(its[0]["ran_as_kind"], "random_no_template");
+  EXPECT_EQ(its.back()["ran_as_kind"], "stows");
+  EXPECT_EQ(stows["init_iterations"].size(), 3u);
 }
 
 TEST(Jacobi, FollowInitMakesTheSweepsReplayInitsTemplate) {

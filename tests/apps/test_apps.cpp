@@ -263,6 +263,24 @@ TEST(MemcopyJson, PolicyFlagsSelectTheVariants) {
   }
 }
 
+// Every copy phase's report is taken as the phase runs, not read back from
+// the schedule's history, which here keeps one run.
+TEST(MemcopyJson, CopyPhasesOutliveAOneRunHistory) {
+  env_list env = two_nodes;
+  env.emplace_back("CWS_HISTORY", "1");
+  const json doc = run_json("memcopy",
+                            {"--mb", "1", "--iters", "3", "--runs", "2", "--warmup", "1", "--policies", "stows",
+                             "--no-follow-init"},
+                            env);
+  ASSERT_FALSE(doc.is_null());
+  const json& stows = entry(doc, "cws-stows");
+  expect_memcopy_entry(stows, 3, 2, 1, 1 << 20);
+  const json& phases = stows["copy_phases"];
+  ASSERT_EQ(phases.size(), 10u) << phases.dump();  // 3 runs of 3 copies, then the verification's
+  for (std::size_t i = 0; i < phases.size(); ++i)
+    EXPECT_EQ(phases[i].value("ran_as_kind", "(none)"), i == 0 ? "random_no_template" : "stows") << i;
+}
+
 // ---- heat ------------------------------------------------------------------
 
 TEST(HeatJson, VariantsFieldsAndIterations) {

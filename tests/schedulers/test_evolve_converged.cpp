@@ -166,7 +166,9 @@ bool strict(cws::ran_as a) { return a == cws::ran_as::stows || a == cws::ran_as:
 // for any verdict (recent + min_baseline runs, then persistence of them), so
 // no machine load can make this test fail through the watch.
 TEST(evolve_converged, a_delayed_leaf_keeps_a_converged_schedule_converged) {
-  cws::runtime rt(config(2));
+  cws::runtime_config cfg = config(2);
+  cfg.history = 64;  // every run since the convergence is read below
+  cws::runtime rt(cfg);
   cws::schedule& s = converged_schedule(rt, "delayed");
   constexpr int phases = slowdown_watch::recent + slowdown_watch::min_baseline + slowdown_watch::persistence - 2;
   for (int i = 0; i < phases; ++i) {

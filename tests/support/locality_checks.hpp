@@ -128,7 +128,8 @@ inline double best_share(const cws::runtime& rt, const cws::schedule& s) {
   return cws::measure_locality(u, best_homes).share();
 }
 
-inline void check_evolve_heat(const runtime_config& cfg, unsigned steps = 20) {
+inline void check_evolve_heat(runtime_config cfg, unsigned steps = 20) {
+  cfg.history = steps;  // the checks read every step's report
   cws::runtime rt(cfg);
   // Leaves of a quarter of a worker's rows: whatever tree evolve converges to,
   // at most 4W - 1 leaf boundaries cross nodes, each costing two halo rows

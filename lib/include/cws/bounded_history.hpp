@@ -6,7 +6,7 @@
 // allocates nothing in steady state. Each entry has storage of its own, so a
 // reference to it stays valid until it is evicted (then it is reused).
 //
-//   bounded_history<run_report> h(64);
+//   bounded_history<run_report> h(16);
 //   run_report& r = h.pending();   // overwrite every field; h does not show it yet
 //   h.commit();                    // now h.back() is r, and the oldest entry left if h was full
 //   for (const auto& x : h) ...    // oldest first; h[i], h.back(), h.size()
@@ -30,7 +30,7 @@ namespace cws {
 template <class T>
 class bounded_history {
  public:
-  bounded_history() = default;  // 64 entries, runtime_config::history's default
+  bounded_history() = default;  // 16 entries, runtime_config::history's default
   explicit bounded_history(std::size_t capacity) : cap_(std::max<std::size_t>(capacity, 1)) {}
 
   // Entries kept (at least 1). Changing it keeps the newest entries.
@@ -117,7 +117,7 @@ class bounded_history {
   std::vector<std::unique_ptr<T>> items_;
   std::size_t head_ = 0;
   std::size_t size_ = 0;
-  std::size_t cap_ = 64;
+  std::size_t cap_ = 16;
   std::uint64_t dropped_ = 0;
   bool pending_ = false;  // pending() was called since the last commit()
 };
