@@ -29,7 +29,8 @@
 // constants (it runs after every converged phase, some of 10 us): besides the
 // ring of times, the recent runs and the baseline's are each kept sorted, so
 // a quartile is an index, and a run moving from one to the other is a binary
-// search and a shift of at most `kept` doubles.
+// search and a shift of the times between the place it leaves and the one
+// the next run takes.
 
 #include <algorithm>
 #include <array>
@@ -49,13 +50,16 @@ class slowdown_watch {
   // than pct percent) has lasted `persistence` runs in a row. pct 0: never.
   bool add(double seconds, unsigned pct) noexcept {
     if (std::isnan(seconds)) seconds = 0;  // the sorted windows need times that compare
-    if (count_ == kept) erase(base_, base_size_, times_[next_]);  // the oldest run leaves the baseline
-    if (count_ >= recent) {                                         // the oldest recent run joins it
+    if (count_ < recent) {
+      insert(recent_, recent_size_, seconds);
+    } else {  // the oldest recent run joins the baseline, whose oldest run leaves once all are kept
       const double moving = times_[(next_ + kept - recent) % kept];
-      erase(recent_, recent_size_, moving);
-      insert(base_, base_size_, moving);
+      replace(recent_, recent_size_, moving, seconds);
+      if (count_ == kept)
+        replace(base_, base_size_, times_[next_], moving);
+      else
+        insert(base_, base_size_, moving);
     }
-    insert(recent_, recent_size_, seconds);
     times_[next_] = seconds;
     next_ = (next_ + 1) % kept;
     if (count_ < kept) ++count_;
@@ -83,8 +87,11 @@ class slowdown_watch {
   // The lower quartile of the sorted x[0..n).
   static double lower_quartile(const double* x, unsigned n) noexcept { return x[(n - 1) / 4]; }
 
-  // Sorted arrays of `n` times: insert one, or remove one equal to `t` (present:
-  // every time removed was inserted before, bit for bit).
+  // Sorted arrays of `n` times: insert one after its equals, or replace the
+  // one equal to `out` (present: every time replaced was inserted before, bit
+  // for bit) by `in`, moving only the times between the two places (a third
+  // of the array on average, where an erase and an insert moved all of it
+  // after them: this runs after every converged phase).
   template <std::size_t N>
   static void insert(std::array<double, N>& x, unsigned& n, double t) noexcept {
     double* at = std::upper_bound(x.data(), x.data() + n, t);
@@ -93,11 +100,20 @@ class slowdown_watch {
     ++n;
   }
   template <std::size_t N>
-  static void erase(std::array<double, N>& x, unsigned& n, double t) noexcept {
-    double* at = std::lower_bound(x.data(), x.data() + n, t);
-    if (at == x.data() + n || *at != t) return;  // not there (cannot happen)
-    std::copy(at + 1, x.data() + n, at);
-    --n;
+  static void replace(std::array<double, N>& x, unsigned n, double out, double in) noexcept {
+    double* const first = x.data();
+    double* const last = first + n;
+    double* at = std::lower_bound(first, last, out);
+    if (at == last || *at != out) return;  // not there (cannot happen)
+    if (in > out) {
+      double* to = std::upper_bound(at + 1, last, in);  // the times in (at, to) are <= in: one place down
+      std::copy(at + 1, to, at);
+      *(to - 1) = in;
+    } else {
+      double* to = std::upper_bound(first, at, in);  // the times in [to, at) are > in: one place up
+      std::copy_backward(to, at, at + 1);
+      *to = in;
+    }
   }
 
   std::array<double, kept> times_{};  // the ring, oldest at next_ once full
