@@ -80,10 +80,10 @@ void prepare(variant& v, cws_apps::bench_env& env, const problem& p, const cws_a
     v.t.emplace(cws::numa::allocate<value>(p.n, v.spec.placement));
     if (binds) cws::numa::prefault_zero(*v.t);
   }
-  if (v.is_cws()) {
-    v.first_sort_iteration = v.sort_schedule->iterations();
-    v.sort_lines.emplace(cws_apps::run_map{v.first_sort_iteration, p.iters, plan.warmup, plan.warmup + plan.runs});
-  }
+  // The sort schedule's iteration count before the first warm-up run starts the map.
+  if (v.is_cws())
+    v.sort_lines.emplace(
+        cws_apps::run_map{v.sort_schedule->iterations(), p.iters, plan.warmup, plan.warmup + plan.runs});
   write_input(v, env, p, p.input_of(0, 0), true);
 }
 
@@ -154,7 +154,6 @@ double sort_once(variant& v, cws_apps::bench_env& env, const problem& p, bool me
           [&] { return env.rt().run(*v.sort_schedule, [&] { recursion<cws_group>(setup).sort(0, n); }).wall_s; });
       const cws::run_report& report = *v.sort_schedule->last_report();
       v.sort_lines->add(env.rt(), *v.sort_schedule);
-      v.ran_as.push_back(report.ran_as);
       if (measured) v.counters.add(report);
       return s;
     }

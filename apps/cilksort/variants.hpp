@@ -84,10 +84,8 @@ struct variant {
   std::optional<cws::numa::array<value>> a{}, t{};
   cws_apps::cws_phase_clock clock{};  // cws: the sorts' breakdown (measured runs)
   bool measuring = false;
-  std::uint64_t first_sort_iteration = 0;  // cws: sort_schedule's iteration count before the first run
   std::optional<cws_apps::line_log> sort_lines{};  // cws: the sorts' lines, kept as they run
-  sort_counters counters{};                // cws: measured sorts
-  std::vector<cws::ran_as> ran_as{};       // cws: what each sort ran as (its run report), warm-up first
+  sort_counters counters{};                        // cws: measured sorts
   unsigned runs_done = 0;
   unsigned checked = 0;   // sorted outputs checked
   std::string failure{};  // the first failed check ("" while none failed)

@@ -12,9 +12,7 @@ namespace cws_apps {
 void add_suite_options(CLI::App& app, suite_options& o, const suite_help& help) {
   app.add_flag("--follow-init", o.follow_init, help.follow);
   add_evolve_init_option(app, o.evolve_init);
-  app.add_flag(
-      "--verbose-iterations", o.all_iterations,
-      "Print the iteration lines of every run, not only the first");
+  app.add_flag("--verbose-iterations", o.all_iterations, "Print the iteration lines of every run, not only the first");
   app.add_flag("-q,--quiet", o.quiet, "No iteration lines, only the table");
   o.common.iters = help.iters;  // before --iters is made: --help shows this default
   add_variant_options(app, o.common, o.policies, "Comma-separated cws policies, one cws variant each", help.footprint);

@@ -268,10 +268,9 @@ TEST(MemcopyJson, PolicyFlagsSelectTheVariants) {
 TEST(MemcopyJson, CopyPhasesOutliveAOneRunHistory) {
   env_list env = two_nodes;
   env.emplace_back("CWS_HISTORY", "1");
-  const json doc = run_json("memcopy",
-                            {"--mb", "1", "--iters", "3", "--runs", "2", "--warmup", "1", "--policies", "stows",
-                             "--no-follow-init"},
-                            env);
+  const json doc = run_json(
+      "memcopy",
+      {"--mb", "1", "--iters", "3", "--runs", "2", "--warmup", "1", "--policies", "stows", "--no-follow-init"}, env);
   ASSERT_FALSE(doc.is_null());
   const json& stows = entry(doc, "cws-stows");
   expect_memcopy_entry(stows, 3, 2, 1, 1 << 20);
