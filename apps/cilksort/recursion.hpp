@@ -14,7 +14,8 @@
 //                    spawned: the parent has nothing else to do meanwhile).
 //   merge(r1, r2, d) merges the sorted runs r1 and r2 of one buffer into the
 //                    other one from index d on: with r1 the longer run, if r2
-//                    is shorter than the merge-size cutoff, a serial merge;
+//                    is shorter than the merge-size cutoff, a serial merge
+//                    (merge_serial: std::merge without its branch);
 //                    else take r1's middle element as the pivot, find where
 //                    it goes in r2 by binary search on its *value*, store it
 //                    at its final place, and merge the two lower parts and
@@ -89,7 +90,7 @@ class recursion {
     value* dst = from_tmp ? s_.a : s_.t;
     if (r1.size() < r2.size()) std::swap(r1, r2);
     if (r2.size() < std::max<std::size_t>(s_.merge_size, 1)) {
-      std::merge(src + r1.lo, src + r1.hi, src + r2.lo, src + r2.hi, dst + dest);
+      merge_serial(src + r1.lo, src + r1.hi, src + r2.lo, src + r2.hi, dst + dest);
       return;
     }
     // r1 is not empty (it is at least as long as r2, which is not).
@@ -104,6 +105,23 @@ class recursion {
     g.spawn(merge_hint(low1, low2, dest), [=, this] { merge(from_tmp, low1, low2, dest); });
     g.spawn(merge_hint(high1, high2, at + 1), [=, this] { merge(from_tmp, high1, high2, at + 1); });
     g.wait();
+  }
+
+  // std::merge without a branch on the comparison. On random input that
+  // branch is mispredicted about every other element, which made the serial
+  // recursion 1.23 x std::sort on 2^22 values. Each step stores the smaller
+  // head and advances its run by a select that compiles to conditional moves;
+  // a tie takes r1's head first.
+  static void merge_serial(const value* i1, const value* e1, const value* i2, const value* e2, value* out) noexcept {
+    while (i1 != e1 && i2 != e2) {
+      const value x = *i1, y = *i2;
+      const bool second = y < x;
+      *out++ = second ? y : x;
+      i1 += !second;
+      i2 += second;
+    }
+    out = std::copy(i1, e1, out);
+    std::copy(i2, e2, out);
   }
 
   cws::touch_hint range(std::size_t lo, std::size_t hi) const { return cws::hint(*s_.hinted, lo, hi); }
