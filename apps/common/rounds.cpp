@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/settle.hpp"
+
 namespace cws_apps {
 
 std::vector<std::size_t> round_order(std::size_t count, unsigned round) {
@@ -24,6 +26,7 @@ std::vector<phase_timer> measure_variants(const std::vector<timed_variant>& vari
   for (const timed_variant& v : variants) timers.emplace_back(v.name);
   const auto prepare = [&](std::size_t i) {
     if (variants[i].prepare) variants[i].prepare();
+    settle();  // a prepare writes the input under its runtime, whose threads then spin
   };
   const auto finish = [&](std::size_t i) {
     if (variants[i].finish) variants[i].finish(timers[i]);
@@ -31,6 +34,7 @@ std::vector<phase_timer> measure_variants(const std::vector<timed_variant>& vari
   const auto run = [&](std::size_t i, bool measured) {
     timers[i].set_recording(measured);
     variants[i].one_run(timers[i]);
+    settle();  // settle.hpp: the next run starts with this one's threads idle
   };
 
   if (plan.order == run_order::sequential) {

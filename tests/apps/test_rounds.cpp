@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <numeric>
 #include <string>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "common/rounds.hpp"
+#include "common/settle.hpp"
 
 namespace {
 
@@ -93,6 +95,52 @@ TEST(measure_variants, interleaved_prepares_all_then_runs_rounds_then_finishes_a
     EXPECT_EQ(timers[i].variant(), names[i]);  // in the order of the variants, not of the rounds
     EXPECT_EQ(timers[i]["phase"].size(), 3u);  // warm-ups not recorded
   }
+}
+
+// settle (common/settle.hpp): the rule, over scripted CPU samples and
+// sleeps of exactly one window (1 ms, give up after 10).
+struct scripted_threads {
+  std::vector<double> busy_ms;  // CPU ms the other threads use in each window; past the end: none
+  double cpu_s = 0;
+  unsigned sleeps = 0;
+  bool settles(double busy_share = 0.05) {
+    const cws_apps::settle_limits limits{std::chrono::microseconds(1000), busy_share, std::chrono::milliseconds(10)};
+    return cws_apps::settle_with([this] { return cpu_s; },
+                                 [this] {
+                                   if (sleeps < busy_ms.size()) cpu_s += busy_ms[sleeps] * 1e-3;
+                                   ++sleeps;
+                                   return 1e-3;
+                                 },
+                                 limits);
+  }
+};
+
+TEST(settle, returns_after_the_first_window_in_which_the_other_threads_stayed_idle) {
+  scripted_threads idle;
+  EXPECT_TRUE(idle.settles());
+  EXPECT_EQ(idle.sleeps, 1u);
+
+  scripted_threads spinning{{1.0, 0.7, 0.2}};  // an OpenMP thread spinning, then going to sleep
+  EXPECT_TRUE(spinning.settles());
+  EXPECT_EQ(spinning.sleeps, 4u);
+}
+
+TEST(settle, a_window_at_the_busy_share_or_above_is_not_quiet) {
+  scripted_threads at_share{{0.05, 0.049}};
+  EXPECT_TRUE(at_share.settles(0.05));
+  EXPECT_EQ(at_share.sleeps, 2u);  // 5 % of the window is busy; 4.9 % is quiet
+}
+
+TEST(settle, gives_up_when_the_other_threads_never_stop) {
+  scripted_threads busy{std::vector<double>(100, 1.0)};
+  EXPECT_FALSE(busy.settles());
+  EXPECT_EQ(busy.sleeps, 10u);  // give_up / window
+}
+
+TEST(settle, a_process_whose_other_threads_sleep_settles) {
+  // This test's process runs no other thread (gtest starts none), so the
+  // other threads' clock cannot advance: the first window is quiet.
+  EXPECT_TRUE(cws_apps::settle());
 }
 
 }  // namespace
