@@ -12,6 +12,7 @@
 //     phase ran as (evolve: whether it converged).
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <string_view>
@@ -55,7 +56,9 @@ class counter_tally final : public cws::observer {
     phase_counts counts;
   };
   cws::runtime& rt_;
-  std::map<std::string, std::vector<run>, std::less<>> log_;
+  // A deque per schedule, as locality_tally's: appending never copies the
+  // runs before (observers run inside rt.run, between two phases).
+  std::map<std::string, std::deque<run>, std::less<>> log_;
 };
 
 // The measured runs of one schedule: iterations [first, end).

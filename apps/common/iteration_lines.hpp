@@ -45,7 +45,10 @@ struct iteration_line {
 // (block_loops::keep_lines does).
 class line_log {
  public:
-  explicit line_log(run_map map) : map_(map) {}
+  // Room for every line `map` covers, taken now: growing the vector while
+  // the phases run would copy every line so far (each a run_report) at each
+  // doubling, between two phases, long enough for the helpers to go to sleep.
+  explicit line_log(run_map map) : map_(map) { lines_.reserve(std::size_t{map.per_run} * map.runs_total); }
   // The schedule's latest run, if `map` covers it. A policy that keeps no
   // trees leaves distance_to_previous empty; it is then computed from the
   // recorder's trees of this run and the previous one.

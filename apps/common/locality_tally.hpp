@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -98,7 +99,11 @@ class locality_tally final : public cws::observer {
     std::optional<cws::locality_report> locality;
   };
   struct schedule_log {
-    std::vector<phase_entry> phases;                          // in run order
+    // In run order. A deque: it grows in small blocks and never moves what
+    // it holds, where a vector's doubling would copy every entry so far
+    // between two phases (cws-cg: long enough, at 1 024 or 2 048 entries,
+    // for the helpers to go to sleep and miss the next phases).
+    std::deque<phase_entry> phases;
     std::vector<cws::relocalization_report> relocalizations;  // in call order
   };
 
