@@ -10,50 +10,54 @@
 // designated task has no other taker), and evolve counts the involuntary
 // context switches as contention and runs under random stealing (cws-cg
 // class W: 32-64 of evolve's 1 875 measured spmv phases without a wait
-// between runs, 0 with this one). So measure_variants
-// (rounds.hpp) settles after every run, outside the timed calls: each run
-// starts with the threads of every runtime idle, as it would in a program
-// that uses one runtime.
+// between runs). So measure_variants (rounds.hpp) settles after every setup
+// and run, outside the timed calls: each run starts with the threads of
+// every runtime asleep, as it would in a program that uses one runtime.
 //
-// The rule: sleep in windows of `window`; settled when, over one window,
-// the CPU time of every thread but the caller's grew by less than
-// `busy_share` of the window. Only this process's threads count (other
-// processes' load does not keep it waiting). A run whose threads are still
-// busy after `give_up` is followed anyway (settle returns false).
+// The rule: look at the state of every other thread of the process; settled
+// after `quiet_looks` looks in a row, `interval` apart, found none running
+// or waiting for a core (state R). Not the threads' CPU clocks: the kernel
+// adds a running thread's time to them at its scheduler tick (every 4 ms
+// here), so a 1 ms window could see a spinning thread use nothing. Only
+// this process's threads count (other processes' load does not keep it
+// waiting). Threads still running after `give_up` are left to run (settle
+// returns false). Where /proc/self/task cannot be read, settle sleeps
+// `give_up` / 10 and returns false.
 
 #include <chrono>
+#include <optional>
 
 namespace cws_apps {
 
 struct settle_limits {
-  std::chrono::microseconds window{1000};
-  double busy_share = 0.05;
+  std::chrono::microseconds interval{1000};
+  unsigned quiet_looks = 2;
   std::chrono::milliseconds give_up{200};
 };
 
-// CPU seconds used so far by the threads of this process other than the calling one.
-double other_threads_cpu_s();
+// How many threads of this process other than the calling one are running
+// or ready to run (state R in /proc/self/task/*/stat); nullopt when that
+// cannot be read.
+std::optional<unsigned> other_threads_running();
 
-// The rule over a sampler (other threads' CPU seconds) and a sleeper (sleeps
-// about one window and returns the seconds it slept). Returns whether a quiet
-// window came before `give_up`.
-template <class Sample, class Sleep>
-bool settle_with(Sample&& other_cpu_s, Sleep&& sleep_window, const settle_limits& limits) {
+// The rule over a look (threads running now) and a sleeper (sleeps about one
+// interval and returns the seconds it slept). Returns whether `quiet_looks`
+// quiet looks in a row came before `give_up`.
+template <class Look, class Sleep>
+bool settle_with(Look&& running_now, Sleep&& sleep_interval, const settle_limits& limits) {
   const double give_up_s = std::chrono::duration<double>(limits.give_up).count();
-  double before = other_cpu_s();
-  for (double waited = 0; waited < give_up_s;) {
-    const double slept = sleep_window();
-    const double after = other_cpu_s();
-    if (after - before < limits.busy_share * slept) return true;
-    waited += slept;
-    before = after;
+  unsigned quiet = 0;
+  for (double waited = 0;;) {
+    quiet = running_now() == 0 ? quiet + 1 : 0;
+    if (quiet >= limits.quiet_looks) return true;
+    if (waited >= give_up_s) return false;
+    waited += sleep_interval();
   }
-  return false;
 }
 
-// Sleeps until the process's other threads are idle (the rule above, with
-// the process and thread CPU clocks). Returns false if they were still busy
-// after limits.give_up.
+// Sleeps until no other thread of the process runs (the rule above).
+// Returns false if some still did after limits.give_up, or if /proc could
+// not say.
 bool settle(const settle_limits& limits = {});
 
 }  // namespace cws_apps

@@ -3,6 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <thread>
+#include <optional>
+#include <mutex>
+#include <condition_variable>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <numeric>
@@ -97,17 +102,16 @@ TEST(measure_variants, interleaved_prepares_all_then_runs_rounds_then_finishes_a
   }
 }
 
-// settle (common/settle.hpp): the rule, over scripted CPU samples and
-// sleeps of exactly one window (1 ms, give up after 10).
+// settle (common/settle.hpp): the rule, over scripted looks (threads
+// running at each look) and sleeps of exactly one interval (1 ms, two quiet
+// looks in a row, give up after 10 ms).
 struct scripted_threads {
-  std::vector<double> busy_ms;  // CPU ms the other threads use in each window; past the end: none
-  double cpu_s = 0;
-  unsigned sleeps = 0;
-  bool settles(double busy_share = 0.05) {
-    const cws_apps::settle_limits limits{std::chrono::microseconds(1000), busy_share, std::chrono::milliseconds(10)};
-    return cws_apps::settle_with([this] { return cpu_s; },
+  std::vector<unsigned> running;  // at each look; past the end: none
+  unsigned looks = 0, sleeps = 0;
+  bool settles() {
+    const cws_apps::settle_limits limits{std::chrono::microseconds(1000), 2, std::chrono::milliseconds(10)};
+    return cws_apps::settle_with([this] { return looks < running.size() ? running[looks++] : (++looks, 0u); },
                                  [this] {
-                                   if (sleeps < busy_ms.size()) cpu_s += busy_ms[sleeps] * 1e-3;
                                    ++sleeps;
                                    return 1e-3;
                                  },
@@ -115,32 +119,73 @@ struct scripted_threads {
   }
 };
 
-TEST(settle, returns_after_the_first_window_in_which_the_other_threads_stayed_idle) {
+TEST(settle, returns_after_two_looks_in_a_row_find_no_other_thread_running) {
   scripted_threads idle;
   EXPECT_TRUE(idle.settles());
+  EXPECT_EQ(idle.looks, 2u);
   EXPECT_EQ(idle.sleeps, 1u);
 
-  scripted_threads spinning{{1.0, 0.7, 0.2}};  // an OpenMP thread spinning, then going to sleep
+  scripted_threads spinning{{1, 1, 1}};  // an OpenMP thread spinning, then asleep
   EXPECT_TRUE(spinning.settles());
-  EXPECT_EQ(spinning.sleeps, 4u);
+  EXPECT_EQ(spinning.looks, 5u);
 }
 
-TEST(settle, a_window_at_the_busy_share_or_above_is_not_quiet) {
-  scripted_threads at_share{{0.05, 0.049}};
-  EXPECT_TRUE(at_share.settles(0.05));
-  EXPECT_EQ(at_share.sleeps, 2u);  // 5 % of the window is busy; 4.9 % is quiet
+TEST(settle, a_thread_running_again_starts_the_count_over) {
+  scripted_threads woken{{0, 2, 0, 0}};
+  EXPECT_TRUE(woken.settles());
+  EXPECT_EQ(woken.looks, 4u);
 }
 
 TEST(settle, gives_up_when_the_other_threads_never_stop) {
-  scripted_threads busy{std::vector<double>(100, 1.0)};
+  scripted_threads busy{std::vector<unsigned>(100, 1)};
   EXPECT_FALSE(busy.settles());
-  EXPECT_EQ(busy.sleeps, 10u);  // give_up / window
+  EXPECT_EQ(busy.sleeps, 10u);  // give_up / interval
 }
 
-TEST(settle, a_process_whose_other_threads_sleep_settles) {
-  // This test's process runs no other thread (gtest starts none), so the
-  // other threads' clock cannot advance: the first window is quiet.
+// A thread that spins is running or waiting for a core (state R) whether or
+// not it has one at the moment: counted however loaded the machine is.
+TEST(settle, counts_a_spinning_thread_and_not_a_sleeping_one) {
+  std::atomic<bool> stop{false}, started{false};
+  std::thread spinner([&] {
+    started = true;
+    while (!stop.load(std::memory_order_relaxed)) {
+    }
+  });
+  while (!started) std::this_thread::yield();
+  const std::optional<unsigned> spinning = cws_apps::other_threads_running();
+  stop = true;
+  spinner.join();
+  ASSERT_TRUE(spinning.has_value()) << "/proc/self/task is readable on Linux";
+  EXPECT_GE(*spinning, 1u);
+
+  std::mutex m;
+  std::condition_variable cv;
+  bool asleep = false, wake = false;
+  std::thread sleeper([&] {
+    std::unique_lock lock(m);
+    asleep = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return wake; });
+  });
+  {
+    std::unique_lock lock(m);
+    cv.wait(lock, [&] { return asleep; });
+  }
+  // It released the mutex inside cv.wait: once we hold it, it is waiting, or
+  // on its way to the futex (then R for a moment: look until it is not).
+  std::optional<unsigned> waiting = cws_apps::other_threads_running();
+  for (int look = 0; look < 1000 && waiting.value_or(0) != 0; ++look) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    waiting = cws_apps::other_threads_running();
+  }
+  EXPECT_EQ(waiting, 0u);
   EXPECT_TRUE(cws_apps::settle());
+  {
+    std::lock_guard lock(m);
+    wake = true;
+  }
+  cv.notify_all();
+  sleeper.join();
 }
 
 }  // namespace
