@@ -8,11 +8,11 @@
 // variant is set up first, then every round runs one run of every variant,
 // so a burst spreads over all of them. The order within a round changes from
 // round to round (round_order), so no variant always runs right after the
-// same one. After every run, in both orders, measure_variants waits until
-// the run's threads are idle (settle.hpp), outside the timing: TBB's and
-// OpenMP's threads spin for a while after a loop (libgomp's for
-// milliseconds), and would otherwise share a core with the next run's first
-// phases.
+// same one. After every setup and every run, in both orders,
+// measure_variants waits until their threads are idle (settle.hpp), outside
+// the timing: TBB's and OpenMP's threads spin for a while after a loop
+// (libgomp's for milliseconds), and would otherwise share a core with the
+// next run's first phases.
 //
 // The price: all variants' buffers are allocated at the same time;
 // sequential needs one variant's buffers at a time (when `finish` releases
