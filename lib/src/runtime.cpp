@@ -84,9 +84,19 @@ void detail::check_schedule_name(std::string_view name, std::string_view what) {
                             what, detail::quoted(name, 48), problem, schedule::max_name_bytes));
 }
 
+schedule::schedule(std::string name, std::unique_ptr<scheduling_policy> p, std::size_t history, std::uint32_t index)
+    : name_(std::move(name)), policy_(std::move(p)), history_(history) {
+  info_.schedule = name_;
+  info_.policy = policy_->name();
+  info_.schedule_index = index;
+}
+
 schedule& schedule::follow(std::string_view other) {
   if (!other.empty()) detail::check_schedule_name(other, "schedule::follow: schedule name");
+  if (other == follows_) return *this;
   follows_ = other;
+  info_.follows = follows_;
+  ++info_version_;
   return *this;
 }
 
@@ -185,8 +195,8 @@ cws::schedule& runtime::schedule(std::string_view name, std::string_view policy)
   }
   detail::check_schedule_name(name, "runtime::schedule: name");  // before it reaches any trace or message
   auto made = policy_registry::create(policy);  // throws for an unknown name
-  auto slot =
-      std::unique_ptr<cws::schedule>(new cws::schedule(std::string(name), std::move(made), config().history));
+  auto slot = std::unique_ptr<cws::schedule>(new cws::schedule(std::string(name), std::move(made), config().history,
+                                                                static_cast<std::uint32_t>(schedules_.size())));
   slot->policy().attach(policy_context{*this, *slot});
   schedules_.push_back(std::move(slot));
   return *schedules_.back();
@@ -199,16 +209,22 @@ const cws::schedule* runtime::find_schedule(std::string_view name) const noexcep
 }
 
 const run_report& runtime::run_phase(cws::schedule& s, void (*fn)(void*), void* arg) {
-  phase_info& info = s.info_;  // assignments below reuse its strings' capacity
-  if (info.schedule != s.name()) info.schedule = s.name();
-  if (info.policy != s.policy_name()) info.policy = s.policy_name();
-  if (info.follows != s.follows_) info.follows = s.follows_;
+  phase_info& info = s.info_;  // its strings are current (schedule::info_)
   info.iteration = s.iterations_;
   info.workers = workers();
   // Written in place into the history's next slot (the storage of the run
   // it evicts), which joins the history once the phase ran: a phase refused
-  // before it started leaves the history as it was.
+  // before it started leaves the history as it was. A slot holds runs of
+  // this schedule only, so its strings are already right unless the
+  // schedule's follow() changed since it was written.
   run_report& report = s.history_.pending();
+  if (report.phase_version_ != s.info_version_) {
+    report.phase = info;
+    report.phase_version_ = s.info_version_;
+  } else {
+    report.phase.iteration = info.iteration;
+    report.phase.workers = info.workers;
+  }
   // A policy's note grows a slot's string the first time a longer one lands
   // there: evolve's probes, written only on a loaded machine, are the longest
   // (about 350 characters). Room for them once per slot, so that a note

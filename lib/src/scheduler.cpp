@@ -237,7 +237,6 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
     lap_start = now;
   };
 
-  stats.phase = info;  // assignments reuse the strings' and vectors' capacity
   stats.wall_s = std::chrono::duration<double>(t1 - t0).count();
   stats.per_worker.resize(workers_.size());
   touches.per_worker.resize(workers_.size());

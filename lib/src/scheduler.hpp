@@ -87,7 +87,8 @@ class scheduler {
   scheduler& operator=(const scheduler&) = delete;
 
   // Runs one phase. Fills `report` (its statistics, locality when the workers
-  // declared touches, balance; then the policy's part through end_phase) and
+  // declared touches, balance; then the policy's part through end_phase; its
+  // `phase` is the caller's to write, runtime::run_phase) and
   // `touches` (what the workers declared they touched); returns the exception
   // the phase threw, if any. Both are overwritten in place.
   // `memo` is the schedule's (data_placement::measure). With `called` (the

@@ -165,6 +165,7 @@ class replay_policy final : public scheduling_policy {
   // once, not per phase: the store keeps every state as long as it lives, and
   // it outlives the policies (runtime::~runtime).
   cws::runtime* rt_ = nullptr;
+  const cws::schedule* schedule_ = nullptr;
   schedule_store* store_ = nullptr;
   // From here on, fields begin_phase and end_phase rewrite every phase: off
   // the line of the vtable pointer and the fields above, which every
@@ -216,6 +217,7 @@ void replay_policy::attach(const policy_context& ctx) {
     hinted_->attach(ctx.runtime.places(), knobs_of(ctx.runtime.config()).hinted, detail::hinted_mode::pufferfish);
   }
   rt_ = &ctx.runtime;
+  schedule_ = &ctx.schedule;
   store_ = &store_of(ctx.runtime);
   state_ = &store_->state(ctx.schedule.name());
   recorder_ = steal_tree::recorder_of(ctx.runtime);
@@ -400,7 +402,7 @@ void replay_policy::end_phase(run_report& r) {
 
 // The recorder's record of this run; null when it has none (recording off).
 const steal_tree::phase_record* replay_policy::recorded_run(std::uint64_t iteration) const noexcept {
-  const steal_tree::phase_record* record = recorder_ ? recorder_->latest(state_->name) : nullptr;
+  const steal_tree::phase_record* record = recorder_ ? recorder_->latest(*schedule_) : nullptr;
   return record != nullptr && record->iteration == iteration ? record : nullptr;
 }
 

@@ -43,11 +43,29 @@ record_window::record_window(std::size_t per_schedule, std::size_t max_bytes)
     : per_schedule_(std::max<std::size_t>(per_schedule, 1)), max_bytes_(max_bytes) {}
 
 phase_record& record_window::next(std::string_view schedule) {
-  auto it = lanes_.find(schedule);
-  if (it == lanes_.end()) it = lanes_.emplace(std::string(schedule), lane{}).first;  // once per schedule
-  lane& l = it->second;
+  bool recycled = false;
+  return next(schedule, cws::phase_info::no_schedule_index, recycled);
+}
+
+phase_record& record_window::next(std::string_view schedule, std::uint32_t key, bool& recycled) {
+  if (key == cws::phase_info::no_schedule_index) {
+    auto it = lanes_.find(schedule);
+    if (it == lanes_.end()) it = lanes_.emplace(std::string(schedule), lane{}).first;
+    return slots_[claim(it->second, recycled)];
+  }
+  if (key >= keyed_.size() || keyed_[key] == nullptr) {  // once per schedule
+    auto it = lanes_.find(schedule);
+    if (it == lanes_.end()) it = lanes_.emplace(std::string(schedule), lane{}).first;
+    if (key >= keyed_.size()) keyed_.resize(std::max<std::size_t>(key + 1, 2 * keyed_.size()), nullptr);
+    keyed_[key] = &it->second;
+  }
+  return slots_[claim(*keyed_[key], recycled)];
+}
+
+std::uint32_t record_window::claim(lane& l, bool& recycled) {
   std::uint32_t slot = 0;
-  if (l.ring.size() < per_schedule_) {
+  recycled = l.ring.size() >= per_schedule_;
+  if (!recycled) {
     if (!spare_.empty()) {
       slot = spare_.back();
       spare_.pop_back();
@@ -78,7 +96,7 @@ phase_record& record_window::next(std::string_view schedule) {
   append(slot);
   lane_of_[slot] = &l;
   touch(slot);
-  return slots_[slot];
+  return slot;
 }
 
 void record_window::append(std::uint32_t slot) {
@@ -107,6 +125,11 @@ const phase_record* record_window::latest(std::string_view schedule) const noexc
   auto it = lanes_.find(schedule);
   if (it == lanes_.end() || it->second.ring.empty()) return nullptr;
   return &slots_[it->second.newest()];
+}
+
+const phase_record* record_window::latest_keyed(std::uint32_t key) const noexcept {
+  if (key >= keyed_.size() || keyed_[key] == nullptr || keyed_[key]->ring.empty()) return nullptr;
+  return &slots_[keyed_[key]->newest()];
 }
 
 phase_record* record_window::find(std::string_view schedule, std::uint64_t iteration) noexcept {
@@ -196,6 +219,7 @@ std::size_t record_window::bytes() const noexcept {
                   vector_bytes(lane_of_) + vector_bytes(position_of_) + vector_bytes(slot_bytes_) +
                   vector_bytes(dirty_) + vector_bytes(written_);
   for (const phase_record& r : slots_) n += record_bytes(r);
+  n += vector_bytes(keyed_);
   for (const auto& [name, l] : lanes_) n += sizeof(name) + sizeof(l) + string_bytes(name) + vector_bytes(l.ring);
   return n;
 }

@@ -59,6 +59,8 @@ void recorder::clear() noexcept { window_.clear(); }
 
 const phase_record* recorder::latest(std::string_view schedule) const noexcept { return window_.latest(schedule); }
 
+const phase_record* recorder::latest(const cws::schedule& s) const noexcept { return window_.latest_keyed(s.index()); }
+
 std::size_t recorder::history_bytes() const noexcept { return window_.bytes(); }
 
 std::size_t recorder::merge_scratch::bytes() const noexcept {
@@ -161,10 +163,13 @@ void recorder::on_phase_end(const cws::phase_stats& stats) {
   in_phase_ = false;
   // Every field is overwritten: `r` may be the evicted oldest run of this
   // schedule, whose strings and vectors are reused (assignment keeps capacity).
-  phase_record& r = window_.next(stats.phase.schedule);
-  r.schedule = stats.phase.schedule;
+  bool recycled = false;
+  phase_record& r = window_.next(stats.phase.schedule, stats.phase.schedule_index, recycled);
+  if (!recycled) {  // else the schedule's own evicted run: same name, same policy
+    r.schedule = stats.phase.schedule;
+    r.policy = stats.phase.policy;
+  }
   r.iteration = stats.phase.iteration;
-  r.policy = stats.phase.policy;
   r.wall_s = stats.wall_s;
   r.stats = stats.per_worker;
   if (stats.locality)

@@ -139,12 +139,37 @@ TEST(recorder_history, a_reused_record_holds_only_its_own_audit) {
   }
 }
 
+// A policy asks for its schedule's latest run by the schedule (its index),
+// not its name: the same record, once the window recycles its storage too.
+TEST(recorder_history, latest_by_schedule_is_latest_by_name) {
+  cws::runtime rt(with_history(2));
+  st::recorder* rec = st::recorder_of(rt);
+  ASSERT_NE(rec, nullptr);
+  cws::schedule& a = rt.schedule("first-schedule-with-a-long-name");
+  cws::schedule& b = rt.schedule("second-schedule-with-a-long-name");
+  EXPECT_EQ(rec->latest(a), nullptr);
+  for (std::uint64_t i = 0; i < 7; ++i) {
+    rt.run(a, [] { (void)cws::test::fib(14); });
+    const st::phase_record* by_name = rec->latest(a.name());
+    ASSERT_NE(by_name, nullptr);
+    EXPECT_EQ(rec->latest(a), by_name);
+    EXPECT_EQ(by_name->schedule, a.name());
+    EXPECT_EQ(by_name->iteration, i);
+    EXPECT_EQ(rec->latest(b), i == 0 ? nullptr : rec->latest(b.name()));
+    rt.run(b, [] {});
+    EXPECT_EQ(rec->latest(b), rec->latest(b.name()));
+    EXPECT_EQ(rec->latest(b)->schedule, b.name());
+    EXPECT_EQ(rec->latest(b)->policy, "random");
+  }
+  EXPECT_EQ(kept_iterations(*rec, a.name()), (std::vector<std::uint64_t>{5, 6}));
+}
+
 // The window's order against a model that erases each evicted run from a
 // plain list. Schedules run at very different rates (as cws-cg's kernels:
 // some 25 times an iteration, some once), so an evicted run often sits behind
 // runs of rarer schedules; the order is read at random moments (between
 // evictions, so with tombstones in it) and cleared now and then.
-TEST(record_window, order_matches_a_model_under_skewed_rates_reads_and_clears) {
+TEST(record_window, order_matches_a_model_under_skewed_rates_reads_clears_and_keys) {
   constexpr std::size_t k = 5;
   st::record_window w(k);
   std::vector<std::pair<std::string, std::uint64_t>> model;  // kept runs, recording order
@@ -152,6 +177,7 @@ TEST(record_window, order_matches_a_model_under_skewed_rates_reads_and_clears) {
   const std::vector<std::string> names{"spmv", "dot", "update", "start", "norms", "init"};
   std::discrete_distribution<int> pick{40, 40, 40, 3, 2, 1};
   std::vector<std::uint64_t> runs(names.size(), 0);
+  std::vector<bool> keyed(names.size(), false);  // next() was given the schedule's key
   auto expect_same_order = [&](int step) {
     ASSERT_EQ(w.size(), model.size()) << "step " << step;
     std::size_t i = 0;
@@ -167,14 +193,26 @@ TEST(record_window, order_matches_a_model_under_skewed_rates_reads_and_clears) {
   for (int step = 0; step < 20000; ++step) {
     const auto s = static_cast<std::size_t>(pick(rng));
     const std::string& name = names[s];
-    if (std::count_if(model.begin(), model.end(), [&](const auto& m) { return m.first == name; }) ==
-        static_cast<std::ptrdiff_t>(k))
-      model.erase(std::find_if(model.begin(), model.end(), [&](const auto& m) { return m.first == name; }));
-    st::phase_record& r = w.next(name);
-    r.schedule = name;
+    const bool full = std::count_if(model.begin(), model.end(), [&](const auto& m) { return m.first == name; }) ==
+                      static_cast<std::ptrdiff_t>(k);
+    if (full) model.erase(std::find_if(model.begin(), model.end(), [&](const auto& m) { return m.first == name; }));
+    // By name, or by key (the schedule's index) as the recorder does; the
+    // name is written only into storage that is not already this
+    // schedule's, so a slot said to be recycled from another schedule shows
+    // up as a wrong name in the order below.
+    bool recycled = false;
+    st::phase_record& r = step % 2 == 0 ? w.next(name) : w.next(name, static_cast<std::uint32_t>(s), recycled);
+    if (step % 2 == 0 || !recycled) r.schedule = name;
+    if (step % 2 != 0) {
+      EXPECT_EQ(recycled, full) << "step " << step;
+    }
     r.iteration = runs[s]++;
     model.emplace_back(name, r.iteration);
     ASSERT_EQ(w.latest(name), &r);
+    if (step % 2 != 0) keyed[s] = true;
+    // A key finds the schedule's runs, whichever way they were added, once
+    // it was given for that schedule; before that it finds nothing.
+    ASSERT_EQ(w.latest_keyed(static_cast<std::uint32_t>(s)), keyed[s] ? &r : nullptr) << "step " << step;
     if (rng() % 97 == 0) expect_same_order(step);
     if (rng() % 4999 == 0) {
       w.clear();

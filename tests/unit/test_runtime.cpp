@@ -255,6 +255,60 @@ TEST(runtime, phase_statistics_count_tasks_and_iterations) {
   ASSERT_NE(s.last(), nullptr);
 }
 
+// What every run passes on: the schedule's index (creation order), and its
+// name, policy and followed schedule as they are at that run. The history
+// keeps two runs, so slots are written again from the third run on: a
+// follow() made in between must reach the run after it, in a reused slot
+// too, and the observers see the same.
+class phase_info_observer final : public cws::observer {
+ public:
+  void on_phase_begin(const cws::phase_info& info) override { begun.push_back(info); }
+  void on_phase_end(const cws::phase_stats& stats) override { ended.push_back(stats.phase); }
+  std::vector<cws::phase_info> begun, ended;
+};
+
+TEST(runtime, every_run_carries_the_schedules_index_and_its_current_follow) {
+  cws::runtime_config c = config(2);
+  c.history = 2;
+  cws::runtime rt(c);
+  phase_info_observer obs;
+  rt.add_observer(obs);
+  cws::schedule& a = rt.schedule("a-schedule-name-longer-than-sso");
+  cws::schedule& b = rt.schedule("b", cws::policy::random);
+  EXPECT_EQ(a.index(), 0u);
+  EXPECT_EQ(b.index(), 1u);
+  EXPECT_EQ(rt.schedule("a-schedule-name-longer-than-sso").index(), 0u) << "found again, not made again";
+  const std::vector<std::string> follows{"", "", "b", "b", "b", "", "other-schedule-name-also-long", "b", "b", ""};
+  for (std::size_t i = 0; i < follows.size(); ++i) {
+    a.follow(follows[i]);
+    const cws::run_report& r = rt.run(a, [] { (void)cws::test::fib(12); });
+    EXPECT_EQ(r.phase.follows, follows[i]) << "run " << i;
+    EXPECT_EQ(r.phase.schedule, "a-schedule-name-longer-than-sso") << "run " << i;
+    EXPECT_EQ(r.phase.policy, "random") << "run " << i;
+    EXPECT_EQ(r.phase.iteration, i);
+    EXPECT_EQ(r.phase.schedule_index, 0u);
+    const cws::run_report& rb = rt.run(b, [] {});
+    EXPECT_EQ(rb.phase.schedule, "b");
+    EXPECT_EQ(rb.phase.schedule_index, 1u);
+    EXPECT_EQ(rb.phase.follows, "");
+  }
+  rt.remove_observer(obs);
+  ASSERT_EQ(obs.begun.size(), 2 * follows.size());
+  ASSERT_EQ(obs.ended.size(), 2 * follows.size());
+  for (std::size_t i = 0; i < follows.size(); ++i) {
+    for (const auto* seen : {&obs.begun[2 * i], &obs.ended[2 * i]}) {
+      EXPECT_EQ(seen->schedule_index, 0u);
+      EXPECT_EQ(seen->follows, follows[i]) << "run " << i;
+      EXPECT_EQ(seen->iteration, i);
+    }
+    EXPECT_EQ(obs.ended[2 * i + 1].schedule_index, 1u);
+  }
+  // The history's two runs hold their own follows, not the latest one.
+  ASSERT_EQ(a.history().size(), 2u);
+  EXPECT_EQ(a.history()[0].phase.follows, follows[follows.size() - 2]);
+  EXPECT_EQ(a.history()[1].phase.follows, follows.back());
+}
+
 // Records what the observer interface reports.
 class recording_observer final : public cws::observer {
  public:

@@ -121,6 +121,9 @@ struct run_report : phase_stats {
   friend class runtime;
   relocalization_report relocalization_;
   bool relocalized_ = false;
+  // schedule::info_version_ when `phase`'s strings were last written into
+  // this (history) slot; 0: never.
+  std::uint64_t phase_version_ = 0;
 };
 
 }  // namespace cws

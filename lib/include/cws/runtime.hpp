@@ -79,6 +79,9 @@ class schedule {
   // have (see max_name_bytes).
   schedule& follow(std::string_view other);
   const std::string& follows() const noexcept { return follows_; }
+  // This schedule's place among its runtime's schedules, in creation order
+  // (phase_info::schedule_index).
+  std::uint32_t index() const noexcept { return info_.schedule_index; }
   // What the latest run's tasks declared they touched (touch.hpp), per
   // worker; empty when they declared nothing.
   const touch_map& touches() const noexcept { return touches_; }
@@ -89,12 +92,18 @@ class schedule {
 
  private:
   friend class runtime;
-  schedule(std::string name, std::unique_ptr<scheduling_policy> p, std::size_t history)
-      : name_(std::move(name)), policy_(std::move(p)), history_(history) {}
+  schedule(std::string name, std::unique_ptr<scheduling_policy> p, std::size_t history, std::uint32_t index);
   std::string name_;
   std::unique_ptr<scheduling_policy> policy_;
   std::uint64_t iterations_ = 0;
-  phase_info info_;  // reused by every run: no string copies per phase
+  // What every run of this schedule passes to the policy and the observers,
+  // kept up to date by the constructor and follow(), so that a phase neither
+  // compares nor copies its strings: a schedule's state is cold by the time
+  // an application with many loops runs it again, and each string read is a
+  // cache miss. info_version_ counts its changes; a history slot that holds
+  // the current version already has the strings (run_report::phase_version_).
+  phase_info info_;
+  std::uint64_t info_version_ = 1;
   std::string follows_;
   bounded_history<run_report> history_;
   touch_map touches_;

@@ -38,6 +38,13 @@ struct phase_info {
   std::string policy;
   unsigned workers = 0;
   std::string follows;  // schedule whose template this phase replays (schedule::follow), or empty
+  // The schedule's place among its runtime's schedules, in creation order
+  // (schedule::index()): 0, 1, 2, ... and never reused. Lets an observer
+  // keep per-schedule state in a vector instead of looking the name up
+  // every phase. no_schedule_index in a phase_info made by hand (a test
+  // feeding an observer): go by the name.
+  static constexpr std::uint32_t no_schedule_index = ~std::uint32_t{0};
+  std::uint32_t schedule_index = no_schedule_index;
 };
 
 struct phase_stats {

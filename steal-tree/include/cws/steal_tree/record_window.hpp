@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "cws/detail/index_iterator.hpp"
+#include "cws/stats.hpp"
 #include "cws/steal_tree/tree.hpp"
 
 namespace cws::steal_tree {
@@ -73,9 +74,21 @@ class record_window {
   // evicted, with its contents still in place: the caller overwrites every
   // field, reusing capacity.
   phase_record& next(std::string_view schedule);
+  // The same, for the recorder: after the first run of `schedule`, its runs
+  // are found by `key` (phase_info::schedule_index: dense, one per schedule
+  // name, never reused), without reading a name: by the time an application
+  // with many loops runs one again, the names are out of the cache and each
+  // one compared is a miss (phase_info::no_schedule_index: by the name
+  // every time). `recycled` says whether the storage is this
+  // schedule's own evicted run (its schedule and policy fields are then
+  // already right) rather than new or another schedule's.
+  phase_record& next(std::string_view schedule, std::uint32_t key, bool& recycled);
 
   // The latest kept run of `schedule`, or nullptr.
   const phase_record* latest(std::string_view schedule) const noexcept;
+  // The latest kept run of the schedule whose runs next() was given `key`
+  // for, or nullptr.
+  const phase_record* latest_keyed(std::uint32_t key) const noexcept;
   // The kept run `iteration` of `schedule`, or nullptr (searched newest first).
   // The caller may change it; trim() counts its bytes again.
   phase_record* find(std::string_view schedule, std::uint64_t iteration) noexcept;
@@ -132,6 +145,8 @@ class record_window {
   };
 
   static constexpr std::uint32_t tombstone = ~std::uint32_t{0};
+  // The slot for the next run of `l`, and whether it was l's own (evicted).
+  std::uint32_t claim(lane& l, bool& recycled);
   // Appends `slot` to the order (its position noted), squeezing out the
   // tombstones first when the order is full; grows it only when the kept
   // runs alone would leave less than half their number of room.
@@ -158,6 +173,7 @@ class record_window {
   mutable std::size_t tombstones_ = 0;
   std::vector<std::uint32_t> spare_;  // slots holding no kept record (after clear() or trim())
   std::map<std::string, lane, std::less<>> lanes_;
+  std::vector<lane*> keyed_;  // by next()'s key (map nodes do not move); null: not seen yet
   // Per slot: its lane (map nodes do not move) and its bytes as last counted
   // (sizeof(phase_record) + record_bytes), so that trim() recounts only the
   // records written since, not every tree of the window.

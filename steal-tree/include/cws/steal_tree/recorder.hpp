@@ -106,6 +106,9 @@ class recorder final : public cws::observer, public cws::runtime_extension {
   // The most recent record of schedule `name`, or nullptr. Every schedule
   // that ran keeps its latest record (until clear()).
   const phase_record* latest(std::string_view schedule) const noexcept;
+  // The same for a schedule of the recorder's runtime, found by its index
+  // rather than its name (what a policy asks after each of its phases).
+  const phase_record* latest(const cws::schedule& s) const noexcept;
   bool audit() const noexcept { return audit_; }
   // Records the next phase in audit mode even when the runtime's audit is
   // off (one run: the planner needs one, evolve asks for it). Call between
