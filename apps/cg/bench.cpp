@@ -211,7 +211,7 @@ void bench::put_cws_figures(const variant& v, json& e) {
   cws_apps::put_phase_breakdown(e, v.runner->loops().clock(cg::index(kernel::spmv)), "spmv_");
   cws_apps::put_summary(e, spmv_lines, v.policy);
   const cg::kernel_log& spmv_log = v.runner->log(kernel::spmv);
-  e["spmv_ran_as"] = spmv_log.ran_as;
+  e["spmv_ran_as"] = spmv_log.ran_as.by_token();
   if (v.policy == "evolve") {
     // converged_at: the first spmv phase (0-based over the warm-up and
     // measured runs) whose relws run converged, after which evolve replays

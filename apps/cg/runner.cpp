@@ -31,7 +31,7 @@ double loops_runner::run(kernel k, const block_body& body) {
   if (!loops_.runs_cws_phases()) return s;
   kernel_log& log = logs_[index(k)];
   if (const cws::run_report* r = schedules_[index(k)]->last_report()) {
-    if (measuring_) ++log.ran_as[std::string(cws::to_string(r->ran_as))];
+    if (measuring_) log.ran_as.add(r->ran_as);
     if (r->converged && !log.converged_at) log.converged_at = log.phases;
   }
   ++log.phases;

@@ -21,6 +21,7 @@
 #include "cg/solver.hpp"
 #include "common/block_loops.hpp"
 #include "common/iteration_lines.hpp"
+#include "common/ran_as_counts.hpp"
 
 namespace cg {
 
@@ -28,7 +29,7 @@ namespace cg {
 // over every phase, since the store's history keeps only the latest ones.
 struct kernel_log {
   std::uint64_t phases = 0;                   // all phases since the runner was made, init and warm-up included
-  std::map<std::string, unsigned> ran_as;     // measured phases per cws::ran_as token
+  cws_apps::ran_as_counts ran_as;            // measured phases per cws::ran_as
   std::optional<std::uint64_t> converged_at;  // first phase (0-based, of `phases`) reported converged (evolve)
 };
 

@@ -23,14 +23,14 @@ void counter_tally::on_phase_end(const cws::phase_stats& stats) {
   phase_counts c;
   c.phases = 1;
   cws_apps::add_counts(c.work, stats);
-  log_[stats.phase.schedule].push_back({stats.phase.iteration, c});
+  log_.of(stats.phase).push_back({stats.phase.iteration, c});
 }
 
 phase_counts counter_tally::summarize(std::string_view schedule, std::uint64_t first, std::uint64_t end) const {
   phase_counts sum;
-  const auto it = log_.find(schedule);
-  if (it == log_.end()) return sum;
-  for (const run& r : it->second)
+  const std::deque<run>* runs = log_.find(schedule);
+  if (runs == nullptr) return sum;
+  for (const run& r : *runs)
     if (r.iteration >= first && r.iteration < end) sum += r.counts;
   return sum;
 }

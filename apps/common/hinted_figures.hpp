@@ -22,6 +22,7 @@
 
 #include "common/hinted_counts.hpp"
 #include "common/locality_tally.hpp"
+#include "common/per_schedule.hpp"
 #include "common/report.hpp"
 #include "common/variant_runner.hpp"
 #include "common/timing.hpp"
@@ -58,7 +59,7 @@ class counter_tally final : public cws::observer {
   cws::runtime& rt_;
   // A deque per schedule, as locality_tally's: appending never copies the
   // runs before (observers run inside rt.run, between two phases).
-  std::map<std::string, std::deque<run>, std::less<>> log_;
+  cws_apps::per_schedule<std::deque<run>> log_;
 };
 
 // The measured runs of one schedule: iterations [first, end).

@@ -30,6 +30,8 @@
 #include <cws/cws.hpp>
 #include <nlohmann/json.hpp>
 
+#include "common/per_schedule.hpp"
+
 namespace cws_apps {
 
 // The runs [first, end) of one schedule and the relocalizations made from
@@ -91,12 +93,27 @@ inline locality_summary merged(const locality_summary& a, const locality_summary
   return m;
 }
 
+// The figures of one run's locality report that the tally sums: no per-node
+// vector, so that logging a run allocates nothing (it happens inside rt.run).
+struct locality_figures {
+  std::uint64_t touched_bytes = 0;
+  std::uint64_t local_bytes = 0;
+  std::uint64_t unknown_bytes = 0;
+  double local_share = 1;  // cws::locality_report::share()
+  double share() const noexcept { return local_share; }
+
+  static std::optional<locality_figures> of(const std::optional<cws::locality_report>& r) noexcept {
+    if (!r) return std::nullopt;
+    return locality_figures{r->touched_bytes, r->local_bytes, r->unknown_bytes, r->share()};
+  }
+};
+
 class locality_tally final : public cws::observer {
  public:
   struct phase_entry {
     std::uint64_t iteration = 0;
     double wall_s = 0;
-    std::optional<cws::locality_report> locality;
+    std::optional<locality_figures> locality;
   };
   struct schedule_log {
     // In run order. A deque: it grows in small blocks and never moves what
@@ -118,19 +135,18 @@ class locality_tally final : public cws::observer {
   locality_tally& operator=(const locality_tally&) = delete;
 
   void on_phase_end(const cws::phase_stats& stats) override {
-    log_[stats.phase.schedule].phases.push_back({stats.phase.iteration, stats.wall_s, stats.locality});
+    log_.of(stats.phase).phases.push_back({stats.phase.iteration, stats.wall_s, locality_figures::of(stats.locality)});
   }
-  void on_relocalize(const cws::relocalization_report& r) override { log_[r.schedule].relocalizations.push_back(r); }
+  void on_relocalize(const cws::relocalization_report& r) override {
+    log_.named(r.schedule).relocalizations.push_back(r);
+  }
 
   // Everything seen for `schedule`, or nullptr.
-  const schedule_log* find(std::string_view schedule) const {
-    const auto it = log_.find(schedule);
-    return it == log_.end() ? nullptr : &it->second;
-  }
+  const schedule_log* find(std::string_view schedule) const { return log_.find(schedule); }
 
-  // The locality report of run `iteration` of `schedule`; nullptr when that
+  // The locality figures of run `iteration` of `schedule`; nullptr when that
   // run was not seen or declared no touches.
-  const cws::locality_report* locality_of(std::string_view schedule, std::uint64_t iteration) const {
+  const locality_figures* locality_of(std::string_view schedule, std::uint64_t iteration) const {
     if (const schedule_log* l = find(schedule))
       for (const phase_entry& p : l->phases)
         if (p.iteration == iteration && p.locality) return &*p.locality;
@@ -183,7 +199,7 @@ class locality_tally final : public cws::observer {
 
  private:
   cws::runtime& rt_;
-  std::map<std::string, schedule_log, std::less<>> log_;
+  per_schedule<schedule_log> log_;
 };
 
 // `value` when some run of `s` declared touches (a locality report to take

@@ -42,7 +42,7 @@ void put_cws(json& e, const cws_totals& t, unsigned runs) {
   e["relocalizations"] = t.relocalizations;
   e["pages_moved"] = t.pages_moved;
   e["relocalization_s"] = t.relocalization_s;
-  e["ran_as"] = t.ran_as;
+  e["ran_as"] = t.ran_as.by_token();
   e["converged_share"] = t.phases == 0 ? json(nullptr) : json(ratio(t.converged_phases, t.phases));
 }
 

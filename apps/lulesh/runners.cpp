@@ -56,7 +56,7 @@ void cws_runner::run(loop_id id, std::size_t n, const hint_target& hint, range_f
     t.pages_moved += m->pages_moved;
     t.relocalization_s += m->seconds;
   }
-  ++t.ran_as[std::string(cws::to_string(r.ran_as))];
+  t.ran_as.add(r.ran_as);
   t.converged_phases += r.converged;
 }
 

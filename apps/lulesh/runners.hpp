@@ -25,6 +25,7 @@
 
 #include "common/bench_env.hpp"
 #include "common/hinted_recursion.hpp"
+#include "common/ran_as_counts.hpp"
 #include "common/timing.hpp"
 #include "lulesh/loops.hpp"
 
@@ -53,7 +54,7 @@ struct cws_totals {
   // Relocalizations made after the measured phases (evolve).
   std::uint64_t relocalizations = 0, pages_moved = 0;
   double relocalization_s = 0;
-  std::map<std::string, std::uint64_t> ran_as;  // phases per cws::ran_as token
+  cws_apps::ran_as_counts ran_as;  // phases per cws::ran_as
   std::uint64_t converged_phases = 0;           // phases whose report said converged (evolve)
 };
 

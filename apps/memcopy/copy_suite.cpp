@@ -213,7 +213,7 @@ json copy_suite::copy_phases(const variant& v, std::uint64_t measured, std::uint
       p["extra_steals"] = r.extra_steals();
       p["taken_back"] = r.taken_back();
     }
-    const cws::locality_report* l = tally_.locality_of(copy.name(), it);
+    const cws_apps::locality_figures* l = tally_.locality_of(copy.name(), it);
     p["local_share"] = l ? json(l->share()) : json(nullptr);
     std::uint64_t moved = 0;
     const auto relocs = tally_.relocalizations_of(copy.name(), it);

@@ -66,14 +66,11 @@ void phase_tally::put(cws_apps::json& e) const {
   e["phase_wall_s"] = phases ? json(phase_wall_s / static_cast<double>(phases)) : json(nullptr);
   e["outside_wall_s"] = phases ? json((run_call_s - phase_wall_s) / static_cast<double>(phases)) : json(nullptr);
   json kinds = json::object();
-  for (const auto& [kind, n] : ran_as) kinds[kind] = n;
+  for (const auto& [kind, n] : ran_as.by_token()) kinds[kind] = n;
   e["ran_as"] = kinds;
-  const std::uint64_t replayed = ran_as.count("stows") ? ran_as.at("stows") : 0;
-  const auto of = [&](const char* kind) { return ran_as.count(kind) ? ran_as.at(kind) : std::uint64_t{0}; };
-  e["replayed_share"] =
-      phases
-          ? json(static_cast<double>(replayed + of("stuws") + of("relws") + of("user")) / static_cast<double>(phases))
-          : json(nullptr);
+  const std::uint64_t replayed = ran_as.of(cws::ran_as::stows) + ran_as.of(cws::ran_as::stuws) +
+                                 ran_as.of(cws::ran_as::relws) + ran_as.of(cws::ran_as::user);
+  e["replayed_share"] = phases ? json(static_cast<double>(replayed) / static_cast<double>(phases)) : json(nullptr);
   e["diverged_phases"] = diverged;
   e["local_share"] = reported ? json(share_sum / static_cast<double>(reported)) : json(nullptr);
   e["local_share_min"] = reported ? json(share_min) : json(nullptr);
@@ -128,7 +125,7 @@ void variant_runner::count(const cws::run_report& r, mg::kernel k, unsigned leve
   t.run_call_s += call_s;
   t.phase_wall_s += r.wall_s;
   t.schedules.insert(r.phase.schedule);
-  ++t.ran_as[std::string(cws::to_string(r.ran_as))];
+  t.ran_as.add(r.ran_as);
   t.diverged += r.diverged();
   if (r.locality) {
     const double share = r.locality->share();

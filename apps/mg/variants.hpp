@@ -29,6 +29,7 @@
 
 #include "common/bench_env.hpp"
 #include "common/block_loops.hpp"
+#include "common/ran_as_counts.hpp"
 #include "common/report.hpp"
 #include "mg/solver.hpp"
 
@@ -54,7 +55,7 @@ struct phase_tally {
   std::set<std::string> schedules;              // the kernel schedules the phases ran in
   double run_call_s = 0;                        // summed wall clock around rt.run
   double phase_wall_s = 0;                      // summed phase wall_s (first task to last)
-  std::map<std::string, std::uint64_t> ran_as;  // cws::ran_as token -> phases
+  cws_apps::ran_as_counts ran_as;  // phases per cws::ran_as
   std::uint64_t diverged = 0;
   // Locality (phases whose leaves declared touches).
   std::uint64_t reported = 0;

@@ -56,7 +56,7 @@ pass_entry entry_of(const cws::schedule& s, pass_id p, const block_audit& audit,
     e.steals = r->steals();
     e.designated = r->designated();
     e.taken_back = r->taken_back();
-    if (const cws::locality_report* l = tally.locality_of(s.name(), r->phase.iteration)) e.local_share = l->share();
+    if (const cws_apps::locality_figures* l = tally.locality_of(s.name(), r->phase.iteration)) e.local_share = l->share();
   }
   return e;
 }
