@@ -111,32 +111,31 @@ void evolve_controller::after_run(replay_mode ran, run_report& r, const runtime_
                                   std::shared_ptr<const steal_tree::tree> fresh,
                                   const steal_tree::phase_record& record) {
   if (auditing()) return after_audit(r, record);
-  if (s_.evolve_counters.contended) return after_contended(ran, r, cfg);
-  if (probing()) return after_probe(ran, r, cfg);
-  if (ran == replay_mode::relws) return after_relws(r, cfg, std::move(fresh));
+  if (s_.evolve_counters.contended) return after_contended(ran, r);
+  if (probing()) return after_probe(ran, r);
+  if (ran == replay_mode::relws) return after_relws(r, std::move(fresh));
   after_stows(r, cfg);
 }
 
 // learn / relearn: relws until an iteration adds no steal, takes nothing back
 // (the tree stopped changing) and is balanced, or the bound is reached (then
 // the best tree, or a planned one).
-void evolve_controller::after_relws(run_report& r, const runtime_config& cfg,
-                                    std::shared_ptr<const steal_tree::tree> fresh) {
+void evolve_controller::after_relws(run_report& r, std::shared_ptr<const steal_tree::tree> fresh) {
   evolve_counters& c = s_.evolve_counters;
   s_.templ = fresh;
   format_into(s_.template_from, "recorded run #{} (relws)", r.phase.iteration);
   ++c.relws_runs;
-  const bool balanced = knobs_of(cfg).replay.balanced(r.balance.idle_workers, r.balance.max_over_fair);
+  const bool balanced = knobs_.balanced(r.balance.idle_workers, r.balance.max_over_fair);
   keep_if_best(r, balanced, r.locality ? r.locality->share() : -1.0, std::move(fresh));
   if (r.extra_steals() == 0 && r.taken_back() == 0 && balanced) {
     format_into(r.note, "converged after {} relws runs (busiest worker x{:.2f} of 1/P): switching to stows",
                 c.relws_runs, r.balance.max_over_fair);
-    prune_converged(r, cfg);
+    prune_converged(r);
     return converge(r);
   }
-  if (c.relws_runs + 1 == knobs_of(cfg).replay.evolve_bound && !c.best_balanced && !c.planned && s_.templ->workers > 1)
-    return start_audit(r, cfg);
-  if (c.relws_runs >= knobs_of(cfg).replay.evolve_bound) converge_on_best(r, cfg);
+  if (c.relws_runs + 1 == knobs_.evolve_bound && !c.best_balanced && !c.planned && s_.templ->workers > 1)
+    return start_audit(r);
+  if (c.relws_runs >= knobs_.evolve_bound) converge_on_best(r);
 }
 
 void evolve_controller::keep_if_best(const run_report& r, bool balanced, double local,
@@ -156,7 +155,7 @@ void evolve_controller::keep_if_best(const run_report& r, bool balanced, double 
 // the best tree recording every task, so that the planner can hand out the
 // work evenly. It counts against the bound, so evolve converges within it
 // whatever the machine's load.
-void evolve_controller::start_audit(run_report& r, const runtime_config& cfg) {
+void evolve_controller::start_audit(run_report& r) {
   evolve_counters& c = s_.evolve_counters;
   c.planned = true;
   c.auditing = true;
@@ -165,16 +164,16 @@ void evolve_controller::start_audit(run_report& r, const runtime_config& cfg) {
   format_into(r.note,
               "no balanced tree in {} relws runs (best: run #{}, busiest x{:.2f}): the last run of the bound of {} "
               "is an audit run of it, then the planner",
-              c.relws_runs, c.best_run, c.best_share, knobs_of(cfg).replay.evolve_bound);
+              c.relws_runs, c.best_run, c.best_share, knobs_.evolve_bound);
 }
 
-void evolve_controller::converge_on_best(run_report& r, const runtime_config& cfg) {
+void evolve_controller::converge_on_best(run_report& r) {
   const evolve_counters& c = s_.evolve_counters;
   s_.templ = c.best;
   format_into(s_.template_from, "recorded run #{} (best of the relws runs)", c.best_run);
   format_into(r.note, "bound of {} relws runs reached: the best tree (run #{}, busiest x{:.2f}{}), switching to stows",
-              knobs_of(cfg).replay.evolve_bound, c.best_run, c.best_share, c.best_balanced ? "" : ", unbalanced");
-  if (c.best_balanced) prune_converged(r, cfg);
+              knobs_.evolve_bound, c.best_run, c.best_share, c.best_balanced ? "" : ", unbalanced");
+  if (c.best_balanced) prune_converged(r);
   converge(r);
 }
 
@@ -183,9 +182,9 @@ void evolve_controller::converge_on_best(run_report& r, const runtime_config& cf
 // every phase: its coarsening with the fewest steals that is still balanced
 // replaces it (template_pick::fewer_steals). Not for `coarsen`, whose search
 // times the cuts itself.
-void evolve_controller::prune_converged(run_report& r, const runtime_config& cfg) {
+void evolve_controller::prune_converged(run_report& r) {
   if (coarsens_ || !s_.templ || template_pick::extra_steals_of(*s_.templ) == 0) return;
-  std::optional<steal_tree::tree> fewer = template_pick::fewer_steals(*s_.templ, knobs_of(cfg).replay);
+  std::optional<steal_tree::tree> fewer = template_pick::fewer_steals(*s_.templ, knobs_);
   if (!fewer) return;
   const std::uint64_t before = template_pick::steals_of(*s_.templ), after = template_pick::steals_of(*fewer);
   s_.templ = store_.share(*fewer);
@@ -232,10 +231,10 @@ void evolve_controller::after_audit(run_report& r, const steal_tree::phase_recor
 // lasting slowdown is put to a probe: see after_probe.
 void evolve_controller::after_stows(run_report& r, const runtime_config& cfg) {
   if (coarsens_ && !s_.coarsen_search.done()) return s_.coarsen_search.after_run(s_, r, cfg, store_);
-  const unsigned pct = knobs_of(cfg).replay.evolve_slowdown_pct;
+  const unsigned pct = knobs_.evolve_slowdown_pct;
   evolve_counters& c = s_.evolve_counters;
   slowdown_watch& watch = c.slowdown;
-  if (!watch.add(r.wall_s, pct)) return check_switches(r, knobs_of(cfg).replay);
+  if (!watch.add(r.wall_s, pct)) return check_switches(r, knobs_);
   format_into(r.note,
               "slowdown: even the faster of the last {} stows runs (lower quartile {:.3f} ms) stayed over {}% "
               "slower than the {} before (x{:.2f}) for {} runs: the next run probes random stealing",
@@ -297,7 +296,7 @@ void evolve_controller::contend(run_report& r, std::uint64_t switches) {
 // much, or takes cores from the program, and the template stays. Only random
 // stealing beating the template run beside it and the template's recent
 // floor, round after round, on cores nobody took, is evidence against it.
-void evolve_controller::after_probe(replay_mode ran, run_report& r, const runtime_config& cfg) {
+void evolve_controller::after_probe(replay_mode ran, run_report& r) {
   evolve_counters& c = s_.evolve_counters;
   if (ran == replay_mode::random) {  // the round's first run; its template run comes next
     c.probe_random_s = r.wall_s;
@@ -307,7 +306,7 @@ void evolve_controller::after_probe(replay_mode ran, run_report& r, const runtim
     return;
   }
   c.probe_template_turn = false;
-  const double margin = 1.0 + knobs_of(cfg).replay.evolve_slowdown_pct / 100.0;
+  const double margin = 1.0 + knobs_.evolve_slowdown_pct / 100.0;
   const double floor_s = c.slowdown.now_s();
   const bool faster = c.probe_random_s * margin < r.wall_s && c.probe_random_s * margin < floor_s;
   const std::uint64_t switches = switches_();
@@ -319,7 +318,7 @@ void evolve_controller::after_probe(replay_mode ran, run_report& r, const runtim
               c.probe_rounds_won + 1, probe_rounds, c.probe_random_s * 1e3, r.wall_s * 1e3, floor_s * 1e3, preempted);
   if (faster && preempted != 0) {
     r.note += "other work took the program's cores, where a strict replay waits for a descheduled thief: ";
-    if (knobs_of(cfg).replay.evolve_contention) return contend(r, switches);
+    if (knobs_.evolve_contention) return contend(r, switches);
   }
   if (!faster || preempted != 0) {
     end_probe(c);
@@ -353,7 +352,7 @@ void evolve_controller::after_probe(replay_mode ran, run_report& r, const runtim
 // Otherwise the next try waits twice as long, up to contended_last_every
 // runs. The gap outlives the contention: the next one starts from it, and
 // each quiet check of the converged runs halves it.
-void evolve_controller::after_contended(replay_mode ran, run_report& r, const runtime_config& cfg) {
+void evolve_controller::after_contended(replay_mode ran, run_report& r) {
   evolve_counters& c = s_.evolve_counters;
   if (ran == replay_mode::random) {
     if (c.probe_random_s == 0 || r.wall_s < c.probe_random_s) c.probe_random_s = r.wall_s;
@@ -365,7 +364,7 @@ void evolve_controller::after_contended(replay_mode ran, run_report& r, const ru
   const double random_s = std::exchange(c.probe_random_s, 0.0);
   const std::uint64_t now = switches_();
   const std::uint64_t moved = now - std::exchange(c.checked_switches, now);
-  const double margin = 1.0 + knobs_of(cfg).replay.evolve_slowdown_pct / 100.0;
+  const double margin = 1.0 + knobs_.evolve_slowdown_pct / 100.0;
   format_into(r.note,
               "the template took {:.3f} ms, the fastest of {} random runs before it {:.3f} ms, {} involuntary "
               "context switch(es) meanwhile: ",

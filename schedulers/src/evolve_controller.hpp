@@ -105,11 +105,12 @@ class evolve_controller {
   static evolve_stage stage_of(const schedule_state& s) noexcept;
 
   // `coarsens`: the coarsen policy (converged: search the pruning depths
-  // first). `switches`: the program's involuntary context switches so far
-  // (a given count in tests).
-  evolve_controller(schedule_state& s, schedule_store& store, bool coarsens,
+  // first). `knobs`: the runtime's (they live as long as it does; looked up
+  // once, not after every run). `switches`: the program's involuntary
+  // context switches so far (a given count in tests).
+  evolve_controller(schedule_state& s, schedule_store& store, bool coarsens, const replay_knobs& knobs,
                     switch_counter switches = involuntary_switches) noexcept
-      : s_(s), store_(store), coarsens_(coarsens), switches_(switches) {}
+      : s_(s), store_(store), coarsens_(coarsens), knobs_(knobs), switches_(switches) {}
 
   evolve_stage stage() const noexcept { return stage_of(s_); }
   // The coming run is the audit run (record every task: no serial elision).
@@ -131,22 +132,23 @@ class evolve_controller {
                  std::shared_ptr<const steal_tree::tree> fresh, const steal_tree::phase_record& record);
 
  private:
-  void after_relws(run_report& r, const runtime_config& cfg, std::shared_ptr<const steal_tree::tree> fresh);
+  void after_relws(run_report& r, std::shared_ptr<const steal_tree::tree> fresh);
   void keep_if_best(const run_report& r, bool balanced, double local, std::shared_ptr<const steal_tree::tree> fresh);
-  void start_audit(run_report& r, const runtime_config& cfg);
-  void converge_on_best(run_report& r, const runtime_config& cfg);
-  void prune_converged(run_report& r, const runtime_config& cfg);
+  void start_audit(run_report& r);
+  void converge_on_best(run_report& r);
+  void prune_converged(run_report& r);
   void after_audit(run_report& r, const steal_tree::phase_record& record);
   void after_stows(run_report& r, const runtime_config& cfg);
   void check_switches(run_report& r, const replay_knobs& knobs);
-  void after_probe(replay_mode ran, run_report& r, const runtime_config& cfg);
+  void after_probe(replay_mode ran, run_report& r);
   void contend(run_report& r, std::uint64_t switches);
-  void after_contended(replay_mode ran, run_report& r, const runtime_config& cfg);
+  void after_contended(replay_mode ran, run_report& r);
   void converge(run_report& r);
 
   schedule_state& s_;
   schedule_store& store_;
   bool coarsens_;
+  const replay_knobs& knobs_;
   switch_counter switches_;
 };
 

@@ -154,9 +154,7 @@ class replay_policy final : public scheduling_policy {
   void start_over(run_report& r, const std::shared_ptr<const steal_tree::tree>& fresh);
   void pick_template(run_report& r, const std::shared_ptr<const steal_tree::tree>& fresh);
   // CWS_TEMPLATE_TRIES on this runtime's machine (replay_knobs::template_tries_on).
-  unsigned template_tries() const noexcept {
-    return knobs_of(rt_->config()).replay.template_tries_on(rt_->topology().numa_nodes());
-  }
+  unsigned template_tries() const noexcept { return knobs_->replay.template_tries_on(numa_nodes_); }
 
   const detail::replay_policy_kind& kind_;
   const replay_mode fixed_mode_;  // the mode of a kind that does not evolve
@@ -167,6 +165,8 @@ class replay_policy final : public scheduling_policy {
   cws::runtime* rt_ = nullptr;
   const cws::schedule* schedule_ = nullptr;
   schedule_store* store_ = nullptr;
+  const knobs* knobs_ = nullptr;  // the runtime's tuning knobs (CWS_* settings)
+  unsigned numa_nodes_ = 1;       // the runtime's NUMA nodes (per-machine defaults of the knobs)
   // From here on, fields begin_phase and end_phase rewrite every phase: off
   // the line of the vtable pointer and the fields above, which every
   // worker reads on its first call of a phase.
@@ -219,9 +219,11 @@ void replay_policy::attach(const policy_context& ctx) {
   rt_ = &ctx.runtime;
   schedule_ = &ctx.schedule;
   store_ = &store_of(ctx.runtime);
+  knobs_ = &knobs_of(ctx.runtime.config());
+  numa_nodes_ = ctx.runtime.topology().numa_nodes();
   state_ = &store_->state(ctx.schedule.name());
   recorder_ = steal_tree::recorder_of(ctx.runtime);
-  if (kind_.traits.evolves) evolve_.emplace(*state_, *store_, kind_.kind == replay_kind::coarsen);
+  if (kind_.traits.evolves) evolve_.emplace(*state_, *store_, kind_.kind == replay_kind::coarsen, knobs_->replay);
 }
 
 cws::runtime& replay_policy::runtime() const {
@@ -256,23 +258,23 @@ void replay_policy::begin_phase(const phase_info& info) {
   hinting_ = hinted_ && mode == replay_mode::random && unusable.empty();
   if (hinting_) planned_ = cws::ran_as::hinted;
   if (!unusable.empty()) {
-    engine_.prepare(replay_mode::random, nullptr, info.workers, knobs_of(cfg).replay.stall_ms);
+    engine_.prepare(replay_mode::random, nullptr, info.workers, knobs_->replay.stall_ms);
     engine_.diverge_up_front(std::move(unusable));
     return;
   }
   // The planner's audit run records every task: no elision for it (elided calls are not tasks).
   const bool auditing = evolve_ && evolve_->auditing() && mode == replay_mode::stows;
   if (auditing) recorder_->audit_next_phase();
-  const bool elide = kind_.traits.elides && knobs_of(cfg).replay.elide && !cfg.audit && !auditing;
+  const bool elide = kind_.traits.elides && knobs_->replay.elide && !cfg.audit && !auditing;
   timed_ = times_alone_ && detail::is_strict(mode) && !auditing && (!evolve_ || state_->converged);
   alone_ = timed_ && run_alone(chosen);
   static const std::shared_ptr<const detail::template_plan> no_plan;  // a reference to either: no copy, no count written
   engine_.prepare(mode, mode == replay_mode::random ? no_plan : alone_ ? alone_plan_ : plan_, info.workers,
-                  knobs_of(cfg).replay.stall_ms, elide, knobs_of(cfg).replay.grace_us);
+                  knobs_->replay.stall_ms, elide, knobs_->replay.grace_us);
 }
 
 bool replay_policy::run_alone(const std::shared_ptr<const steal_tree::tree>& chosen) {
-  const unsigned bound_us = knobs_of(rt_->config()).replay.alone_us_on(rt_->topology().numa_nodes());
+  const unsigned bound_us = knobs_->replay.alone_us_on(numa_nodes_);
   // A template without a steal keeps every task on the caller: under a
   // strict replay the helpers would only wake to find nothing they may run.
   if (chosen->segments.size() == 1 && bound_us != 0) {
@@ -459,7 +461,7 @@ void replay_policy::plan_relocalization(const run_report& r, bool recorded) {
   const schedule_state& s = *state_;
   relocalizing_stows_ = !r.diverged() && !r.released() && s.converged &&  // not the audit run
                         detail::is_strict(engine_.mode());
-  relocalize_ = kind_.traits.evolves && knobs_of(rt_->config()).replay.evolve_relocalize && recorded &&
+  relocalize_ = kind_.traits.evolves && knobs_->replay.evolve_relocalize && recorded &&
                 !(evolve_ && evolve_->probing()) &&  // a probe's random run is no template: the pages stay
                 !r.released() &&                     // nor is a released one
                 !alone_ &&                           // nor one on the caller alone: its touches are all there
@@ -534,10 +536,9 @@ void replay_policy::start_over(run_report& r, const std::shared_ptr<const steal_
 // which, so that a replay slower than random can be traced to its template.
 void replay_policy::pick_template(run_report& r, const std::shared_ptr<const steal_tree::tree>& fresh) {
   schedule_state& s = *state_;
-  const runtime_config& cfg = rt_->config();
   const unsigned bound = template_tries();
   const bool balanced =
-      fresh->workers <= 1 || knobs_of(cfg).replay.balanced(r.balance.idle_workers, r.balance.max_over_fair);
+      fresh->workers <= 1 || knobs_->replay.balanced(r.balance.idle_workers, r.balance.max_over_fair);
   // A helper absent while there was work to steal (the phase spawned: more
   // than its root ran) is the machine's timing, not the phase's balance --
   // unless the phase was too short for any helper to join (template_pick.hpp).
@@ -546,7 +547,7 @@ void replay_policy::pick_template(run_report& r, const std::shared_ptr<const ste
   // A balanced run with steals it does not need is offered pruned (template_pick.hpp).
   std::shared_ptr<const steal_tree::tree> offered = fresh;
   if (bound > 1 && balanced && detail::template_pick::extra_steals_of(*fresh) > 0)
-    if (std::optional<steal_tree::tree> fewer = detail::template_pick::fewer_steals(*fresh, knobs_of(cfg).replay))
+    if (std::optional<steal_tree::tree> fewer = detail::template_pick::fewer_steals(*fresh, knobs_->replay))
       offered = store_->share(*fewer);
   const detail::template_pick::verdict v = pick_.offer(offered, r.balance, balanced, helper_absent, r.phase.iteration,
                                                        bound, detail::template_pick::steals_of(*fresh));
@@ -602,7 +603,7 @@ void replay_policy::pick_template(run_report& r, const std::shared_ptr<const ste
 // Under stows every run replays the same tree, so the touches repeat with the
 // phase's own period; a bound still stops phases whose touches follow the data.
 void replay_policy::relocalized(const relocalization_report& report) {
-  const unsigned bound = knobs_of(runtime().config()).replay.evolve_bound;
+  const unsigned bound = knobs_->replay.evolve_bound;
   schedule_state& s = *state_;
   if (!relocalizing_stows_ || s.pages_settled) return;
   if (report.pages_moved != 0 && ++s.evolve_counters.settling_runs < bound) return;

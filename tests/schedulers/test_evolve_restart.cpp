@@ -154,7 +154,7 @@ TEST(evolve_stages, converge_and_relearn_move_between_stages) {
 TEST(evolve_stages, each_stage_replays_in_its_mode) {
   cws::runtime rt(cws::test::config(2));
   cs::schedule_state& s = cs::store_of(rt).state("step");
-  const evolve_controller evolve(s, cs::store_of(rt), false);
+  const evolve_controller evolve(s, cs::store_of(rt), false, cs::knobs_of(rt.config()).replay);
   cs::detail::template_plan recorded_plan, planned_plan;
   recorded_plan.nesting_known = true;  // a recorded tree's stamps give its order
   planned_plan.nesting_known = false;  // the planner's order is an estimate
@@ -187,7 +187,7 @@ TEST(evolve_stages, a_converged_tree_with_steals_it_does_not_need_is_pruned) {
     SCOPED_TRACE(coarsens ? "coarsen" : "evolve");
     cws::runtime rt(cws::test::config(2));
     cs::schedule_state& s = cs::store_of(rt).state("step");
-    evolve_controller evolve(s, cs::store_of(rt), coarsens);
+    evolve_controller evolve(s, cs::store_of(rt), coarsens, cs::knobs_of(rt.config()).replay);
     const auto recorded = std::make_shared<const cws::steal_tree::tree>(cws::test::late_helper_split());
     cws::run_report r = balanced_relws_run(3);
     const cws::steal_tree::phase_record record;
@@ -232,7 +232,7 @@ cws::runtime_config with_contention(bool on) {
 struct slowed_down {
   cws::runtime rt;
   cs::schedule_state& s = cs::store_of(rt).state("step");
-  evolve_controller evolve{s, cs::store_of(rt), false, read_given_switches};
+  evolve_controller evolve{s, cs::store_of(rt), false, cs::knobs_of(rt.config()).replay, read_given_switches};
   cws::steal_tree::phase_record record;
   cws::run_report r;
 
