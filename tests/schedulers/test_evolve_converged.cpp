@@ -67,7 +67,7 @@ TEST(slowdown_watch, a_persistent_slowdown_is_reported_once_it_lasted) {
   const int at = first_relearn(w, 200, [](int i) { return i < before ? 1e-3 : 1.5e-3; });
   // The lower quartile of 8 (2nd fastest) turns slow at the 7th slow run; 8 slow verdicts in a row later.
   EXPECT_EQ(at, before + 6 + slowdown_watch::persistence - 1);
-  EXPECT_NEAR(w.now_s() / w.baseline_s(), 1.5, 1e-9);
+  EXPECT_NEAR(w.now_s() / w.baseline_s(), 1.5, 1e-6);  // times kept as floats
   EXPECT_EQ(w.slow_runs(), slowdown_watch::persistence);
 }
 
@@ -108,7 +108,7 @@ TEST(slowdown_watch, its_sorted_windows_give_the_quartiles_of_the_definition) {
       x = x * 1664525u + 1013904223u;
       const double t = (i / 500 % 2 ? 2e-3 : 1e-3) * (1.0 + static_cast<double>(x >> 28) / 8.0);  // 16 levels: ties
       const bool relearn = w.add(t, pct);
-      all.push_back(t);
+      all.push_back(static_cast<float>(t));  // what the watch keeps
       const std::size_t n = std::min<std::size_t>(all.size(), kept);
       if (n < recent + slowdown_watch::min_baseline) continue;
       const std::vector<double> last(all.end() - recent, all.end());

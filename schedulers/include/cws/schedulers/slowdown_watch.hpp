@@ -30,7 +30,10 @@
 // ring of times, the recent runs and the baseline's are each kept sorted, so
 // a quartile is an index, and a run moving from one to the other is a binary
 // search and a shift of the times between the place it leaves and the one
-// the next run takes.
+// the next run takes. Times are kept as floats (7 significant digits, for a
+// threshold of whole percents): 512 bytes, half the cache lines of doubles,
+// which matters because a schedule's watch is cold by the time an
+// application with many loops runs that schedule again.
 
 #include <algorithm>
 #include <array>
@@ -49,18 +52,19 @@ class slowdown_watch {
   // Records one run's time; true when the slowdown (now over baseline by more
   // than pct percent) has lasted `persistence` runs in a row. pct 0: never.
   bool add(double seconds, unsigned pct) noexcept {
-    if (std::isnan(seconds)) seconds = 0;  // the sorted windows need times that compare
+    // The sorted windows need times that compare.
+    const float t = std::isnan(seconds) ? 0.0f : static_cast<float>(seconds);
     if (count_ < recent) {
-      insert(recent_, recent_size_, seconds);
+      insert(recent_, recent_size_, t);
     } else {  // the oldest recent run joins the baseline, whose oldest run leaves once all are kept
-      const double moving = times_[(next_ + kept - recent) % kept];
-      replace(recent_, recent_size_, moving, seconds);
+      const float moving = times_[(next_ + kept - recent) % kept];
+      replace(recent_, recent_size_, moving, t);
       if (count_ == kept)
         replace(base_, base_size_, times_[next_], moving);
       else
         insert(base_, base_size_, moving);
     }
-    times_[next_] = seconds;
+    times_[next_] = t;
     next_ = (next_ + 1) % kept;
     if (count_ < kept) ++count_;
     if (pct == 0 || count_ < recent + min_baseline) {
@@ -85,7 +89,7 @@ class slowdown_watch {
 
  private:
   // The lower quartile of the sorted x[0..n).
-  static double lower_quartile(const double* x, unsigned n) noexcept { return x[(n - 1) / 4]; }
+  static double lower_quartile(const float* x, unsigned n) noexcept { return x[(n - 1) / 4]; }
 
   // Sorted arrays of `n` times: insert one after its equals, or replace the
   // one equal to `out` (present: every time replaced was inserted before, bit
@@ -93,32 +97,32 @@ class slowdown_watch {
   // of the array on average, where an erase and an insert moved all of it
   // after them: this runs after every converged phase).
   template <std::size_t N>
-  static void insert(std::array<double, N>& x, unsigned& n, double t) noexcept {
-    double* at = std::upper_bound(x.data(), x.data() + n, t);
+  static void insert(std::array<float, N>& x, unsigned& n, float t) noexcept {
+    float* at = std::upper_bound(x.data(), x.data() + n, t);
     std::copy_backward(at, x.data() + n, x.data() + n + 1);
     *at = t;
     ++n;
   }
   template <std::size_t N>
-  static void replace(std::array<double, N>& x, unsigned n, double out, double in) noexcept {
-    double* const first = x.data();
-    double* const last = first + n;
-    double* at = std::lower_bound(first, last, out);
+  static void replace(std::array<float, N>& x, unsigned n, float out, float in) noexcept {
+    float* const first = x.data();
+    float* const last = first + n;
+    float* at = std::lower_bound(first, last, out);
     if (at == last || *at != out) return;  // not there (cannot happen)
     if (in > out) {
-      double* to = std::upper_bound(at + 1, last, in);  // the times in (at, to) are <= in: one place down
+      float* to = std::upper_bound(at + 1, last, in);  // the times in (at, to) are <= in: one place down
       std::copy(at + 1, to, at);
       *(to - 1) = in;
     } else {
-      double* to = std::upper_bound(first, at, in);  // the times in [to, at) are > in: one place up
+      float* to = std::upper_bound(first, at, in);  // the times in [to, at) are > in: one place up
       std::copy_backward(to, at, at + 1);
       *to = in;
     }
   }
 
-  std::array<double, kept> times_{};  // the ring, oldest at next_ once full
-  std::array<double, recent> recent_{};  // the last `recent` times, sorted
-  std::array<double, kept - recent> base_{};  // the times before those, sorted
+  std::array<float, kept> times_{};  // the ring, oldest at next_ once full
+  std::array<float, recent> recent_{};  // the last `recent` times, sorted
+  std::array<float, kept - recent> base_{};  // the times before those, sorted
   unsigned recent_size_ = 0;
   unsigned base_size_ = 0;
   unsigned next_ = 0;   // where the next time goes
