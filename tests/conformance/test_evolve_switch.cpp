@@ -43,6 +43,7 @@ void leaves(std::vector<std::uint64_t>& out) {
 TEST(evolve_switch, switches_to_stows_within_the_bound_and_replays_strictly) {
   cws::runtime_config cfg = cws::test::config(2);
   cws::schedulers::knobs_of(cfg).replay.evolve_slowdown_pct = 0;
+  cfg.history = 64;  // every run of a schedule below (bound + 4)
   cws::runtime rt(cfg);
   const unsigned bound = cws::schedulers::knobs_of(rt.config()).replay.evolve_bound;
   ASSERT_GE(bound, 1u);

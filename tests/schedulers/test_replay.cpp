@@ -122,6 +122,7 @@ class evolving : public ::testing::TestWithParam<replay_case> {};
 // which reproduces the converged template; the grid stays right throughout.
 TEST_P(evolving, evolve_converges_on_heat_within_the_bound) {
   cws::runtime_config cfg = cws::test::config(GetParam().workers, GetParam().topology);
+  cfg.history = 16;  // every run below
   cws::runtime rt(cfg);
   cws::test::heat_grid grid(128), serial(128);
   auto& s = rt.schedule("heat", cws::policy::evolve);

@@ -35,7 +35,9 @@ cli_result run_cli(const std::string& args) {
 TEST(stows_trace, cws_trace_diff_between_stows_iterations_is_zero) {
   const std::string path = (std::filesystem::temp_directory_path() / "cws_stows_diff.cwst").string();
   {
-    cws::runtime rt(cws::test::audited(4, cws::test::four_cores));
+    cws::runtime_config c = cws::test::audited(4, cws::test::four_cores);
+    c.history = 8;  // every run below goes to the file
+    cws::runtime rt(c);
     auto& s = rt.schedule("fib", cws::policy::stows);
     cws::test::heat_grid grid(64);
     auto& h = rt.schedule("heat", cws::policy::stows);

@@ -75,7 +75,9 @@ void fib_paths(unsigned n, std::vector<std::uint32_t>& path, std::set<std::vecto
 }
 
 TEST_P(steal_tree_stress, exact_distance_between_runs_matches_a_recount) {
-  cws::runtime rt(cws::test::audit_config(GetParam(), 7, true));
+  cws::runtime_config c = cws::test::audit_config(GetParam(), 7, true);
+  c.history = 100;  // every run below
+  cws::runtime rt(c);
   st::recorder* rec = st::recorder_of(rt);
   ASSERT_NE(rec, nullptr);
   auto& fs = rt.schedule("fib");

@@ -127,6 +127,7 @@ TEST(RuntimeIo, LocalityAndRelocalizationsAreSaved) {
 TEST(RuntimeIo, AuditedRunsValidateAndRoundTrip) {
   cws::runtime_config c = cws::test::config(4, cws::test::four_cores);
   c.audit = true;
+  c.history = 5;  // every run below
   cws::runtime rt(c);
   auto& s = rt.schedule("fib");
   for (int i = 0; i < 5; ++i) rt.run(s, [] { (void)cws::test::fib(16); });
@@ -145,7 +146,9 @@ TEST(RuntimeIo, AuditedRunsValidateAndRoundTrip) {
 // workers) gives trees the trace validation accepts, in the recorder's
 // layout, with the work preserved; and coarsening reaches a fixed point.
 TEST(RuntimeIo, CoarsenedRecordedTreesAreValid) {
-  cws::runtime rt(cws::test::config(4, cws::test::four_cores));
+  cws::runtime_config c = cws::test::config(4, cws::test::four_cores);
+  c.history = 8;  // every run below
+  cws::runtime rt(c);
   auto& s = rt.schedule("fib");
   for (int i = 0; i < 8; ++i) rt.run(s, [] { (void)cws::test::fib(18); });
   tr::trace_file f = tr::capture(rt);

@@ -213,7 +213,7 @@ TEST(Config, PhaseKnobs) {
   EXPECT_EQ(d.blocktime_us, 50u);
   EXPECT_EQ(d.pin_caller, cws::caller_pinning::sticky);
   EXPECT_EQ(d.stack_kib, 8192u);
-  EXPECT_EQ(d.history, 16u);
+  EXPECT_EQ(d.history, 4u);
   EXPECT_FALSE(d.trace_path.has_value());
   EXPECT_EQ(parse({{"CWS_BLOCKTIME", "0"}}).blocktime_us, 0u);  // sleep at once
   EXPECT_EQ(parse({{"CWS_BLOCKTIME", "1000"}}).blocktime_us, 1000u);

@@ -117,8 +117,10 @@ TEST(runtimes, one_after_another) {
 }
 
 TEST(runtimes, two_alive_phases_alternating_on_one_thread) {
-  cws::runtime a(config(2));
-  cws::runtime b(config(2));
+  cws::runtime_config c = config(2);
+  c.history = 6;  // every run below
+  cws::runtime a(c);
+  cws::runtime b(c);
   EXPECT_EQ(cws::runtime::current(), &b);  // the most recently created
   auto& sa = a.schedule("fib", cws::policy::evolve);
   auto& sb = b.schedule("fib", cws::policy::stows);

@@ -28,7 +28,7 @@
 //   CWS_STACK_KIB  stack size of the helper threads in KiB (default 8192; the
 //                  calling thread keeps its own, see runtime::describe())
 //   CWS_HISTORY    runs kept per schedule by the recorder and the schedule store
-//                  (default 16; older runs are dropped, or streamed with CWS_TRACE)
+//                  (default 4; older runs are dropped, or streamed with CWS_TRACE)
 //   CWS_TRACE      stream every phase record to this trace file as phases complete
 //                  (crash-safe: a killed program leaves every completed phase readable)
 // Data placement (page_homes.hpp, locality.hpp):
@@ -99,7 +99,7 @@ struct runtime_config {
   unsigned blocktime_us = 50;
   caller_pinning pin_caller = caller_pinning::sticky;
   std::size_t stack_kib = 8192;
-  unsigned history = 16;  // runs kept per schedule (>= 1)
+  unsigned history = 4;  // runs kept per schedule (>= 1)
   // Bytes the recorded runs of all schedules may hold (CWS_HISTORY_MB): past
   // it the oldest runs go first, whatever `history` allows; each schedule's
   // latest run always stays. 0 = no byte bound.

@@ -18,7 +18,7 @@
 // them.
 //
 // A schedule's history keeps the reports of its last runtime_config::history
-// runs (CWS_HISTORY, default 16). What a replay needs never depends on that
+// runs (CWS_HISTORY, default 4). What a replay needs never depends on that
 // window: the template, the previous tree and evolve's state are kept here as
 // such, and a schedule that follows another keeps its own copy of the
 // followed run it replays. Trees recorded per run (relws, evolve) reuse the

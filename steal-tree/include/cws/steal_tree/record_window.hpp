@@ -1,6 +1,6 @@
 #pragma once
 // The recorder's bounded history: the last K runs of every schedule
-// (runtime_config::history, CWS_HISTORY, default 16), in recording order
+// (runtime_config::history, CWS_HISTORY, default 4), in recording order
 // across schedules — what recorder::phases() returns.
 //
 //   for (const phase_record& r : rec->phases()) ...   // every kept run, oldest first

@@ -42,7 +42,7 @@
 // report runtime::relocalize produced from that run's touches.
 //
 // Bounded history: the recorder keeps the last runtime_config::history runs
-// (CWS_HISTORY, default 16) of every schedule, and always each schedule's
+// (CWS_HISTORY, default 4) of every schedule, and always each schedule's
 // latest run (record_window.hpp), within runtime_config::history_bytes
 // (CWS_HISTORY_MB, default 256 MiB): past it the oldest runs go first, so a
 // steal-heavy program keeps fewer runs. Memory stays flat however many phases
