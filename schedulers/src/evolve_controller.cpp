@@ -234,7 +234,7 @@ void evolve_controller::after_stows(run_report& r, const runtime_config& cfg) {
   const unsigned pct = knobs_.evolve_slowdown_pct;
   evolve_counters& c = s_.evolve_counters;
   slowdown_watch& watch = c.slowdown;
-  if (!watch.add(r.wall_s, pct)) return check_switches(r, knobs_);
+  if (!watch.add(r.wall_s, pct)) return check_switches(r);
   format_into(r.note,
               "slowdown: even the faster of the last {} stows runs (lower quartile {:.3f} ms) stayed over {}% "
               "slower than the {} before (x{:.2f}) for {} runs: the next run probes random stealing",
@@ -253,9 +253,9 @@ void evolve_controller::after_stows(run_report& r, const runtime_config& cfg) {
 // cores: contended at once. A probe round cannot tell there: a strict
 // replay's time on shared cores is a lottery of time slices (0.3 ms or 4-16
 // ms per PCG phase beside a build).
-void evolve_controller::check_switches(run_report& r, const replay_knobs& knobs) {
+void evolve_controller::check_switches(run_report& r) {
   evolve_counters& c = s_.evolve_counters;
-  if (!knobs.evolve_contention || knobs.evolve_slowdown_pct == 0) return;
+  if (!knobs_.evolve_contention || knobs_.evolve_slowdown_pct == 0) return;
   c.switch_check_s += r.wall_s;
   if (++c.switch_check_runs < switch_check_every || c.switch_check_s < switch_check_min_s) return;
   const unsigned runs = std::exchange(c.switch_check_runs, 0u);

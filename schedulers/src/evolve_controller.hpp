@@ -139,7 +139,7 @@ class evolve_controller {
   void prune_converged(run_report& r);
   void after_audit(run_report& r, const steal_tree::phase_record& record);
   void after_stows(run_report& r, const runtime_config& cfg);
-  void check_switches(run_report& r, const replay_knobs& knobs);
+  void check_switches(run_report& r);
   void after_probe(replay_mode ran, run_report& r);
   void contend(run_report& r, std::uint64_t switches);
   void after_contended(replay_mode ran, run_report& r);

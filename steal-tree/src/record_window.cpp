@@ -48,18 +48,19 @@ phase_record& record_window::next(std::string_view schedule) {
 }
 
 phase_record& record_window::next(std::string_view schedule, std::uint32_t key, bool& recycled) {
-  if (key == cws::phase_info::no_schedule_index) {
-    auto it = lanes_.find(schedule);
-    if (it == lanes_.end()) it = lanes_.emplace(std::string(schedule), lane{}).first;
-    return slots_[claim(it->second, recycled)];
-  }
+  if (key == cws::phase_info::no_schedule_index) return slots_[claim(lane_named(schedule), recycled)];
   if (key >= keyed_.size() || keyed_[key] == nullptr) {  // once per schedule
-    auto it = lanes_.find(schedule);
-    if (it == lanes_.end()) it = lanes_.emplace(std::string(schedule), lane{}).first;
+    lane& l = lane_named(schedule);
     if (key >= keyed_.size()) keyed_.resize(std::max<std::size_t>(key + 1, 2 * keyed_.size()), nullptr);
-    keyed_[key] = &it->second;
+    keyed_[key] = &l;
   }
   return slots_[claim(*keyed_[key], recycled)];
+}
+
+record_window::lane& record_window::lane_named(std::string_view schedule) {
+  auto it = lanes_.find(schedule);
+  if (it == lanes_.end()) it = lanes_.emplace(std::string(schedule), lane{}).first;
+  return it->second;
 }
 
 std::uint32_t record_window::claim(lane& l, bool& recycled) {

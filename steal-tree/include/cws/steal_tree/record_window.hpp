@@ -145,6 +145,7 @@ class record_window {
   };
 
   static constexpr std::uint32_t tombstone = ~std::uint32_t{0};
+  lane& lane_named(std::string_view schedule);  // found or made (map nodes do not move)
   // The slot for the next run of `l`, and whether it was l's own (evicted).
   std::uint32_t claim(lane& l, bool& recycled);
   // Appends `slot` to the order (its position noted), squeezing out the
