@@ -268,6 +268,26 @@ TEST(TouchLog, TilesOfA2DTilingJoinIntoOneRangePerRunOfBands) {
   EXPECT_EQ(got, (std::vector<byte_range>{{base, base + bands * tile_rows * row}}));
 }
 
+// A leaf walking more arrays than the window holds, block after block: the
+// ranges that left the window are found again through the tables (a range
+// enters them as it leaves the window), so the log keeps one entry per array
+// however many blocks, instead of one per array and block.
+TEST(TouchLog, MoreArraysThanTheWindowStayOneEntryEach) {
+  constexpr std::uintptr_t base = 0x7f0000000000, array_bytes = 1 << 20, block = 1024;
+  constexpr std::size_t arrays = cws::detail::touch_log::window + 2, blocks = 100;
+  cws::detail::touch_log log;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    for (std::size_t a = 0; a < arrays; ++a)
+      log.add(reinterpret_cast<const void*>(base + a * array_bytes + b * block), block);
+    EXPECT_EQ(log.size(), arrays) << "after block " << b;
+  }
+  std::vector<byte_range> got;
+  log.take(got);
+  ASSERT_EQ(got.size(), arrays);
+  for (std::size_t a = 0; a < arrays; ++a)
+    EXPECT_EQ(got[a], (byte_range{base + a * array_bytes, base + a * array_bytes + blocks * block})) << "array " << a;
+}
+
 // The log's blocks of rows (add_rows), in any mix with plain ranges: what it
 // hands over is exactly the sorted, merged union of every row of every block
 // and every range, whether the blocks were joined beside or below another,

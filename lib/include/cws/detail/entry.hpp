@@ -18,16 +18,21 @@ class worker;
 
 // Set on a thread while it works for a runtime inside a phase; null elsewhere.
 // constinit: no dynamic initialisation, so spawn reads them directly instead
-// of through a TLS wrapper call.
-extern constinit thread_local worker* tls_worker;
-extern constinit thread_local task_pool* tls_pool;
+// of through a TLS wrapper call. initial-exec: the library is compiled as
+// position-independent code (it may be linked into a shared object), where
+// the default model makes every read a call to __tls_get_addr (cws::touch
+// paid one per declaration); this model reads them at a fixed offset from
+// the thread pointer. The price: a shared object holding cws and loaded with
+// dlopen takes these few bytes from glibc's spare static TLS.
+[[gnu::tls_model("initial-exec")]] extern constinit thread_local worker* tls_worker;
+[[gnu::tls_model("initial-exec")]] extern constinit thread_local task_pool* tls_pool;
 // Serial elision (policy.hpp's elision_node). tls_elides: the innermost
 // segment of this thread's worker runs under an elision plan, so spawn asks
 // elide_next_spawn first. tls_elided_calls: nonzero while an elided call
 // runs (it counts the calls made so far); inside one, every spawn is a plain
 // call and sync, finish and scope do nothing, since nothing below it is a task.
-extern constinit thread_local bool tls_elides;
-extern constinit thread_local std::uint64_t tls_elided_calls;
+[[gnu::tls_model("initial-exec")]] extern constinit thread_local bool tls_elides;
+[[gnu::tls_model("initial-exec")]] extern constinit thread_local std::uint64_t tls_elided_calls;
 
 void submit(worker& w, task* t);  // push (or route) a freshly spawned task
 // A spawn with hints (touch.hpp): placed by a policy that routes hints, else submit().
