@@ -1,6 +1,7 @@
 #include "cws/steal_tree/recorder.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <utility>
 
@@ -210,7 +211,7 @@ void recorder::on_relocalize(const cws::relocalization_report& report) {
 // pre-order of the tree. Every array is scratch_ storage or t's own, reused
 // from the previous phase (assign / resize / clear keep capacity).
 bool recorder::merge(unsigned workers, tree& t) {
-  if (merge_unstolen(workers, t)) return false;
+  if (merge_unstolen(workers, t) || merge_star(workers, t)) return false;
   merge_scratch& m = scratch_;
   m.base.assign(workers + 1, 0);
   for (unsigned w = 0; w < workers; ++w)
@@ -379,6 +380,66 @@ bool recorder::merge_unstolen(unsigned workers, tree& t) {
   t.worker_segments.resize(workers);
   t.worker_segments[0].assign(1, 0);
   for (unsigned w = 1; w < workers; ++w) t.worker_segments[w].clear();
+  return true;
+}
+
+// A phase whose every stolen segment was stolen from the root segment, each
+// helper running at most one (a replay of a template with one steal per
+// helper, as most on a few workers are): the tree is the root, then the
+// thieves' segments in (level, step) order, the same tree and numbering as
+// merge() makes, written without its scratch arrays, sort and walk. Returns
+// false, leaving `t` untouched, when the phase needs the general merge.
+bool recorder::merge_star(unsigned workers, tree& t) {
+  if (auditing_ || workers == 0 || workers > max_star_workers) return false;
+  const buffer& root_buffer = buffers_[0];
+  if (root_buffer.overflow || root_buffer.segments.size() != 1) return false;
+  const raw_segment& root = root_buffer.segments[0];
+  if (!root.ended || root.root.segment != cws::no_segment) return false;
+  const cws::segment_id root_id = cws::make_segment_id(0, 0);
+  std::array<unsigned, max_star_workers> thieves;  // workers with a segment, in (level, step) order below
+  unsigned count = 0;
+  for (unsigned w = 1; w < workers; ++w) {
+    const buffer& b = buffers_[w];
+    if (b.overflow || b.segments.size() > 1) return false;
+    if (b.segments.empty()) continue;
+    const raw_segment& r = b.segments[0];
+    if (!r.ended || r.root.segment != root_id) return false;
+    thieves[count++] = w;
+  }
+  const auto key = [&](unsigned w) {
+    const cws::task_tag& tag = buffers_[w].segments[0].root;
+    return std::pair{tag.level, tag.step};
+  };
+  // Insertion sort: a handful of thieves (no two steals of a valid phase
+  // share a (level, step)).
+  for (unsigned i = 1; i < count; ++i)
+    for (unsigned j = i; j > 0 && key(thieves[j]) < key(thieves[j - 1]); --j) std::swap(thieves[j], thieves[j - 1]);
+
+  t.workers = workers;
+  t.paths.clear();
+  t.audit.clear();
+  resize_segments(t, 1 + count, spare_steals_);
+  write_segment(t.segments[0], root, 0, no_parent);
+  prepare_steals(t.segments[0], count, spare_steals_);
+  t.worker_segments.resize(workers);
+  t.worker_segments[0].assign(1, 0);
+  for (unsigned w = 1; w < workers; ++w) t.worker_segments[w].clear();
+  for (unsigned i = 0; i < count; ++i) {
+    const unsigned w = thieves[i];
+    const raw_segment& r = buffers_[w].segments[0];
+    const std::uint32_t index = 1 + i;
+    steal_point p{r.root.level, r.root.step, w, index};
+    if (r.path != no_path) {
+      const auto& from = buffers_[w].paths;
+      p.path = static_cast<std::uint32_t>(t.paths.size());
+      t.paths.insert(t.paths.end(), from.begin() + r.path, from.begin() + r.path + r.root.level);
+    }
+    t.segments[0].steals.push_back(p);
+    segment& s = t.segments[index];
+    write_segment(s, r, w, 0);
+    prepare_steals(s, 0, spare_steals_);
+    t.worker_segments[w].assign(1, index);
+  }
   return true;
 }
 

@@ -7,6 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <array>
+#include <algorithm>
+#include <memory>
+#include <vector>
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -135,6 +140,124 @@ TEST(steal_tree_recorder, unstolen_phase_tree_is_the_general_merges) {
     for (st::segment& g : t.segments) g.start_ns = g.end_ns = 0;
   }
   EXPECT_EQ(trees[0], trees[1]);
+}
+
+// Segment events of one phase on `workers` workers, fed straight to a
+// recorder: worker 0's root segment, then for each other worker the
+// segments it stole, each from the root or (`from_helper`) from the previous
+// worker's first segment, at level 1..6 with a pedigree of that length.
+struct synthetic_phase {
+  unsigned workers = 2;
+  struct stolen {
+    unsigned worker;
+    cws::segment_id parent;
+    std::uint32_t level, step;
+    std::vector<std::uint32_t> path;
+  };
+  std::vector<stolen> segments;  // in start order per worker
+};
+
+synthetic_phase random_phase(std::mt19937& rng, bool star) {
+  synthetic_phase p;
+  p.workers = std::array{2u, 3u, 4u, 8u}[rng() % 4];
+  const cws::segment_id root = cws::make_segment_id(0, 0);
+  std::uint32_t next_step = 0;
+  for (unsigned w = 1; w < p.workers; ++w) {
+    const unsigned count = star ? rng() % 2 : rng() % 3;  // a star: at most one each
+    for (unsigned k = 0; k < count; ++k) {
+      cws::segment_id parent = root;
+      if (!star && w > 1 && rng() % 2 == 0) parent = cws::make_segment_id(w - 1, 0);
+      if (parent != root && std::none_of(p.segments.begin(), p.segments.end(),
+                                         [&](const auto& s) { return s.worker == w - 1; }))
+        parent = root;
+      const auto level = static_cast<std::uint32_t>(1 + rng() % 6);
+      std::vector<std::uint32_t> path(level);
+      for (auto& r : path) r = static_cast<std::uint32_t>(rng() % 4);
+      const auto step = static_cast<std::uint32_t>(next_step++ * 3 + rng() % 3);
+      p.segments.push_back({w, parent, level, step, std::move(path)});
+    }
+  }
+  std::shuffle(p.segments.begin(), p.segments.end(), rng);  // (level, step) order is not start order
+  std::stable_sort(p.segments.begin(), p.segments.end(), [](const auto& a, const auto& b) { return a.worker < b.worker; });
+  return p;
+}
+
+const st::tree& feed(cws::runtime& rt, const synthetic_phase& p, std::uint64_t iteration) {
+  st::recorder& rec = *st::recorder_of(rt);
+  cws::phase_info info;
+  info.schedule = "synthetic";
+  info.iteration = iteration;
+  info.policy = "random";
+  info.workers = p.workers;
+  rec.on_phase_begin(info);
+  const cws::segment_id root = cws::make_segment_id(0, 0);
+  std::uint64_t now = 100;
+  rec.on_segment_begin(0, root, cws::task_tag{}, now++);
+  std::vector<std::uint64_t> seq(p.workers, 0);
+  for (const auto& s : p.segments) {
+    const cws::segment_id id = cws::make_segment_id(s.worker, seq[s.worker]++);
+    rec.on_segment_begin(s.worker, id, cws::task_tag{s.parent, s.level, s.step}, now++);
+    rec.on_segment_path(s.worker, id, s.path);
+    rec.on_segment_end(s.worker, id, 1 + s.step % 5, now++);
+  }
+  rec.on_segment_end(0, root, 7, now++);
+  cws::phase_stats stats;
+  stats.phase = info;
+  stats.per_worker.resize(p.workers);
+  rec.on_phase_end(stats);
+  return rec.latest("synthetic")->steals;
+}
+
+// The recorder's short merge of a phase whose every steal was from the root
+// segment (one segment per thief) and the general merge (which audit runs
+// always take) build the same tree: segments in pre-order, steal points in
+// (level, step) order with their thieves, indices and pedigrees, each
+// worker's segment list. Phases of other shapes, which take the general
+// merge in both, are mixed in, and every record is written over the
+// previous one (a window of one run).
+TEST(steal_tree_recorder, star_phase_tree_is_the_general_merges) {
+  std::mt19937 rng(2026);
+  auto make = [](bool audit) {
+    auto cfg = config(8, cws::test::eight_cores);  // 8 workers on any machine
+    cfg.history = 1;
+    cfg.audit = audit;
+    return std::make_unique<cws::runtime>(cfg);
+  };
+  const auto plain = make(false), audited = make(true);
+  unsigned stars = 0;
+  for (std::uint64_t i = 0; i < 400; ++i) {
+    const bool star = i % 3 != 0;
+    const synthetic_phase p = random_phase(rng, star);
+    st::tree got = feed(*plain, p, i), want = feed(*audited, p, i);
+    want.audit.clear();
+    ASSERT_EQ(got, want) << "phase " << i << (star ? " (a star)" : "") << " on " << p.workers << " workers";
+    if (star) {
+      ASSERT_EQ(got.segments.size(), 1 + p.segments.size());
+      stars += p.segments.size() > 1;
+    }
+  }
+  EXPECT_GT(stars, 100u) << "too few stars with several thieves to compare";
+}
+
+// A star phase takes none of the general merge's scratch storage: after
+// stars of eight segments, a phase of three that needs the general merge
+// (a thief ran two segments) is the first to make the scratch arrays grow.
+TEST(steal_tree_recorder, star_phases_leave_the_general_merges_storage_alone) {
+  auto cfg = config(8, cws::test::eight_cores);
+  cfg.history = 1;
+  cws::runtime rt(cfg);
+  const cws::segment_id root = cws::make_segment_id(0, 0);
+  synthetic_phase star;
+  star.workers = 8;
+  for (unsigned w = 1; w < 8; ++w) star.segments.push_back({w, root, 1 + w % 3, w, std::vector<std::uint32_t>(1 + w % 3, 1)});
+  synthetic_phase general;
+  general.workers = 8;
+  general.segments = {{1, root, 1, 0, {0}}, {1, root, 1, 1, {1}}};  // within the stars' buffers
+  feed(rt, star, 0);
+  feed(rt, star, 1);
+  const std::size_t after_stars = st::recorder_of(rt)->buffer_bytes();
+  feed(rt, general, 2);
+  EXPECT_GT(st::recorder_of(rt)->buffer_bytes(), after_stars);
 }
 
 TEST(steal_tree_recorder, phase_that_throws_is_recorded) {
