@@ -11,7 +11,8 @@
 //     not O(tasks). The window's ranges are in neither table below, and one
 //     extended there is not checked for a join (seal() merges it): that scan
 //     is all a leaf walking its arrays pays per declaration, inlined into
-//     cws::touch (4.3 to 3.2 ns a declaration, cg's pattern of four arrays);
+//     cws::touch (4.3 to 3.2-3.8 ns a declaration, cg's pattern of four
+//     arrays);
 //   * else it extends any earlier range it continues exactly (that range ends
 //     where it begins, or begins where it ends), found through two small
 //     direct-mapped tables keyed by end and begin addresses (a range enters

@@ -211,7 +211,7 @@ void recorder::on_relocalize(const cws::relocalization_report& report) {
 // pre-order of the tree. Every array is scratch_ storage or t's own, reused
 // from the previous phase (assign / resize / clear keep capacity).
 bool recorder::merge(unsigned workers, tree& t) {
-  if (merge_unstolen(workers, t) || merge_star(workers, t)) return false;
+  if (merge_star(workers, t)) return false;
   merge_scratch& m = scratch_;
   m.base.assign(workers + 1, 0);
   for (unsigned w = 0; w < workers; ++w)
@@ -357,53 +357,28 @@ void recorder::write_segment(segment& s, const raw_segment& r, std::uint32_t wor
   s.tasks = r.tasks;
 }
 
-// A phase nobody stole from (a small phase, or a serial elision): worker 0's
-// one segment is the whole tree, written without the scratch arrays, the
-// sort and the pre-order walk of merge(). Returns false, leaving `t`
-// untouched, when the phase needs the general merge.
-bool recorder::merge_unstolen(unsigned workers, tree& t) {
-  if (auditing_ || workers == 0) return false;
-  const buffer& root_buffer = buffers_[0];
-  if (root_buffer.overflow || root_buffer.segments.size() != 1) return false;
-  for (unsigned w = 1; w < workers; ++w)
-    if (!buffers_[w].segments.empty() || buffers_[w].overflow) return false;
-  const raw_segment& r = root_buffer.segments[0];
-  if (!r.ended || r.root.segment != cws::no_segment) return false;
-
-  t.workers = workers;
-  t.paths.clear();
-  t.audit.clear();
-  resize_segments(t, 1, spare_steals_);
-  segment& s = t.segments[0];
-  write_segment(s, r, 0, no_parent);
-  s.steals.clear();
-  t.worker_segments.resize(workers);
-  t.worker_segments[0].assign(1, 0);
-  for (unsigned w = 1; w < workers; ++w) t.worker_segments[w].clear();
-  return true;
-}
-
 // A phase whose every stolen segment was stolen from the root segment, each
 // helper running at most one (a replay of a template with one steal per
-// helper, as most on a few workers are): the tree is the root, then the
-// thieves' segments in (level, step) order, the same tree and numbering as
-// merge() makes, written without its scratch arrays, sort and walk. Returns
-// false, leaving `t` untouched, when the phase needs the general merge.
+// helper, as most on a few workers are), or nobody stole from (a small
+// phase, a serial elision): the tree is the root, then the thieves' segments
+// in (level, step) order, the same tree and numbering as merge() makes,
+// written without its scratch arrays, sort and walk. Returns false, leaving
+// `t` untouched, when the phase needs the general merge.
 bool recorder::merge_star(unsigned workers, tree& t) {
-  if (auditing_ || workers == 0 || workers > max_star_workers) return false;
+  if (auditing_ || workers == 0) return false;
   const buffer& root_buffer = buffers_[0];
   if (root_buffer.overflow || root_buffer.segments.size() != 1) return false;
   const raw_segment& root = root_buffer.segments[0];
   if (!root.ended || root.root.segment != cws::no_segment) return false;
   const cws::segment_id root_id = cws::make_segment_id(0, 0);
-  std::array<unsigned, max_star_workers> thieves;  // workers with a segment, in (level, step) order below
+  std::array<unsigned, max_star_thieves> thieves;  // workers with a segment, in (level, step) order below
   unsigned count = 0;
   for (unsigned w = 1; w < workers; ++w) {
     const buffer& b = buffers_[w];
     if (b.overflow || b.segments.size() > 1) return false;
     if (b.segments.empty()) continue;
     const raw_segment& r = b.segments[0];
-    if (!r.ended || r.root.segment != root_id) return false;
+    if (!r.ended || r.root.segment != root_id || count == max_star_thieves) return false;
     thieves[count++] = w;
   }
   const auto key = [&](unsigned w) {

@@ -7,14 +7,14 @@
 
 #include <gtest/gtest.h>
 
-#include <random>
-#include <array>
 #include <algorithm>
-#include <memory>
-#include <vector>
+#include <array>
 #include <chrono>
+#include <memory>
+#include <random>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "record_checks.hpp"
 
@@ -144,8 +144,8 @@ TEST(steal_tree_recorder, unstolen_phase_tree_is_the_general_merges) {
 
 // Segment events of one phase on `workers` workers, fed straight to a
 // recorder: worker 0's root segment, then for each other worker the
-// segments it stole, each from the root or (`from_helper`) from the previous
-// worker's first segment, at level 1..6 with a pedigree of that length.
+// segments it stole, each from the root or from the previous worker's first
+// segment, at level 1..6 with a pedigree of that length.
 struct synthetic_phase {
   unsigned workers = 2;
   struct stolen {
@@ -165,11 +165,10 @@ synthetic_phase random_phase(std::mt19937& rng, bool star) {
   for (unsigned w = 1; w < p.workers; ++w) {
     const unsigned count = star ? rng() % 2 : rng() % 3;  // a star: at most one each
     for (unsigned k = 0; k < count; ++k) {
-      cws::segment_id parent = root;
-      if (!star && w > 1 && rng() % 2 == 0) parent = cws::make_segment_id(w - 1, 0);
-      if (parent != root && std::none_of(p.segments.begin(), p.segments.end(),
-                                         [&](const auto& s) { return s.worker == w - 1; }))
-        parent = root;
+      const bool from_previous = !star && w > 1 && rng() % 2 == 0 &&
+                                 std::any_of(p.segments.begin(), p.segments.end(),
+                                             [&](const auto& s) { return s.worker == w - 1; });
+      const cws::segment_id parent = from_previous ? cws::make_segment_id(w - 1, 0) : root;
       const auto level = static_cast<std::uint32_t>(1 + rng() % 6);
       std::vector<std::uint32_t> path(level);
       for (auto& r : path) r = static_cast<std::uint32_t>(rng() % 4);

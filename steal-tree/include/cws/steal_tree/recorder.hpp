@@ -179,9 +179,9 @@ class recorder final : public cws::observer, public cws::runtime_extension {
   // evicted record's tree: its vectors keep their capacity).
   // Returns whether the events were inconsistent (the tree may be incomplete).
   bool merge(unsigned workers, tree& t);
-  bool merge_unstolen(unsigned workers, tree& t);  // merge()'s fast path: no steal in the phase
-  bool merge_star(unsigned workers, tree& t);      // and when every steal was from the root segment
-  static constexpr unsigned max_star_workers = 64;  // merge_star's thieves live on the stack
+  // merge()'s fast path: no steal in the phase, or every steal from the root segment.
+  bool merge_star(unsigned workers, tree& t);
+  static constexpr unsigned max_star_thieves = 64;  // merge_star's thieves live on the stack
   std::uint64_t earliest_start(unsigned workers) const noexcept;
   void write_segment(segment& s, const raw_segment& r, std::uint32_t worker, std::uint32_t parent) const;
   // Audit runs: t.audit from the audit log. Returns true when an event could not be placed.
