@@ -204,7 +204,7 @@ task_handle replay_engine::find_work(worker_view& view) {
   switch (mode_) {
     case replay_mode::stows: {
       const auto& order = plan_->order[view.self()];
-      if (l.next_in_order < order.size() && plan_->may_nest(order[l.next_in_order], waiting_in(l)))
+      if (l.next_in_order < order.size() && may_start_next(l, order[l.next_in_order]))
         t = view.take_mail_noted(order[l.next_in_order]);
       break;
     }

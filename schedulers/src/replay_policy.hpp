@@ -25,10 +25,11 @@
 //
 // Nesting. Under stows a worker waiting in a sync may start its next
 // template segment there only if the template ran it inside the segment it
-// waits in (template_plan::may_nest): starting a segment the template ran
-// later would pin the waiting segment's continuation under it while other
-// workers wait, in their template order, for what that continuation spawns
-// (a deadlock the recorded run never had). Off for trees without consistent
+// waits in, at that sync or a later one (template_plan::may_nest): starting
+// a segment the template ran later, or at an earlier sync, would pin the
+// waiting segment's continuation under it while other workers wait, in
+// their template order, for what that continuation spawns (a deadlock the
+// recorded run never had). Off for trees without consistent
 // time stamps. Stuws takes any of its mail anywhere: with no order to wait
 // on, a designated task always starts once its worker idles, and a nesting
 // rule there would itself deadlock (see find_work).
@@ -148,9 +149,15 @@ class replay_engine {
     bool stalling = false;
   };
 
-  // The template segment a worker waits in (the innermost one it has open:
-  // an idle worker with open segments is blocked in a sync), no_note at top level.
-  static std::uint32_t waiting_in(const lane& l) noexcept { return l.depth == 0 ? no_note : l.open[l.depth - 1].segment; }
+  // Stows: whether an idle worker may start template segment `next` where it
+  // is: at the top level, or in a sync of the innermost segment it has open
+  // (an idle worker with open segments is blocked in a sync) where the
+  // template nested `next` (template_plan::may_nest).
+  bool may_start_next(const lane& l, std::uint32_t next) const noexcept {
+    if (l.depth == 0) return true;
+    const cursor& waiting = l.open[l.depth - 1];
+    return plan_->may_nest(next, waiting.segment, waiting.next);
+  }
 
   // Worker w's lane, reset (with its idle-pass clock) at its first use in a phase.
   lane& lane_of(unsigned w) noexcept {

@@ -43,11 +43,23 @@ struct template_plan {
   // continuation (its later spawns feed the orders of other workers), and
   // started on top of `outer` it would keep that continuation from running:
   // a strict replay would deadlock where the recorded run did not.
-  bool may_nest(std::uint32_t inner, std::uint32_t outer) const noexcept {
+  //
+  // Containment is not enough: `outer` may wait in several syncs, and the
+  // template nested `inner` in one of them. Started at an earlier one, it
+  // buries the same continuation. So every steal of `outer` that the
+  // template made before that sync must already be made here (`next`: the
+  // waiting cursor's next steal index per level). Those are the steals
+  // whose segment started before `inner` ended: `outer` resumes only once
+  // `inner` has ended, so whatever it spawned after that sync started later.
+  bool may_nest(std::uint32_t inner, std::uint32_t outer, std::span<const std::uint32_t> next) const noexcept {
     if (!nesting_known || outer == no_note) return true;
     const steal_tree::segment& i = tree->segments[inner];
     const steal_tree::segment& o = tree->segments[outer];
-    return o.start_ns <= i.start_ns && i.end_ns <= o.end_ns;
+    if (i.start_ns < o.start_ns || o.end_ns < i.end_ns) return false;
+    for (std::size_t level = 0; level < next.size(); ++level)
+      for (std::uint32_t k = next[level]; k < level_begin[outer][level + 1]; ++k)
+        if (tree->segments[o.steals[k].child].start_ns < i.end_ns) return false;
+    return true;
   }
 
   std::span<const elision_node> elision_of(std::uint32_t seg) const noexcept {

@@ -24,6 +24,7 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "cws/cws.hpp"
 #include "schedulers/replay_support.hpp"
@@ -127,6 +128,105 @@ TEST_P(nesting, a_waiting_worker_starts_only_segments_the_template_nested_there)
 
 INSTANTIATE_TEST_SUITE_P(strict, nesting, ::testing::Values("stows"),
                          [](const auto& p) { return std::string(p.param); });
+
+// Which sync (4 workers). The root hands A and then B to worker 1. A hands
+// c to worker 3 and waits for it (its first sync), then hands h to worker 2
+// and waits again (its second). B hands g to worker 2, so worker 2's order
+// is [h, g]. The template, recorded under `user`, has B spawned once A is in
+// its second sync, and h held until B started: B ran inside A, at A's
+// second sync.
+//
+// In the replays B is spawned at once, and c holds A in its first sync
+// until B is in worker 1's mailbox (and a little longer). B nested in A is
+// the template's, but not at this sync: started here, B would wait for g, g
+// for h (worker 2's order), and h for A's continuation, under B on worker
+// 1's stack: a deadlock, seen as a stall. So the check is exact: B never
+// starts while A waits in its first sync, and no run diverges.
+//
+// Why it fails without the rule: worker 1 idles in A's first sync with B,
+// a segment the template ran inside A, next in its order and in its mailbox.
+struct two_syncs_program {
+  bool recording = false;
+  std::atomic<bool> a_in_first_sync{false}, a_in_second_sync{false}, b_spawned{false}, b_started{false},
+      b_in_first_sync{false};
+  std::atomic<int> leaves{0};
+
+  void reset() {
+    a_in_first_sync = a_in_second_sync = b_spawned = b_started = b_in_first_sync = false;
+    leaves = 0;
+  }
+  void c() {
+    if (!recording) {
+      program::wait_for(b_spawned, std::chrono::milliseconds(500));
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // time for worker 1 to take B, were it allowed
+    }
+    ++leaves;
+  }
+  void h() {
+    if (recording) program::wait_for(b_started, std::chrono::seconds(30));  // A waits in its second sync meanwhile
+    ++leaves;
+  }
+  void a() {
+    cws::designate_after_next_spawn(3);
+    cws::spawn([this] { c(); });
+    a_in_first_sync = true;
+    cws::sync();
+    a_in_first_sync = false;
+    cws::designate_after_next_spawn(2);
+    cws::spawn([this] { h(); });
+    a_in_second_sync = true;
+    cws::sync();
+  }
+  void b() {
+    b_started = true;
+    if (a_in_first_sync.load()) b_in_first_sync = true;
+    cws::designate_after_next_spawn(2);
+    cws::spawn([this] { ++leaves; });  // g
+    cws::sync();
+  }
+  void root() {
+    cws::designate_after_next_spawn(1);
+    cws::spawn([this] { a(); });
+    if (recording) program::wait_for(a_in_second_sync, std::chrono::seconds(30));
+    cws::designate_after_next_spawn(1);
+    cws::spawn([this] { b(); });
+    b_spawned = true;
+    cws::sync();
+  }
+};
+
+TEST(stows_nesting, a_segment_nests_only_at_the_sync_the_template_nested_it_at) {
+  cws::runtime rt(four_workers());
+  two_syncs_program p;
+
+  p.recording = true;
+  rt.run(rt.schedule("record", cws::policy::user), [&] { p.root(); });
+  ASSERT_EQ(p.leaves.load(), 3);
+  const st::tree templ = st::recorder_of(rt)->latest("record")->steals;
+  ASSERT_EQ(templ.segments.size(), 6u) << "root, A, B, c, h, g";
+  ASSERT_EQ(templ.worker_segments[1].size(), 2u);
+  ASSERT_EQ(templ.worker_segments[2].size(), 2u);
+  const auto& a = templ.segments[templ.worker_segments[1][0]];
+  const auto& b = templ.segments[templ.worker_segments[1][1]];
+  const auto& h = templ.segments[templ.worker_segments[2][0]];
+  ASSERT_TRUE(a.start_ns <= b.start_ns && b.end_ns <= a.end_ns) << "the recording did not nest B in A";
+  ASSERT_LT(h.start_ns, b.end_ns) << "h, handed over before A's second sync, started after B ended";
+  ASSERT_TRUE(cws::schedulers::detail::compile(std::make_shared<const st::tree>(templ))->nesting_known);
+
+  cws::schedulers::store_of(rt).seed("replay", templ, "the user run");
+  auto& replay = rt.schedule("replay", cws::policy::stows);
+  p.recording = false;
+  for (int run = 0; run < 5; ++run) {
+    p.reset();
+    rt.run(replay, [&] { p.root(); });
+    EXPECT_EQ(p.leaves.load(), 3) << "run " << run;
+    EXPECT_FALSE(p.b_in_first_sync.load()) << "run " << run << ": worker 1 started B while A waited in its first sync";
+    const auto& r = replay.history().back();
+    EXPECT_FALSE(r.diverged()) << "run " << run << ": " << r.reason;
+    EXPECT_EQ(r.extra_steals(), 0u) << "run " << run;
+    EXPECT_EQ(r.designated(), templ.segments.size() - 1) << "run " << run;
+  }
+}
 
 // Stuws and two waits that cross (3 workers). Template, recorded under
 // `user`: the root hands A to worker 1; A hands s1 to worker 2 and waits for
@@ -232,9 +332,10 @@ TEST(nesting_plan, stamps_tell_which_segments_may_nest) {
   t.worker_segments = {{0}, {1, 2, 3}};
   auto plan = cws::schedulers::detail::compile(std::make_shared<const st::tree>(t));
   ASSERT_TRUE(plan->nesting_known);
-  EXPECT_TRUE(plan->may_nest(2, 1));
-  EXPECT_FALSE(plan->may_nest(3, 1));
-  EXPECT_TRUE(plan->may_nest(3, cws::no_note));  // at the top level anything goes
+  const std::vector<std::uint32_t> no_steals(plan->level_begin[1].size() - 1, 0);  // #1 makes none
+  EXPECT_TRUE(plan->may_nest(2, 1, no_steals));
+  EXPECT_FALSE(plan->may_nest(3, 1, no_steals));
+  EXPECT_TRUE(plan->may_nest(3, cws::no_note, {}));  // at the top level anything goes
 
   st::tree overlapping = t;
   overlapping.segments[2].end_ns = 45;  // starts inside #1, ends after it: no stack did that
@@ -243,7 +344,44 @@ TEST(nesting_plan, stamps_tell_which_segments_may_nest) {
   for (auto& g : unstamped.segments) g.start_ns = g.end_ns = 0;
   auto loose = cws::schedulers::detail::compile(std::make_shared<const st::tree>(unstamped));
   EXPECT_FALSE(loose->nesting_known);
-  EXPECT_TRUE(loose->may_nest(3, 1));
+  EXPECT_TRUE(loose->may_nest(3, 1, no_steals));
+}
+
+// Which sync of the outer segment: worker 1 ran #4 inside #1 while #1 waited
+// in a sync after handing #2 and #3 to worker 2; #5, handed over after that
+// sync, started once #4 had ended. A cursor of #1 that has not made the
+// steals of #2 and #3 is at an earlier sync: #4 may not start there.
+TEST(nesting_plan, a_segment_nests_only_once_the_outer_made_the_steals_before_its_sync) {
+  st::tree t;
+  t.workers = 3;
+  auto segment = [&](std::uint32_t worker, std::uint32_t parent, std::uint32_t step, std::uint64_t start,
+                     std::uint64_t end) {
+    st::segment g;
+    g.worker = worker;
+    g.parent = parent;
+    g.level = parent == st::no_parent ? 0 : 1;
+    g.step = step;
+    g.start_ns = start;
+    g.end_ns = end;
+    t.segments.push_back(g);
+  };
+  segment(0, st::no_parent, 0, 0, 100);  // #0 root
+  segment(1, 0, 0, 10, 90);              // #1
+  segment(2, 1, 0, 15, 25);              // #2, from #1
+  segment(2, 1, 1, 30, 50);              // #3, from #1
+  segment(1, 0, 1, 35, 60);              // #4, inside #1
+  segment(2, 1, 2, 70, 80);              // #5, from #1 after #4 ended
+  t.segments[0].steals = {{1, 0, 1, 1}, {1, 1, 1, 4}};
+  t.segments[1].steals = {{1, 0, 2, 2}, {1, 1, 2, 3}, {1, 2, 2, 5}};
+  t.worker_segments = {{0}, {1, 4}, {2, 3, 5}};
+  auto plan = cws::schedulers::detail::compile(std::make_shared<const st::tree>(t));
+  ASSERT_TRUE(plan->nesting_known);
+  ASSERT_EQ(plan->level_begin[1], (std::vector<std::uint32_t>{0, 0, 3}));
+  auto made = [](std::uint32_t steals) { return std::vector<std::uint32_t>{0, steals}; };  // level 1's cursor
+  EXPECT_FALSE(plan->may_nest(4, 1, made(0)));
+  EXPECT_FALSE(plan->may_nest(4, 1, made(1))) << "#3 started before #4 ended: it was handed over before that sync";
+  EXPECT_TRUE(plan->may_nest(4, 1, made(2))) << "#5 started after #4 ended: it may come later";
+  EXPECT_TRUE(plan->may_nest(4, 1, made(3)));
 }
 
 }  // namespace
