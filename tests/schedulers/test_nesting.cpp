@@ -1,28 +1,35 @@
 // Stows keeps the template's nesting: a worker waiting in a sync starts its
-// next segment there only if the template ran it inside the one it waits in.
-// Stuws starts designated tasks wherever their worker idles, which no
-// nesting rule may hold back.
+// next segment there only if the template ran it inside the one it waits in,
+// at that sync or a later one. Stuws starts designated tasks wherever their
+// worker idles, which no nesting rule may hold back.
 //
 // The stows program (4 workers): the root hands A and then B to worker 1. A
-// hands c to worker 3, waits for it, then hands h to worker 2. B hands g to
-// worker 2. So worker 2's order is [h, g], and h exists only once A got past
-// its first sync. The template is recorded under `user` with B spawned only
-// after A ended: on worker 1, B ran after A, not inside it.
+// hands c to worker 3 and waits for it (its first sync), then hands h to
+// worker 2 and waits again (its second). B hands g to worker 2. So worker
+// 2's order is [h, g], and h exists only once A got past its first sync.
+// Two templates are recorded under `user`:
+// - B spawned only after A ended: on worker 1, B ran after A, not inside it;
+// - B spawned once A is in its second sync, and h held until B started: B
+//   ran inside A, at A's second sync.
 //
-// In the replays B is spawned at once, and c holds A in its sync until B
-// is in worker 1's mailbox (and a little longer). Had worker 1 started B
-// inside A's sync, B would wait for g, g for h (worker 2's order), and h for
+// In the replays B is spawned at once, and c holds A in its first sync
+// until B is in worker 1's mailbox (and a little longer). Had worker 1
+// started B there, B would wait for g, g for h (worker 2's order), and h for
 // A's continuation, which sits under B on worker 1's stack: a deadlock the
 // recorded run never had, seen as a stall. So the check is exact: B never
-// starts while A waits, no run diverges, every run replays the template.
+// starts while A waits in its first sync, no run diverges, every run
+// replays the template.
 //
-// Why it fails without the rule: worker 1 idles in A's sync while B sits in
-// its mailbox as the next segment of its order, and takes it.
+// Why it fails without the rule: worker 1 idles in A's first sync while B
+// sits in its mailbox as the next segment of its order, and takes it: under
+// the first template because B did not nest in A at all, under the second
+// because it nested at the second sync, not the first.
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -34,13 +41,18 @@ namespace {
 
 namespace st = cws::steal_tree;
 
+// Where the recording runs B: after A, or inside A's second sync.
+enum class recorded_b { after_a, in_second_sync };
+
 struct program {
+  recorded_b recorded = recorded_b::after_a;
   bool recording = false;
-  std::atomic<bool> a_waiting{false}, a_done{false}, b_spawned{false}, b_inside_a{false};
+  std::atomic<bool> a_in_first_sync{false}, a_in_second_sync{false}, a_done{false}, b_spawned{false},
+      b_started{false}, b_in_first_sync{false};
   std::atomic<int> leaves{0};
 
   void reset() {
-    a_waiting = a_done = b_spawned = b_inside_a = false;
+    a_in_first_sync = a_in_second_sync = a_done = b_spawned = b_started = b_in_first_sync = false;
     leaves = 0;
   }
   // Waits for `flag` or gives up after `limit`: a spawned task waiting for
@@ -59,19 +71,26 @@ struct program {
     }
     ++leaves;
   }
+  void h() {
+    if (recording && recorded == recorded_b::in_second_sync)
+      wait_for(b_started, std::chrono::seconds(30));  // A waits in its second sync meanwhile
+    ++leaves;
+  }
   void a() {
     cws::designate_after_next_spawn(3);
     cws::spawn([this] { c(); });
-    a_waiting = true;
+    a_in_first_sync = true;
     cws::sync();
-    a_waiting = false;
+    a_in_first_sync = false;
     cws::designate_after_next_spawn(2);
-    cws::spawn([this] { ++leaves; });  // h
+    cws::spawn([this] { h(); });
+    a_in_second_sync = true;
     cws::sync();
     a_done = true;
   }
   void b() {
-    if (a_waiting.load()) b_inside_a = true;
+    b_started = true;
+    if (a_in_first_sync.load()) b_in_first_sync = true;
     cws::designate_after_next_spawn(2);
     cws::spawn([this] { ++leaves; });  // g
     cws::sync();
@@ -79,7 +98,8 @@ struct program {
   void root() {
     cws::designate_after_next_spawn(1);
     cws::spawn([this] { a(); });
-    if (recording) wait_for(a_done, std::chrono::seconds(30));
+    if (recording)
+      wait_for(recorded == recorded_b::after_a ? a_done : a_in_second_sync, std::chrono::seconds(30));
     cws::designate_after_next_spawn(1);
     cws::spawn([this] { b(); });
     b_spawned = true;
@@ -93,128 +113,24 @@ cws::runtime_config four_workers() {
   return cfg;
 }
 
-class nesting : public ::testing::TestWithParam<const char*> {};
-
-TEST_P(nesting, a_waiting_worker_starts_only_segments_the_template_nested_there) {
-  cws::runtime rt(four_workers());
-  program p;
-
-  p.recording = true;
-  auto& rec = rt.schedule("record", cws::policy::user);
-  rt.run(rec, [&] { p.root(); });
-  ASSERT_EQ(p.leaves.load(), 3);
-  const st::tree templ = st::recorder_of(rt)->latest("record")->steals;
-  ASSERT_EQ(templ.segments.size(), 6u) << "root, A, B, c, h, g";
-  // On worker 1, A ended before B started.
-  ASSERT_EQ(templ.worker_segments[1].size(), 2u);
-  const auto& a = templ.segments[templ.worker_segments[1][0]];
-  const auto& b = templ.segments[templ.worker_segments[1][1]];
-  ASSERT_LE(a.end_ns, b.start_ns) << "the recording nested B in A";
-
-  cws::schedulers::store_of(rt).seed("replay", templ, "the user run");
-  auto& replay = rt.schedule("replay", GetParam());
-  p.recording = false;
-  for (int run = 0; run < 5; ++run) {
-    p.reset();
-    rt.run(replay, [&] { p.root(); });
-    EXPECT_EQ(p.leaves.load(), 3) << "run " << run;
-    EXPECT_FALSE(p.b_inside_a.load()) << "run " << run << ": worker 1 started B while A waited in its sync";
-    const auto& r = replay.history().back();
-    EXPECT_FALSE(r.diverged()) << "run " << run << ": " << r.reason;
-    EXPECT_EQ(r.extra_steals(), 0u) << "run " << run;
-    EXPECT_EQ(r.designated(), templ.segments.size() - 1) << "run " << run;
-  }
-}
-
-INSTANTIATE_TEST_SUITE_P(strict, nesting, ::testing::Values("stows"),
-                         [](const auto& p) { return std::string(p.param); });
-
-// Which sync (4 workers). The root hands A and then B to worker 1. A hands
-// c to worker 3 and waits for it (its first sync), then hands h to worker 2
-// and waits again (its second). B hands g to worker 2, so worker 2's order
-// is [h, g]. The template, recorded under `user`, has B spawned once A is in
-// its second sync, and h held until B started: B ran inside A, at A's
-// second sync.
-//
-// In the replays B is spawned at once, and c holds A in its first sync
-// until B is in worker 1's mailbox (and a little longer). B nested in A is
-// the template's, but not at this sync: started here, B would wait for g, g
-// for h (worker 2's order), and h for A's continuation, under B on worker
-// 1's stack: a deadlock, seen as a stall. So the check is exact: B never
-// starts while A waits in its first sync, and no run diverges.
-//
-// Why it fails without the rule: worker 1 idles in A's first sync with B,
-// a segment the template ran inside A, next in its order and in its mailbox.
-struct two_syncs_program {
-  bool recording = false;
-  std::atomic<bool> a_in_first_sync{false}, a_in_second_sync{false}, b_spawned{false}, b_started{false},
-      b_in_first_sync{false};
-  std::atomic<int> leaves{0};
-
-  void reset() {
-    a_in_first_sync = a_in_second_sync = b_spawned = b_started = b_in_first_sync = false;
-    leaves = 0;
-  }
-  void c() {
-    if (!recording) {
-      program::wait_for(b_spawned, std::chrono::milliseconds(500));
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // time for worker 1 to take B, were it allowed
-    }
-    ++leaves;
-  }
-  void h() {
-    if (recording) program::wait_for(b_started, std::chrono::seconds(30));  // A waits in its second sync meanwhile
-    ++leaves;
-  }
-  void a() {
-    cws::designate_after_next_spawn(3);
-    cws::spawn([this] { c(); });
-    a_in_first_sync = true;
-    cws::sync();
-    a_in_first_sync = false;
-    cws::designate_after_next_spawn(2);
-    cws::spawn([this] { h(); });
-    a_in_second_sync = true;
-    cws::sync();
-  }
-  void b() {
-    b_started = true;
-    if (a_in_first_sync.load()) b_in_first_sync = true;
-    cws::designate_after_next_spawn(2);
-    cws::spawn([this] { ++leaves; });  // g
-    cws::sync();
-  }
-  void root() {
-    cws::designate_after_next_spawn(1);
-    cws::spawn([this] { a(); });
-    if (recording) program::wait_for(a_in_second_sync, std::chrono::seconds(30));
-    cws::designate_after_next_spawn(1);
-    cws::spawn([this] { b(); });
-    b_spawned = true;
-    cws::sync();
-  }
-};
-
-TEST(stows_nesting, a_segment_nests_only_at_the_sync_the_template_nested_it_at) {
-  cws::runtime rt(four_workers());
-  two_syncs_program p;
-
+// Records `p` under `user` on `rt`: the template (root, A, B, c, h, g).
+st::tree record(cws::runtime& rt, program& p) {
   p.recording = true;
   rt.run(rt.schedule("record", cws::policy::user), [&] { p.root(); });
-  ASSERT_EQ(p.leaves.load(), 3);
-  const st::tree templ = st::recorder_of(rt)->latest("record")->steals;
-  ASSERT_EQ(templ.segments.size(), 6u) << "root, A, B, c, h, g";
-  ASSERT_EQ(templ.worker_segments[1].size(), 2u);
-  ASSERT_EQ(templ.worker_segments[2].size(), 2u);
-  const auto& a = templ.segments[templ.worker_segments[1][0]];
-  const auto& b = templ.segments[templ.worker_segments[1][1]];
-  const auto& h = templ.segments[templ.worker_segments[2][0]];
-  ASSERT_TRUE(a.start_ns <= b.start_ns && b.end_ns <= a.end_ns) << "the recording did not nest B in A";
-  ASSERT_LT(h.start_ns, b.end_ns) << "h, handed over before A's second sync, started after B ended";
-  ASSERT_TRUE(cws::schedulers::detail::compile(std::make_shared<const st::tree>(templ))->nesting_known);
+  EXPECT_EQ(p.leaves.load(), 3);
+  st::tree templ = st::recorder_of(rt)->latest("record")->steals;
+  EXPECT_EQ(templ.segments.size(), 6u) << "root, A, B, c, h, g";
+  EXPECT_EQ(templ.worker_segments[1].size(), 2u) << "A and B";
+  EXPECT_EQ(templ.worker_segments[2].size(), 2u) << "h and g";
+  return templ;
+}
 
+// Five replays of `p` under `policy` from `templ`: every leaf runs, B never
+// starts while A waits in its first sync, no run diverges and every steal
+// is the template's.
+void expect_replays_keep_the_nesting(cws::runtime& rt, const st::tree& templ, std::string_view policy, program& p) {
   cws::schedulers::store_of(rt).seed("replay", templ, "the user run");
-  auto& replay = rt.schedule("replay", cws::policy::stows);
+  auto& replay = rt.schedule("replay", policy);
   p.recording = false;
   for (int run = 0; run < 5; ++run) {
     p.reset();
@@ -226,6 +142,37 @@ TEST(stows_nesting, a_segment_nests_only_at_the_sync_the_template_nested_it_at) 
     EXPECT_EQ(r.extra_steals(), 0u) << "run " << run;
     EXPECT_EQ(r.designated(), templ.segments.size() - 1) << "run " << run;
   }
+}
+
+class nesting : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(nesting, a_waiting_worker_starts_only_segments_the_template_nested_there) {
+  cws::runtime rt(four_workers());
+  program p;
+  const st::tree templ = record(rt, p);
+  ASSERT_FALSE(HasFailure());
+  const auto& a = templ.segments[templ.worker_segments[1][0]];
+  const auto& b = templ.segments[templ.worker_segments[1][1]];
+  ASSERT_LE(a.end_ns, b.start_ns) << "the recording nested B in A";
+  expect_replays_keep_the_nesting(rt, templ, GetParam(), p);
+}
+
+INSTANTIATE_TEST_SUITE_P(strict, nesting, ::testing::Values("stows"),
+                         [](const auto& p) { return std::string(p.param); });
+
+TEST(stows_nesting, a_segment_nests_only_at_the_sync_the_template_nested_it_at) {
+  cws::runtime rt(four_workers());
+  program p;
+  p.recorded = recorded_b::in_second_sync;
+  const st::tree templ = record(rt, p);
+  ASSERT_FALSE(HasFailure());
+  const auto& a = templ.segments[templ.worker_segments[1][0]];
+  const auto& b = templ.segments[templ.worker_segments[1][1]];
+  const auto& h = templ.segments[templ.worker_segments[2][0]];
+  ASSERT_TRUE(a.start_ns <= b.start_ns && b.end_ns <= a.end_ns) << "the recording did not nest B in A";
+  ASSERT_LT(h.start_ns, b.end_ns) << "h, handed over before A's second sync, started after B ended";
+  ASSERT_TRUE(cws::schedulers::detail::compile(std::make_shared<const st::tree>(templ))->nesting_known);
+  expect_replays_keep_the_nesting(rt, templ, cws::policy::stows, p);
 }
 
 // Stuws and two waits that cross (3 workers). Template, recorded under
@@ -307,28 +254,32 @@ TEST(stuws_nesting, crossed_waits_start_each_others_tasks_nested) {
   }
 }
 
+// Appends to `t` a segment stamped [start, end] whose root is the task its
+// parent spawned at (1, step), and that steal to the parent's list (call in
+// step order per parent: the list stays sorted).
+void add_segment(st::tree& t, std::uint32_t worker, std::uint32_t parent, std::uint32_t step, std::uint64_t start,
+                 std::uint64_t end) {
+  st::segment g;
+  g.worker = worker;
+  g.parent = parent;
+  g.level = parent == st::no_parent ? 0 : 1;
+  g.step = step;
+  g.start_ns = start;
+  g.end_ns = end;
+  const auto index = static_cast<std::uint32_t>(t.segments.size());
+  if (parent != st::no_parent) t.segments[parent].steals.push_back({1, step, worker, index});
+  t.segments.push_back(g);
+}
+
 // What the plan reads off a tree's stamps: nesting on one worker, and
 // nothing at all for trees without stamps or with overlapping ones.
 TEST(nesting_plan, stamps_tell_which_segments_may_nest) {
   st::tree t;
   t.workers = 2;
-  auto add = [&](std::uint32_t worker, std::uint32_t parent, std::uint32_t step, std::uint64_t start,
-                 std::uint64_t end) {
-    st::segment g;
-    g.worker = worker;
-    g.parent = parent;
-    g.level = parent == st::no_parent ? 0 : 1;
-    g.step = step;
-    g.start_ns = start;
-    g.end_ns = end;
-    const auto index = static_cast<std::uint32_t>(t.segments.size());
-    if (parent != st::no_parent) t.segments[parent].steals.push_back({1, step, worker, index});
-    t.segments.push_back(g);
-  };
-  add(0, st::no_parent, 0, 0, 100);  // #0 root
-  add(1, 0, 0, 10, 40);              // #1 on worker 1
-  add(1, 0, 1, 20, 30);              // #2 inside #1
-  add(1, 0, 2, 50, 60);              // #3 after #1
+  add_segment(t, 0, st::no_parent, 0, 0, 100);  // #0 root
+  add_segment(t, 1, 0, 0, 10, 40);              // #1 on worker 1
+  add_segment(t, 1, 0, 1, 20, 30);              // #2 inside #1
+  add_segment(t, 1, 0, 2, 50, 60);              // #3 after #1
   t.worker_segments = {{0}, {1, 2, 3}};
   auto plan = cws::schedulers::detail::compile(std::make_shared<const st::tree>(t));
   ASSERT_TRUE(plan->nesting_known);
@@ -354,25 +305,12 @@ TEST(nesting_plan, stamps_tell_which_segments_may_nest) {
 TEST(nesting_plan, a_segment_nests_only_once_the_outer_made_the_steals_before_its_sync) {
   st::tree t;
   t.workers = 3;
-  auto segment = [&](std::uint32_t worker, std::uint32_t parent, std::uint32_t step, std::uint64_t start,
-                     std::uint64_t end) {
-    st::segment g;
-    g.worker = worker;
-    g.parent = parent;
-    g.level = parent == st::no_parent ? 0 : 1;
-    g.step = step;
-    g.start_ns = start;
-    g.end_ns = end;
-    t.segments.push_back(g);
-  };
-  segment(0, st::no_parent, 0, 0, 100);  // #0 root
-  segment(1, 0, 0, 10, 90);              // #1
-  segment(2, 1, 0, 15, 25);              // #2, from #1
-  segment(2, 1, 1, 30, 50);              // #3, from #1
-  segment(1, 0, 1, 35, 60);              // #4, inside #1
-  segment(2, 1, 2, 70, 80);              // #5, from #1 after #4 ended
-  t.segments[0].steals = {{1, 0, 1, 1}, {1, 1, 1, 4}};
-  t.segments[1].steals = {{1, 0, 2, 2}, {1, 1, 2, 3}, {1, 2, 2, 5}};
+  add_segment(t, 0, st::no_parent, 0, 0, 100);  // #0 root
+  add_segment(t, 1, 0, 0, 10, 90);              // #1
+  add_segment(t, 2, 1, 0, 15, 25);              // #2, from #1
+  add_segment(t, 2, 1, 1, 30, 50);              // #3, from #1
+  add_segment(t, 1, 0, 1, 35, 60);              // #4, inside #1
+  add_segment(t, 2, 1, 2, 70, 80);              // #5, from #1 after #4 ended
   t.worker_segments = {{0}, {1, 4}, {2, 3, 5}};
   auto plan = cws::schedulers::detail::compile(std::make_shared<const st::tree>(t));
   ASSERT_TRUE(plan->nesting_known);
