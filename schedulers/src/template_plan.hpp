@@ -46,11 +46,12 @@ struct template_plan {
   //
   // Containment is not enough: `outer` may wait in several syncs, and the
   // template nested `inner` in one of them. Started at an earlier one, it
-  // buries the same continuation. So every steal of `outer` that the
-  // template made before that sync must already be made here (`next`: the
-  // waiting cursor's next steal index per level). Those are the steals
-  // whose segment started before `inner` ended: `outer` resumes only once
-  // `inner` has ended, so whatever it spawned after that sync started later.
+  // buries the same continuation. The stamps tell that sync apart: `outer`
+  // resumed only once `inner` had ended, so a steal of `outer` whose segment
+  // started before that end was made before that sync, and must already be
+  // made here (`next`: the waiting cursor's next steal index per level). A
+  // steal made before the sync whose segment started later fed nothing
+  // `inner` waited for, and may come later here too.
   bool may_nest(std::uint32_t inner, std::uint32_t outer, std::span<const std::uint32_t> next) const noexcept {
     if (!nesting_known || outer == no_note) return true;
     const steal_tree::segment& i = tree->segments[inner];
