@@ -46,6 +46,10 @@
 // caller_parked_ with the same seq_cst pairing (the last helper notifies only
 // when the caller parked). Helpers that were spinning leave within
 // microseconds, so the end of a phase makes no system call either.
+// A helper may leave before the end when its policy has no more work for it
+// (scheduling_policy::lets_leave, worker::work_until_phase_end): it leaves
+// the same way, so the count may reach 0 before the root returns and the
+// caller then waits for nobody.
 // Everything a joined helper wrote during the phase (its worker_stats, touch
 // log and phase marks) is read by run() only after the count reached 0: the
 // helper's decrement (seq_cst) comes after those writes, and the caller's

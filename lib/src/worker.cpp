@@ -514,8 +514,11 @@ std::exception_ptr worker::run_root(task* root, std::uint64_t begin_ns) {
   return phase.failed.load(std::memory_order_relaxed) ? std::move(phase.error) : nullptr;
 }
 
+// Until the phase ends, or until a routing policy says it holds no more work
+// for this worker (scheduling_policy::lets_leave): then it leaves at once,
+// and the phase's end does not wait for it (scheduler.hpp, End).
 void worker::work_until_phase_end() {
-  seek_work([&] { return !sched_.phase_active(); }, true,
+  seek_work([&] { return !sched_.phase_active() || (setup_.routes && setup_.policy->lets_leave(id_)); }, true,
             [&] { return !sched_.phase_active() || has_mail() || sched_.work_visible(id_); },
             [&](const backoff&, std::uint64_t idle_since) {
               if (past_grace(idle_since)) setup_.policy->idle_past_grace(id_, false);

@@ -94,7 +94,8 @@ class worker final : public worker_view {
   // any. `begin_ns`: the clock read the caller just made (now_ns), which
   // stands for the root segment's begin instead of a read of its own.
   std::exception_ptr run_root(task* root, std::uint64_t begin_ns);
-  // Workers 1..P-1: find and run work until the phase ends.
+  // Workers 1..P-1: find and run work until the phase ends, or until a
+  // routing policy lets this worker leave it (scheduling_policy::lets_leave).
   void work_until_phase_end();
   bool unpark() noexcept { return parker_.unpark(); }
   bool has_visible_work() const noexcept { return !deque_.looks_empty(); }

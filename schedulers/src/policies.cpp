@@ -122,6 +122,7 @@ class replay_policy final : public scheduling_policy {
   void idle_pass(worker_view& view) override {
     if (!hinting_) engine_.idle_pass(view);
   }
+  bool lets_leave(unsigned worker) noexcept override { return !hinting_ && engine_.lets_leave(worker); }
   bool relocalize_after_phase() const noexcept override { return relocalize_; }
   void relocalized(const relocalization_report& report) override;
 

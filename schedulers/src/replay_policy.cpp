@@ -244,6 +244,20 @@ void replay_engine::idle_pass(worker_view& view) {
   watch_for_stall(view, l, now);
 }
 
+bool replay_engine::lets_leave(unsigned worker) noexcept {
+  if (!strict() || plan_ == nullptr || diverged()) return false;
+  const lane& l = lane_of(worker);
+  if (l.depth != 0 || l.planned_started < plan_->order[worker].size()) return false;
+  last_pass_[worker].left_in.store(epoch_, std::memory_order_relaxed);
+  return true;
+}
+
+unsigned replay_engine::workers_left() const noexcept {
+  unsigned n = 0;
+  for (std::size_t w = 0; w < lanes_.size(); ++w) n += left(w);
+  return n;
+}
+
 // Mail first (own, then another worker's: released work), then a deque.
 task_handle replay_engine::steal_anything(worker_view& view) {
   if (task_handle t = view.take_mail()) return t;
@@ -263,7 +277,11 @@ task_handle replay_engine::steal_anything(worker_view& view) {
 // counted-idle worker may just be preempted).
 void replay_engine::watch_for_stall(worker_view& view, lane& l, clock::time_point now) {
   const worker_view::idleness idle = view.idle_state();
-  if (idle.idle < view.workers()) {
+  // A worker that left is idle for good. It stopped being idle in the core's
+  // count as it left (one exit), so it is counted once; one seen between its
+  // leave and that exit is counted twice, which only matters if every other
+  // worker is idle too (the leaver is as good as idle then).
+  if (idle.idle + workers_left() < view.workers()) {
     l.stalling = false;
     return;
   }
@@ -281,7 +299,7 @@ void replay_engine::watch_for_stall(worker_view& view, lane& l, clock::time_poin
 bool replay_engine::all_passed_since(clock::time_point since) const noexcept {
   const clock::rep cutoff = since.time_since_epoch().count();
   for (std::size_t w = 0; w < lanes_.size(); ++w)
-    if (last_pass_[w].before.load(std::memory_order_relaxed) < cutoff) return false;
+    if (last_pass_[w].before.load(std::memory_order_relaxed) < cutoff && !left(w)) return false;
   return true;
 }
 

@@ -49,7 +49,8 @@
 // allocation, and divergence_into() words it between phases.
 //
 // A stall is every worker idle, none leaving that state for stall_ms, and
-// every worker still looking for work in the second half of that window.
+// every worker still looking for work in the second half of that window (a
+// helper that left the phase early, lets_leave, counts as both).
 // Leaving counts a sync that completed, not only a segment started: a worker
 // back in its own segment does not start one, and a watcher asleep meanwhile
 // would otherwise take the whole stretch for a stall. The last part matters
@@ -120,6 +121,13 @@ class replay_engine {
   void segment_end(unsigned worker);
   task_handle find_work(worker_view& view);
   void idle_pass(worker_view& view);
+  // A helper idle at its top level may leave the phase: a strict replay, not
+  // diverged, that has started every segment the template planned on it.
+  // Nothing can come for it after that (every template segment is routed
+  // once, to its planned worker, and a diverged phase routes nothing), so
+  // the phase's end need not wait for it. From then on the stall watch
+  // counts it idle and looking (left()).
+  bool lets_leave(unsigned worker) noexcept;
   void idle_past_grace(unsigned worker, bool in_sync);
   bool thief_not_joined(unsigned spawner, unsigned thief) noexcept;
   // RELWS: a spawner took back a designated child nobody had started. Its
@@ -192,7 +200,11 @@ class replay_engine {
   struct alignas(64) pass_clock {
     std::atomic<clock::rep> at{0};
     std::atomic<clock::rep> before{0};
+    std::atomic<std::uint64_t> left_in{0};  // the phase (epoch_) this worker left early in (lets_leave)
   };
+  // Whether worker w left this phase early; how many did.
+  bool left(std::size_t w) const noexcept { return last_pass_[w].left_in.load(std::memory_order_relaxed) == epoch_; }
+  unsigned workers_left() const noexcept;
 
   alignas(64) replay_mode mode_ = replay_mode::random;
   bool elide_ = false;

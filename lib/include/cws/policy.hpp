@@ -275,6 +275,13 @@ class scheduling_policy {
   // preempted, or whose wait just ended, makes no passes: the replay policies
   // use that to tell a stalled phase from a slow one.
   virtual void idle_pass(worker_view& /*view*/) {}
+  // Asked of a helper (any worker but the caller's) idle at its top level,
+  // and only in phases that route spawns: whether this phase holds no more
+  // work for it (a strict replay that has started every segment its
+  // template planned there). True lets it leave the phase at once, so the
+  // phase's end waits for no hand-off with it; the policy must count it idle
+  // from then on (it makes no more idle passes) and give it nothing more.
+  virtual bool lets_leave(unsigned /*worker*/) noexcept { return false; }
 };
 
 // What a registered policy is, known from its name without making one. The
