@@ -93,6 +93,7 @@ void scheduler::thread_main(unsigned id) {
     w.work_until_phase_end();
     w.seal_touches();  // while the caller seals its own
     leave_phase();
+    w.linger_until_phase_end();  // at once unless it left early (lets_leave)
   }
   tls_worker = nullptr;
   tls_pool = nullptr;
@@ -218,7 +219,9 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   // Only helpers asleep inside the phase need a wake-up, and sleepers_ says
   // whether there are any: one read of a line nobody writes while everyone
   // spins, instead of one read per helper (the pair with worker::park).
-  const bool joined = !alone && (joined_.fetch_and(~phase_open, std::memory_order_acq_rel) & helpers_in) != 0;
+  // seq_cst: pairs with still_open(), read by a helper that left early and
+  // counted itself a sleeper (a plain locked instruction on x86 either way).
+  const bool joined = !alone && (joined_.fetch_and(~phase_open, std::memory_order_seq_cst) & helpers_in) != 0;
   active_.store(false, std::memory_order_seq_cst);
   if (sleepers_.load(std::memory_order_seq_cst) != 0) wake_all();
   w0.seal_touches();  // while the helpers seal theirs

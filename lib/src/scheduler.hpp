@@ -35,13 +35,13 @@
 // no helper holds that value until the next opened phase, which reuses it.
 //
 // End. When the root returns every task of the phase has finished (implicit
-// syncs); run() closes the phase (clears the open bit: no helper joins from
-// here on, so none arms itself only to find the phase over), lowers active_
-// (seq_cst), then reads sleepers_ (seq_cst) and unparks every worker only
-// when some helper is asleep inside the phase (the sleeper counts itself,
-// then re-reads active_, both seq_cst: a store-buffering pair, so one of the
-// two sees the other). It then waits until the joined helpers have left
-// their work loop (the count is 0): it
+// syncs); run() closes the phase (clears the open bit, seq_cst: no helper
+// joins from here on, so none arms itself only to find the phase over),
+// lowers active_ (seq_cst), then reads sleepers_ (seq_cst) and unparks every
+// worker only when some helper is asleep inside the phase (the sleeper
+// counts itself, then re-reads active_, both seq_cst: a store-buffering
+// pair, so one of the two sees the other). It then waits until the joined
+// helpers have left their work loop (the count is 0): it
 // spins, then yields, and sleeps on joined_ only past that, announced in
 // caller_parked_ with the same seq_cst pairing (the last helper notifies only
 // when the caller parked). Helpers that were spinning leave within
@@ -49,7 +49,9 @@
 // A helper may leave before the end when its policy has no more work for it
 // (scheduling_policy::lets_leave, worker::work_until_phase_end): it leaves
 // the same way, so the count may reach 0 before the root returns and the
-// caller then waits for nobody.
+// caller then waits for nobody. It then waits for the phase to close as it
+// would have in its steal loop (worker::linger_until_phase_end: a sleeper
+// among the others, woken by the end), and only then for the next phase.
 // Everything a joined helper wrote during the phase (its worker_stats, touch
 // log and phase marks) is read by run() only after the count reached 0: the
 // helper's decrement (seq_cst) comes after those writes, and the caller's
@@ -122,6 +124,14 @@ class scheduler {
   // sleepers_ and then reads this, the pair of run()'s lower-then-count.
   bool phase_active() const noexcept { return active_.load(std::memory_order_seq_cst); }
   bool sleepers() const noexcept { return sleepers_.load(std::memory_order_relaxed) != 0; }
+  // Whether phase `epoch` is still open to the helpers (see Joining), which a
+  // helper that left it early waits on (worker::linger_until_phase_end).
+  // seq_cst: such a helper counts itself in sleepers_ and then reads this,
+  // the pair of run()'s close (seq_cst) then read of sleepers_.
+  bool still_open(std::uint32_t epoch) const noexcept {
+    const std::uint64_t word = joined_.load(std::memory_order_seq_cst);
+    return (word >> 32) == epoch && (word & phase_open) != 0;
+  }
   // A worker about to sleep inside a phase counts itself (seq_cst: see End above).
   void sleeper_enter() noexcept { sleepers_.fetch_add(1, std::memory_order_seq_cst); }
   void sleeper_leave() noexcept { sleepers_.fetch_sub(1, std::memory_order_relaxed); }

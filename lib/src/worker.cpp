@@ -526,6 +526,20 @@ void worker::work_until_phase_end() {
             });
 }
 
+// After leaving a phase early: wait until the phase closes, as the steal
+// loop would have, with the same back-off, asleep past it and woken by the
+// end (a sleeper, as in the steal loop: scheduler.hpp, End). So
+// the window between phases (scheduler::await_phase) starts when the phase
+// ends, as for every other helper; started at the leave, it could run out
+// during a long phase and cost the next one a wake-up.
+void worker::linger_until_phase_end() {
+  const std::uint32_t left = phase_.load(std::memory_order_relaxed);
+  const auto over = [&] { return !sched_.still_open(left); };
+  backoff b(idle_);
+  while (!over())
+    if (b.pause(over)) park(b, over);
+}
+
 template <class Ready>
 void worker::park(backoff& b, Ready ready) {
   parker_.arm();

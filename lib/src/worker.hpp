@@ -97,6 +97,9 @@ class worker final : public worker_view {
   // Workers 1..P-1: find and run work until the phase ends, or until a
   // routing policy lets this worker leave it (scheduling_policy::lets_leave).
   void work_until_phase_end();
+  // A helper that left its phase early (lets_leave), after it left: waits
+  // until that phase closed. At once for a helper that stayed to the end.
+  void linger_until_phase_end();
   bool unpark() noexcept { return parker_.unpark(); }
   bool has_visible_work() const noexcept { return !deque_.looks_empty(); }
   // Whether this worker placed tasks that a worker of node index `node` may

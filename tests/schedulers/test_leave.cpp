@@ -2,12 +2,11 @@
 // has started every segment the template planned on it, nothing more can
 // come for it, so it may leave the phase and the phase's end does not wait
 // for it. Driven through the engine directly: which segments a worker has
-// started, and when it asks, are up to the test.
+// started, and when it asks, are up to the test. (The stall watch's count of
+// a worker that left: test_stall.cpp.)
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <memory>
-#include <thread>
 
 #include "replay_policy.hpp"
 #include "support/steal_tree_builders.hpp"
@@ -91,48 +90,6 @@ TEST(leave, relaxed_random_and_diverged_phases_keep_their_helpers) {
   run_segment(e, 1, 2);
   e.diverge_up_front("the test");
   EXPECT_FALSE(e.lets_leave(1)) << "diverged";
-}
-
-// A worker with nothing to run: every move fails; the idle state is scripted.
-class idle_view final : public cws::worker_view {
- public:
-  idle_view(unsigned self, unsigned workers, const idleness& idle) : self_(self), workers_(workers), idle_(idle) {}
-  unsigned self() const noexcept override { return self_; }
-  unsigned workers() const noexcept override { return workers_; }
-  cws::task_handle steal(unsigned) noexcept override { return nullptr; }
-  cws::task_handle take_mail() noexcept override { return nullptr; }
-  std::uint64_t random() noexcept override { return 4; }
-  cws::task_handle take_mail_noted(std::uint32_t) noexcept override { return nullptr; }
-  cws::task_handle steal_mail(unsigned) noexcept override { return nullptr; }
-  idleness idle_state() const noexcept override { return idle_; }
-
- private:
-  unsigned self_, workers_;
-  const idleness& idle_;
-};
-
-// A worker that left makes no idle passes and is no longer idle in the core's
-// count, yet the others may still stall (a diverged program): the watch
-// counts it idle and looking, or it would wait for it forever.
-TEST(leave, the_stall_watch_counts_a_worker_that_left_as_idle) {
-  constexpr unsigned stall_ms = 20;
-  const auto plan = cws::schedulers::detail::compile(
-      std::make_shared<const st::tree>(cws::test::root_handing_spawn_to(3, 0, 1, 1, 1)));
-  replay_engine e;
-  e.prepare(replay_mode::stows, plan, 3, stall_ms);
-  ASSERT_TRUE(e.lets_leave(2));
-  cws::worker_view::idleness idle{2, 1};  // workers 0 and 1; worker 2 left its steal loop as it left
-  idle_view w0(0, 3, idle), w1(1, 3, idle);
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (!e.diverged() && std::chrono::steady_clock::now() < end) {
-    for (idle_view* w : {&w0, &w1}) {
-      EXPECT_FALSE(e.find_work(*w));
-      e.idle_pass(*w);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ASSERT_TRUE(e.diverged()) << "two idle workers and one that left were never taken for a stall";
-  EXPECT_NE(e.divergence().find("every worker waited"), std::string::npos) << e.divergence();
 }
 
 }  // namespace

@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <memory>
 #include <thread>
 
 #include "replay_policy.hpp"
+#include "support/steal_tree_builders.hpp"
+#include "template_plan.hpp"
 
 namespace {
 
@@ -141,6 +144,23 @@ TEST(stall_watch, random_stealing_never_stalls) {
   idle_view w0(0, 2, idle), w1(1, 2, idle);
   passes_for(e, 8 * stall_ms, w0, w1);
   EXPECT_FALSE(e.diverged());
+}
+
+// A worker that left the phase early (replay_engine::lets_leave) makes no
+// idle passes and is no longer idle in the core's count, yet the others may
+// still stall (a diverged program): the watch counts it idle and looking, or
+// it would wait for it forever.
+TEST(stall_watch, a_worker_that_left_counts_as_idle_and_looking) {
+  const auto plan = cws::schedulers::detail::compile(
+      std::make_shared<const cws::steal_tree::tree>(cws::test::root_handing_spawn_to(3, 0, 1)));
+  replay_engine e;
+  e.prepare(replay_mode::stows, plan, 3, stall_ms);
+  ASSERT_TRUE(e.lets_leave(2)) << "the template planned nothing on worker 2";
+  cws::worker_view::idleness idle{2, 1};  // workers 0 and 1; worker 2 left its steal loop as it left
+  idle_view w0(0, 3, idle), w1(1, 3, idle);
+  passes_for(e, 5000, w0, w1);
+  ASSERT_TRUE(e.diverged()) << "two idle workers and one that left were never taken for a stall";
+  EXPECT_NE(e.divergence().find("every worker waited"), std::string::npos) << e.divergence();
 }
 
 }  // namespace

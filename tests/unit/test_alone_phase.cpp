@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cws/cws.hpp"
+#include "support/own_policy.hpp"
 #include "support/runtime_fixture.hpp"
 
 namespace {
@@ -26,7 +27,6 @@ class alone_when_asked final : public cws::scheduling_policy {
   bool alone = false;
 };
 
-alone_when_asked* last_made = nullptr;  // the registry's factory outlives the test
 std::atomic<unsigned> off_caller{0};
 thread_local bool on_caller = false;
 
@@ -41,15 +41,9 @@ std::uint64_t counted_fib(unsigned n) {
 }
 
 TEST(alone_phase, the_caller_runs_every_task_and_the_phases_around_it_still_share) {
-  cws::policy_registry::add("test-alone-when-asked", [] {
-    auto p = std::make_unique<alone_when_asked>();
-    last_made = p.get();
-    return p;
-  });
   cws::runtime rt(cws::test::config(2));
-  auto& s = rt.schedule("fib", "test-alone-when-asked");
-  alone_when_asked* const policy = last_made;
-  ASSERT_NE(policy, nullptr);
+  auto [s, own] = cws::test::schedule_under_own_policy<alone_when_asked>(rt, "fib", "test-alone-when-asked");
+  alone_when_asked* const policy = &own;
   on_caller = true;
   unsigned shared_phases = 0;
   for (int run = 0; run < 1500; ++run) {

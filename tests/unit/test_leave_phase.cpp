@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "cws/cws.hpp"
+#include "support/own_policy.hpp"
 #include "support/runtime_fixture.hpp"
 
 namespace {
@@ -44,18 +45,11 @@ class leaves_after_one_segment final : public cws::scheduling_policy {
   std::atomic<bool> let_go{false};
 };
 
-leaves_after_one_segment* last_made = nullptr;  // the registry's factory outlives the test
-
 TEST(leave_phase, a_helper_let_go_takes_no_more_work_and_joins_the_next_phase) {
-  cws::policy_registry::add("test-leaves-after-one-segment", [] {
-    auto p = std::make_unique<leaves_after_one_segment>();
-    last_made = p.get();
-    return p;
-  });
   cws::runtime rt(cws::test::config(2));
-  auto& s = rt.schedule("leave", "test-leaves-after-one-segment");
-  leaves_after_one_segment* const policy = last_made;
-  ASSERT_NE(policy, nullptr);
+  auto [s, own] =
+      cws::test::schedule_under_own_policy<leaves_after_one_segment>(rt, "leave", "test-leaves-after-one-segment");
+  leaves_after_one_segment* const policy = &own;
 
   for (int run = 0; run < 20; ++run) {
     const std::thread::id caller = std::this_thread::get_id();
