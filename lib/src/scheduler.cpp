@@ -129,8 +129,11 @@ bool scheduler::await_phase(std::uint32_t& seen) {
 }
 
 bool scheduler::join_phase(std::uint32_t epoch) noexcept {
-  std::uint64_t word = joined_.load(std::memory_order_acquire);
-  while ((word >> 32) == epoch && (word & phase_open) != 0)
+  // The first attempt assumes the phase is open and nobody joined yet (the
+  // usual case with one helper): the CAS then fetches the line once, where a
+  // load first would fetch it twice (shared, then exclusive).
+  std::uint64_t word = (std::uint64_t{epoch} << 32) | phase_open;
+  while (is_open(word, epoch))
     if (joined_.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel, std::memory_order_acquire))
       return true;
   return false;

@@ -129,8 +129,7 @@ class scheduler {
   // seq_cst: such a helper counts itself in sleepers_ and then reads this,
   // the pair of run()'s close (seq_cst) then read of sleepers_.
   bool still_open(std::uint32_t epoch) const noexcept {
-    const std::uint64_t word = joined_.load(std::memory_order_seq_cst);
-    return (word >> 32) == epoch && (word & phase_open) != 0;
+    return is_open(joined_.load(std::memory_order_seq_cst), epoch);
   }
   // A worker about to sleep inside a phase counts itself (seq_cst: see End above).
   void sleeper_enter() noexcept { sleepers_.fetch_add(1, std::memory_order_seq_cst); }
@@ -181,6 +180,9 @@ class scheduler {
   // open, bits 0..30 the helpers in it.
   static constexpr std::uint64_t phase_open = std::uint64_t{1} << 31;
   static constexpr std::uint64_t helpers_in = phase_open - 1;
+  static constexpr bool is_open(std::uint64_t word, std::uint32_t epoch) noexcept {
+    return (word >> 32) == epoch && (word & phase_open) != 0;
+  }
   alignas(64) std::atomic<std::uint64_t> joined_{0};
   std::atomic<bool> caller_parked_{false};
   alignas(64) std::atomic<int> sleepers_{0};

@@ -516,9 +516,20 @@ std::exception_ptr worker::run_root(task* root, std::uint64_t begin_ns) {
 
 // Until the phase ends, or until a routing policy says it holds no more work
 // for this worker (scheduling_policy::lets_leave): then it leaves at once,
-// and the phase's end does not wait for it (scheduler.hpp, End).
+// and the phase's end does not wait for it (scheduler.hpp, End). The policy
+// is asked on entry and after each segment, the only moments its answer may
+// turn true, not on every spin of the back-off.
 void worker::work_until_phase_end() {
-  seek_work([&] { return !sched_.phase_active() || (setup_.routes && setup_.policy->lets_leave(id_)); }, true,
+  std::uint64_t asked_after = ~std::uint64_t{0};  // stats_.segments when last asked
+  bool let_go = false;
+  const auto lets_leave = [&] {
+    if (setup_.routes && asked_after != stats_.segments) {
+      asked_after = stats_.segments;
+      let_go = setup_.policy->lets_leave(id_);
+    }
+    return let_go;
+  };
+  seek_work([&] { return !sched_.phase_active() || lets_leave(); }, true,
             [&] { return !sched_.phase_active() || has_mail() || sched_.work_visible(id_); },
             [&](const backoff&, std::uint64_t idle_since) {
               if (past_grace(idle_since)) setup_.policy->idle_past_grace(id_, false);

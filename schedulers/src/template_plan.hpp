@@ -57,9 +57,10 @@ struct template_plan {
     const steal_tree::segment& i = tree->segments[inner];
     const steal_tree::segment& o = tree->segments[outer];
     if (i.start_ns < o.start_ns || o.end_ns < i.end_ns) return false;
+    const std::vector<std::uint32_t>& runs = level_begin[outer];
     for (std::size_t level = 0; level < next.size(); ++level)
-      for (std::uint32_t k = next[level]; k < level_begin[outer][level + 1]; ++k)
-        if (tree->segments[o.steals[k].child].start_ns < i.end_ns) return false;
+      for (std::uint32_t k = next[level]; k < runs[level + 1]; ++k)
+        if (tree->segments[point(outer, k).child].start_ns < i.end_ns) return false;
     return true;
   }
 

@@ -278,7 +278,10 @@ class scheduling_policy {
   // Asked of a helper (any worker but the caller's) idle at its top level,
   // and only in phases that route spawns: whether this phase holds no more
   // work for it (a strict replay that has started every segment its
-  // template planned there). True lets it leave the phase at once, so the
+  // template planned there). Asked when the helper enters its steal loop
+  // and after each segment it ran there, so an answer may turn true only
+  // when the helper starts or ends a segment (it may turn false at any
+  // time: a divergence). True lets it leave the phase at once, so the
   // phase's end waits for no hand-off with it; the policy must count it idle
   // from then on (it makes no more idle passes) and give it nothing more.
   virtual bool lets_leave(unsigned /*worker*/) noexcept { return false; }
