@@ -477,11 +477,13 @@ void replay_policy::next_template(run_report& r, const steal_tree::phase_record&
   // A strict replay's tree is only kept as `previous` (for the next
   // distance): when it repeats the previous run's steals, that one stands
   // for it (the time stamps differ, which nothing after the run reads).
-  // relws replays its previous run, which is its template: a run that took
-  // the same steals leaves that template in place, so the next run neither
-  // copies a tree nor checks and compiles one again (a relaxed replay reads
-  // no time stamps; template_from keeps naming the run that first took them).
-  if (repeated && !r.diverged() && (detail::is_strict(mode) || (mode == replay_mode::relws && !evolve_))) {
+  // relws replays its previous run, which is its template, and user keeps
+  // its previous run as one: a run that took the same steals leaves that
+  // template in place, so the run neither copies a tree nor makes the next
+  // one check and compile it again (a relaxed replay reads no time stamps;
+  // template_from keeps naming the run that first took those steals).
+  const bool keeps = detail::is_strict(mode) || (!evolve_ && (mode == replay_mode::relws || mode == replay_mode::user));
+  if (repeated && !r.diverged() && keeps) {
     if (evolve_) evolve_->after_run(mode, r, rt_->config(), s.previous, record);
     return;
   }

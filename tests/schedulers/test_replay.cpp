@@ -181,23 +181,32 @@ TEST_P(evolving, relws_runs_stay_correct_and_update_the_template) {
   }
 }
 
-// A relws run that took its template's steals leaves the template in place
-// (no copy, no new plan), and template_from keeps naming the run that first
-// took them. One worker: every run takes the same (no) steals.
-TEST(relws_repeat, a_run_with_the_template_s_steals_keeps_the_template) {
-  cws::runtime rt(cws::test::config(1));
-  auto& s = rt.schedule("fib", cws::policy::relws);
-  rt.run(s, [] { cws::test::fib(12); });
-  const auto& state = cws::schedulers::store_of(rt).at("fib");
-  ASSERT_TRUE(state.templ);
-  const st::tree* first = state.templ.get();
-  EXPECT_EQ(state.template_from, "recorded run #0");
-  for (int it = 1; it < 4; ++it) {
+// A relws or user run that took its template's steals leaves the template
+// in place (no copy, no new plan), and template_from keeps naming the run
+// that first took them. One worker: every run takes the same (no) steals.
+TEST(relaxed_repeat, a_run_with_the_template_s_steals_keeps_the_template) {
+  struct expected {
+    std::string_view policy;
+    cws::ran_as ran_as;
+    const char* first_from;  // template_from once run #0 made the template
+    const char* later_from;  // and in the report of a run that replayed it
+  };
+  for (const expected& e : {expected{cws::policy::relws, cws::ran_as::relws, "recorded run #0", "recorded run #0"},
+                            expected{cws::policy::user, cws::ran_as::user, "designations of run #0", ""}}) {
+    cws::runtime rt(cws::test::config(1));
+    auto& s = rt.schedule("fib", e.policy);
     rt.run(s, [] { cws::test::fib(12); });
-    EXPECT_EQ(s.history().back().ran_as, cws::ran_as::relws);
-    EXPECT_EQ(state.templ.get(), first) << "run " << it << " copied a tree with the same steals";
-    EXPECT_EQ(state.template_from, "recorded run #0");
-    EXPECT_EQ(s.history().back().template_from, "recorded run #0");
+    const auto& state = cws::schedulers::store_of(rt).at("fib");
+    ASSERT_TRUE(state.templ) << e.policy;
+    const st::tree* first = state.templ.get();
+    EXPECT_EQ(state.template_from, e.first_from);
+    for (int it = 1; it < 4; ++it) {
+      rt.run(s, [] { cws::test::fib(12); });
+      EXPECT_EQ(s.history().back().ran_as, e.ran_as) << e.policy;
+      EXPECT_EQ(state.templ.get(), first) << e.policy << ": run " << it << " copied a tree with the same steals";
+      EXPECT_EQ(state.template_from, e.first_from) << e.policy;
+      EXPECT_EQ(s.history().back().template_from, e.later_from) << e.policy;
+    }
   }
 }
 
