@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <thread>
 
 #include <cws/cws.hpp>
 
@@ -62,6 +63,47 @@ void steal_handoff(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * handoffs);
 }
 BENCHMARK(steal_handoff)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// The floor under every hand-off here, and no runtime's: two plain threads
+// pass a counter back and forth, each writing its own cache line and
+// spinning on the other's, so a round trip moves each line once between the
+// cores. The fork and join of a phase are made of a few of these
+// (docs/measured.md); this says what one costs on the machine at hand.
+void cache_line_round_trip(benchmark::State& state) {
+  constexpr std::uint64_t trips = 1024;
+  struct alignas(64) line {
+    std::atomic<std::uint64_t> value{0};
+  };
+  line ping, pong;
+  std::atomic<bool> stop{false};
+  // Past this many spins the other thread is not running (the two share a
+  // core, e.g. beside a parallel ctest): yield it the core instead of
+  // spinning out a time slice per trip. A trip on two cores is far shorter.
+  constexpr unsigned spins_before_yield = 1u << 14;
+  const auto wait_until = [](auto arrived) {
+    for (unsigned spins = 0; !arrived(); ++spins)
+      if (spins >= spins_before_yield) std::this_thread::yield();
+  };
+  std::thread echo([&] {
+    for (std::uint64_t seen = 0;;) {
+      wait_until([&] { return ping.value.load(std::memory_order_acquire) != seen || stop.load(std::memory_order_relaxed); });
+      if (stop.load(std::memory_order_relaxed)) return;
+      seen = ping.value.load(std::memory_order_relaxed);
+      pong.value.store(seen, std::memory_order_release);
+    }
+  });
+  std::uint64_t sent = 0;
+  for (auto _ : state)
+    for (std::uint64_t i = 0; i < trips; ++i) {
+      ping.value.store(++sent, std::memory_order_release);
+      wait_until([&] { return pong.value.load(std::memory_order_acquire) == sent; });
+    }
+  stop.store(true, std::memory_order_relaxed);
+  echo.join();
+  check(state, pong.value.load() == sent, "the echo thread missed a value");
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * trips));
+}
+BENCHMARK(cache_line_round_trip)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 // One phase with nothing in it, and one whose root spawns and joins one task:
 // the fork/join of the phase itself (wake the workers, run the root, wait for
