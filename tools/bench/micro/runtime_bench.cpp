@@ -85,11 +85,13 @@ void cache_line_round_trip(benchmark::State& state) {
       if (spins >= spins_before_yield) std::this_thread::yield();
   };
   std::thread echo([&] {
-    for (std::uint64_t seen = 0;;) {
-      wait_until([&] { return ping.value.load(std::memory_order_acquire) != seen || stop.load(std::memory_order_relaxed); });
-      if (stop.load(std::memory_order_relaxed)) return;
-      seen = ping.value.load(std::memory_order_relaxed);
-      pong.value.store(seen, std::memory_order_release);
+    for (std::uint64_t seen = 0, now = 0;; seen = now) {
+      wait_until([&] {
+        now = ping.value.load(std::memory_order_acquire);
+        return now != seen || stop.load(std::memory_order_relaxed);
+      });
+      if (now == seen) return;  // stopped
+      pong.value.store(now, std::memory_order_release);
     }
   });
   std::uint64_t sent = 0;
