@@ -45,6 +45,9 @@ using detail::format_into;
 using detail::replay_kind;
 using detail::replay_mode;
 
+// "No template", for the functions that hand out a reference to the one kept.
+const std::shared_ptr<const steal_tree::tree> no_tree;
+
 // The workers' busy time in a run, summed (alone_trial's estimate of what
 // the caller alone would take): the caller's wall time less its idle time
 // (its waits in syncs), and each other worker's segments, from their
@@ -133,8 +136,12 @@ class replay_policy final : public scheduling_policy {
 
   // --- begin_phase's steps
   // The template this run replays (null: none), with template_from_ set, or
-  // missing_ saying why there is none.
-  std::shared_ptr<const steal_tree::tree> choose_template(const phase_info& info, const steal_tree::recorder& rec);
+  // missing_ saying why there is none. A reference to the pointer the store
+  // keeps, not a copy: copying it writes the count beside the tree, a line
+  // the helpers read during every replay, and would pull it back to the
+  // caller every phase.
+  const std::shared_ptr<const steal_tree::tree>& choose_template(const phase_info& info,
+                                                                 const steal_tree::recorder& rec);
   // plan_ for `chosen` (compiled when the template changed); why the template
   // cannot run (it then runs as an immediate divergence), or empty. Throws for
   // a template recorded for another worker count.
@@ -251,8 +258,8 @@ void replay_policy::begin_phase(const phase_info& info) {
   const runtime_config& cfg = runtime().config();
   const steal_tree::recorder& rec = recorder_for(recorder_, info.schedule, name());
   template_from_.clear();
-  const std::shared_ptr<const steal_tree::tree> chosen =
-      kind_.kind == replay_kind::user ? nullptr : choose_template(info, rec);
+  const std::shared_ptr<const steal_tree::tree>& chosen =
+      kind_.kind == replay_kind::user ? no_tree : choose_template(info, rec);
   std::string unusable = load_plan(chosen, info);
   const replay_mode mode = mode_of_run(chosen != nullptr);
   planned_ = detail::ran_as_of(mode, chosen != nullptr);
@@ -294,8 +301,8 @@ bool replay_policy::run_alone(const std::shared_ptr<const steal_tree::tree>& cho
   return true;
 }
 
-std::shared_ptr<const steal_tree::tree> replay_policy::choose_template(const phase_info& info,
-                                                                       const steal_tree::recorder& rec) {
+const std::shared_ptr<const steal_tree::tree>& replay_policy::choose_template(const phase_info& info,
+                                                                              const steal_tree::recorder& rec) {
   schedule_state& s = *state_;
   template_from_.clear();
   missing_.clear();
@@ -313,7 +320,7 @@ std::shared_ptr<const steal_tree::tree> replay_policy::choose_template(const pha
     else
       format_into(missing_, "no balanced run yet: {} of {} tried, {} more with a helper absent", pick_.tries(),
                   template_tries(), pick_.absent_uncounted());
-    return nullptr;
+    return no_tree;
   }
   if (const schedule_state* other = store_->find(info.follows); other != nullptr && other->templ) {
     format_into(template_from_, "follows '{}': {}", info.follows, other->template_from);
@@ -335,7 +342,7 @@ std::shared_ptr<const steal_tree::tree> replay_policy::choose_template(const pha
     return s.followed;
   }
   format_into(missing_, "'{}', which it follows, has not run yet", info.follows);
-  return nullptr;
+  return no_tree;
 }
 
 std::string replay_policy::load_plan(const std::shared_ptr<const steal_tree::tree>& chosen, const phase_info& info) {
