@@ -90,9 +90,13 @@ void scheduler::thread_main(unsigned id) {
   while (await_phase(seen)) {
     if (!join_phase(seen)) continue;  // it closed while this thread was away: skipped
     w.begin_phase(setup_, seen);      // published before joined_ opened, which join_phase acquired
-    w.work_until_phase_end();
-    w.seal_touches();  // while the caller seals its own
-    leave_phase();
+    for (bool in = true; in;) {       // out and back in while it finds nothing to steal (Stepping out)
+      const worker::stop why = w.work_until_phase_end();
+      w.seal_touches();  // while the caller seals its own
+      leave_phase();
+      in = why == worker::stop::nothing_visible && w.await_work_outside(seen) && join_phase(seen);
+      if (in) w.rejoin_phase();
+    }
     w.linger_until_phase_end();  // at once unless it left early (lets_leave)
   }
   tls_worker = nullptr;
@@ -256,6 +260,8 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
     }
     took_part_.push_back(static_cast<unsigned>(i));
     stats.per_worker[i] = workers_[i]->stats();
+    if (const std::uint64_t left = workers_[i]->marks().left_ns; left != 0)  // out before the end: idle since
+      stats.per_worker[i].idle_s += seconds_between(left, ns_of(t1));
     workers_[i]->take_touches(touches.per_worker[i]);
     touched |= !touches.per_worker[i].empty();
   }

@@ -67,11 +67,12 @@ worker::worker(scheduler& s, unsigned id, const runtime_config& cfg)
 }
 
 void worker::make_places() {
-  if (!placed_.empty()) return;
+  if (places_made_.load(std::memory_order_relaxed)) return;  // only the caller writes it
   // The first hinted phase: a deque per node place and the root's. Small
   // at first; they grow like every wsq, so no push is ever refused.
   const unsigned nodes = sched_.places().nodes();
   for (unsigned i = 0; i <= nodes; ++i) placed_.push_back(std::make_unique<wsq<task*>>(64));
+  places_made_.store(true, std::memory_order_release);
 }
 
 void worker::begin_phase(const phase_setup& setup, std::uint32_t epoch) {
@@ -518,10 +519,15 @@ std::exception_ptr worker::run_root(task* root, std::uint64_t begin_ns) {
 // for this worker (scheduling_policy::lets_leave): then it leaves at once,
 // and the phase's end does not wait for it (scheduler.hpp, End). The policy
 // is asked on entry and after each segment, the only moments its answer may
-// turn true, not on every spin of the back-off.
-void worker::work_until_phase_end() {
+// turn true, not on every spin of the back-off. Under a policy that neither
+// routes nor places, a pass that found nothing while no deque and no mailbox
+// holds anything steps out (scheduler.hpp, Stepping out): a routed or placed
+// task may be meant for this worker alone, and the policies that have them
+// watch idle workers (idle_state), so those stay in.
+worker::stop worker::work_until_phase_end() {
   std::uint64_t asked_after = ~std::uint64_t{0};  // stats_.segments when last asked
-  bool let_go = false;
+  bool let_go = false, nothing_visible = false;
+  const bool may_step_out = !setup_.routes && !setup_.hints;
   const auto lets_leave = [&] {
     if (setup_.routes && asked_after != stats_.segments) {
       asked_after = stats_.segments;
@@ -529,13 +535,37 @@ void worker::work_until_phase_end() {
     }
     return let_go;
   };
-  seek_work([&] { return !sched_.phase_active() || lets_leave(); }, true,
+  std::uint64_t looked_after = ~std::uint64_t{0};  // stats_.segments when last looked around
+  const auto out_of_work = [&] {
+    if (!may_step_out || looked_after == stats_.segments) return false;
+    looked_after = stats_.segments;
+    return nothing_visible = !has_mail() && !sched_.work_visible(id_);
+  };
+  seek_work([&] { return !sched_.phase_active() || lets_leave() || out_of_work(); }, true,
             [&] { return !sched_.phase_active() || has_mail() || sched_.work_visible(id_); },
             [&](const backoff&, std::uint64_t idle_since) {
               if (past_grace(idle_since)) setup_.policy->idle_past_grace(id_, false);
-              return false;
+              nothing_visible = may_step_out && !has_mail() && !sched_.work_visible(id_);
+              return nothing_visible;
             });
+  if (!let_go && !nothing_visible) return stop::phase_end;
+  marks_.left_ns = now_ns();
+  return let_go ? stop::let_go : stop::nothing_visible;
 }
+
+// Stepped out: polls, with the steal loop's back-off, asleep past it (a
+// sleeper, woken by a push or by the phase's end: scheduler.hpp, End).
+bool worker::await_work_outside(std::uint32_t epoch) {
+  const auto closed = [&] { return !sched_.still_open(epoch); };
+  const auto work = [&] { return has_mail() || sched_.work_visible(id_); };
+  const auto either = [&] { return closed() || work(); };
+  backoff b(idle_);
+  while (!either())
+    if (b.pause(either)) park(b, either);
+  return !closed();
+}
+
+void worker::rejoin_phase() { stats_.idle_s += seconds_since(std::exchange(marks_.left_ns, 0)); }
 
 // After leaving a phase early: wait until the phase closes, as the steal
 // loop would have, with the same back-off, asleep past it and woken by the

@@ -94,9 +94,19 @@ class worker final : public worker_view {
   // any. `begin_ns`: the clock read the caller just made (now_ns), which
   // stands for the root segment's begin instead of a read of its own.
   std::exception_ptr run_root(task* root, std::uint64_t begin_ns);
-  // Workers 1..P-1: find and run work until the phase ends, or until a
-  // routing policy lets this worker leave it (scheduling_policy::lets_leave).
-  void work_until_phase_end();
+  // Workers 1..P-1: find and run work until the phase ends, until a routing
+  // policy lets this worker leave it (scheduling_policy::lets_leave), or,
+  // under a policy that neither routes nor places, until nothing is left to
+  // steal anywhere (scheduler.hpp, Stepping out). Says which.
+  enum class stop { phase_end, let_go, nothing_visible };
+  stop work_until_phase_end();
+  // A helper that stepped out of phase `epoch`, after it left: waits until
+  // work shows up (true) or the phase closed (false). Writes nothing of the
+  // phase's: the caller may be reading this worker's statistics.
+  bool await_work_outside(std::uint32_t epoch);
+  // Back in (the scheduler's join succeeded): the time spent out is idle
+  // time. (Its touch log needs nothing: each leave seals it again.)
+  void rejoin_phase();
   // A helper that left its phase early (lets_leave), after it left: waits
   // until that phase closed. At once for a helper that stayed to the end.
   void linger_until_phase_end();
@@ -105,7 +115,8 @@ class worker final : public worker_view {
   // Whether this worker placed tasks that a worker of node index `node` may
   // take (on that node's place or the root's). A snapshot.
   bool has_placed_work_for(unsigned node) const noexcept {
-    return !placed_.empty() && (!placed_[node]->looks_empty() || !placed_.back()->looks_empty());
+    return places_made_.load(std::memory_order_acquire) &&
+           (!placed_[node]->looks_empty() || !placed_.back()->looks_empty());
   }
   bool has_mail() const noexcept { return !mailbox_.empty(); }
   // This worker's part of idle_state(): 1 while it is in its steal loop and
@@ -121,15 +132,20 @@ class worker final : public worker_view {
   // Taken from the clock reads the steal loop makes anyway for idle_s, so they
   // cost nothing; the scheduler reads them after the helpers left
   // (phase_timeline).
+  // `left_ns`: when it left the phase before its end (let go, or stepped out
+  // and not back in), else 0; the caller counts the rest of the phase as
+  // this worker's idle time.
   struct phase_marks {
     std::uint64_t entered_ns = 0;
     std::uint64_t first_segment_ns = 0;
     std::uint64_t last_segment_end_ns = 0;
+    std::uint64_t left_ns = 0;
   };
   const phase_marks& marks() const noexcept { return marks_; }
   // Sorts and merges this phase's declared touches: called by the worker
-  // itself once it is done with the phase (the scheduler, after the root
+  // itself each time it leaves the phase (the scheduler, after the root
   // returned or the work loop ended), so that the workers do it in parallel.
+  // A helper that stepped out and came back in seals again at its next leave.
   void seal_touches() {
     if (!touches_.empty()) touches_.seal();
   }
@@ -203,6 +219,10 @@ class worker final : public worker_view {
   // Hinted policies: one deque per node place, then the root's (index
   // nodes()), made at the first hinted phase. Owner pushes, thieves steal.
   std::vector<std::unique_ptr<wsq<task*>>> placed_;
+  // Set (release) once placed_ is complete; it never changes after. A helper
+  // stepped out of the previous phase may still be looking for work
+  // (has_placed_work_for) while the caller makes the places of the next one.
+  std::atomic<bool> places_made_{false};
   unsigned numa_node_ = 0;  // this worker's logical NUMA node (hint homes)
   mailbox mailbox_;
   task_pool pool_;

@@ -267,7 +267,11 @@ class scheduling_policy {
 
   // One attempt to find work for an idle or sync-blocked worker. Return a task
   // taken through `view`, or an empty handle; the core handles back-off
-  // between calls.
+  // between calls. In a phase that neither routes spawns nor places hinted
+  // ones, a helper idle at its top level while no worker's deque or mailbox
+  // holds a task steps out of the phase: neither find_work nor idle_pass is
+  // called for it until a task shows up (it steps back in first), if one
+  // does before the phase ends.
   virtual task_handle find_work(worker_view& view) = 0;
   // Called on a waiting worker after each pass of its steal loop that found
   // nothing (find_work returned nullptr, or the worker is at the nesting bound
