@@ -45,8 +45,10 @@ using detail::format_into;
 using detail::replay_kind;
 using detail::replay_mode;
 
-// "No template", for the functions that hand out a reference to the one kept.
+// "No template" and "no plan", for the functions that hand out a reference
+// to the one kept (no copy, so no reference count written).
 const std::shared_ptr<const steal_tree::tree> no_tree;
+const std::shared_ptr<const detail::template_plan> no_plan;
 
 // The workers' busy time in a run, summed (alone_trial's estimate of what
 // the caller alone would take): the caller's wall time less its idle time
@@ -276,7 +278,6 @@ void replay_policy::begin_phase(const phase_info& info) {
   const bool elide = kind_.traits.elides && knobs_->replay.elide && !cfg.audit && !auditing;
   timed_ = times_alone_ && detail::is_strict(mode) && !auditing && (!evolve_ || state_->converged);
   alone_ = timed_ && run_alone(chosen);
-  static const std::shared_ptr<const detail::template_plan> no_plan;  // a reference to either: no copy, no count written
   engine_.prepare(mode, mode == replay_mode::random ? no_plan : alone_ ? alone_plan_ : plan_, info.workers,
                   knobs_->replay.stall_ms, elide, knobs_->replay.grace_us);
 }
@@ -303,8 +304,7 @@ bool replay_policy::run_alone(const std::shared_ptr<const steal_tree::tree>& cho
 
 const std::shared_ptr<const steal_tree::tree>& replay_policy::choose_template(const phase_info& info,
                                                                               const steal_tree::recorder& rec) {
-  schedule_state& s = *state_;
-  template_from_.clear();
+  schedule_state& s = *state_;  // template_from_ is empty (begin_phase)
   missing_.clear();
   if (info.follows.empty()) {
     if (s.templ) {
