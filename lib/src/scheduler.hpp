@@ -54,24 +54,24 @@
 // among the others, woken by the end), and only then for the next phase.
 //
 // Stepping out. Under a policy that neither routes nor places (the plain
-// stealing ones, random among them), a helper whose steal attempt failed
-// while no deque and no mailbox holds anything leaves the same way (seals
-// its touches, then the count's decrement) instead of spinning inside: a
-// phase usually ends with its helpers idle, and the caller then finds the
-// count at 0 when it closes and waits for nobody, where a helper still
-// inside would first have to see active_ fall and answer (a cache-line
-// round trip, about a third of an empty phase). Out, it writes nothing of
-// the phase's and only polls: until work shows up in some deque or mailbox,
-// then it joins again with join_phase's CAS (which fails once the phase
-// closed), or until the phase closes (still_open; asleep past its back-off
-// as a sleeper, like a helper that left early). It may still be polling
-// when the caller has closed the phase and is setting up the next one: all
-// it reads (deque ends, mailbox sizes, the place deques once made) are
-// atomics, or never change once published. A helper that steals
-// always joined first; a task it could steal keeps the root from returning,
-// so the caller cannot close the phase while one is in sight. The time
-// spent out is idle time (phase_marks::left_ns, added by the helper when it
-// rejoins and by run() when it did not).
+// stealing ones, random among them), a helper that finds no task in any deque
+// or mailbox, after a segment it ran or a pass that found nothing, leaves the
+// same way (seals its touches, then the count's decrement) instead of
+// spinning inside: a phase usually ends with its helpers idle, and the caller
+// then finds the count at 0 when it closes and waits for nobody, where a
+// helper still inside would first have to see active_ fall and answer (a
+// cache-line round trip, about a third of an empty phase). Out, it writes
+// nothing of the phase's and only polls: until work shows up in some deque or
+// mailbox, then it joins again with join_phase's CAS (which fails once the
+// phase closed), or until the phase closes (still_open; asleep past its
+// back-off as a sleeper, like a helper that left early). It may still be
+// polling when the caller has closed the phase and is setting up the next
+// one: all it reads (deque ends, mailbox sizes, the place deques once made)
+// are atomics, or never change once published. A helper that steals always
+// joined first; a task it could steal keeps the root from returning, so the
+// caller cannot close the phase while one is in sight. The time spent out is
+// idle time (phase_marks::left_ns, added by the helper when it rejoins and by
+// run() when it did not).
 // Everything a joined helper wrote during the phase (its worker_stats, touch
 // log and phase marks) is read by run() only after the count reached 0: the
 // helper's decrement (seq_cst) comes after those writes, and the caller's

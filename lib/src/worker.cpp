@@ -520,8 +520,9 @@ std::exception_ptr worker::run_root(task* root, std::uint64_t begin_ns) {
 // and the phase's end does not wait for it (scheduler.hpp, End). The policy
 // is asked on entry and after each segment, the only moments its answer may
 // turn true, not on every spin of the back-off. Under a policy that neither
-// routes nor places, a pass that found nothing while no deque and no mailbox
-// holds anything steps out (scheduler.hpp, Stepping out): a routed or placed
+// routes nor places, the helper steps out when no deque and no mailbox holds
+// anything, looked at after each segment it ran and after each pass that
+// found nothing (scheduler.hpp, Stepping out): a routed or placed
 // task may be meant for this worker alone, and the policies that have them
 // watch idle workers (idle_state), so those stay in.
 worker::stop worker::work_until_phase_end() {

@@ -118,7 +118,8 @@ TEST(sched_stress, reports_stay_whole_while_helpers_step_out_and_back_in) {
     }
     std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
     ASSERT_EQ(all.size(), k) << "phase " << phase;
-    for (std::size_t i = 0; i < k; ++i) ASSERT_EQ(all[i], (cws::byte_range{at(i), at(i) + declared})) << "phase " << phase;
+    for (std::size_t i = 0; i < k; ++i)
+      ASSERT_EQ(all[i], (cws::byte_range{at(i), at(i) + declared})) << "phase " << phase;
   }
 }
 
