@@ -540,14 +540,13 @@ worker::stop worker::work_until_phase_end() {
   const auto out_of_work = [&] {
     if (!may_step_out || looked_after == stats_.segments) return false;
     looked_after = stats_.segments;
-    return nothing_visible = !has_mail() && !sched_.work_visible(id_);
+    return nothing_visible = !work_in_sight();
   };
   seek_work([&] { return !sched_.phase_active() || lets_leave() || out_of_work(); }, true,
-            [&] { return !sched_.phase_active() || has_mail() || sched_.work_visible(id_); },
+            [&] { return !sched_.phase_active() || work_in_sight(); },
             [&](const backoff&, std::uint64_t idle_since) {
               if (past_grace(idle_since)) setup_.policy->idle_past_grace(id_, false);
-              nothing_visible = may_step_out && !has_mail() && !sched_.work_visible(id_);
-              return nothing_visible;
+              return nothing_visible = may_step_out && !work_in_sight();
             });
   if (!let_go && !nothing_visible) return stop::phase_end;
   marks_.left_ns = now_ns();
@@ -558,13 +557,14 @@ worker::stop worker::work_until_phase_end() {
 // sleeper, woken by a push or by the phase's end: scheduler.hpp, End).
 bool worker::await_work_outside(std::uint32_t epoch) {
   const auto closed = [&] { return !sched_.still_open(epoch); };
-  const auto work = [&] { return has_mail() || sched_.work_visible(id_); };
-  const auto either = [&] { return closed() || work(); };
+  const auto either = [&] { return closed() || work_in_sight(); };
   backoff b(idle_);
   while (!either())
     if (b.pause(either)) park(b, either);
   return !closed();
 }
+
+bool worker::work_in_sight() const noexcept { return has_mail() || sched_.work_visible(id_); }
 
 void worker::rejoin_phase() { stats_.idle_s += seconds_since(std::exchange(marks_.left_ns, 0)); }
 

@@ -181,6 +181,9 @@ class worker final : public worker_view {
   void push_placed(task* t, unsigned slot);
   task* take_back_placed(const frame& f);
   bool nobody_else_can_come() const noexcept;
+  // A task in this worker's mailbox, or one another worker could hand over
+  // (its deque, its places for this node): a snapshot.
+  bool work_in_sight() const noexcept;
   level_counter& tag_child(task* t);
   void route(task* t);
   void take_back_newer(const frame& f, const task* t);
