@@ -146,11 +146,11 @@ class slowdown_watch {
     return x;
   }
 
-  std::array<float, recent> recent_{};                 // the last `recent` times (a ring, full once verdicts start)
+  std::array<float, recent> recent_{};                  // the last `recent` times (a ring, full once verdicts start)
   std::array<float, kept - recent> base_ = unfilled();  // the times before those (a ring)
-  unsigned recent_next_ = 0;  // where the next time goes
-  unsigned base_next_ = 0;    // where the next run leaving the recent ones goes
-  unsigned count_ = 0;        // times kept (<= kept)
+  unsigned recent_next_ = 0;                            // where the next time goes
+  unsigned base_next_ = 0;                              // where the next run leaving the recent ones goes
+  unsigned count_ = 0;                                  // times kept (<= kept)
   unsigned slow_runs_ = 0;
 };
 
