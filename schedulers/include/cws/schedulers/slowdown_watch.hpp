@@ -37,7 +37,7 @@
 // count over 8 times. The figures a note quotes (now_s, baseline_s) are
 // worked out only when asked. Sorted windows kept by binary search took
 // 120 ns an add here, as noisy times made every other step mispredict; this
-// takes about 20. Times are kept as floats (7 significant digits, for a
+// takes 35 (cws-micro-bench, slowdown_watch_add). Times are kept as floats (7 significant digits, for a
 // threshold of whole percents): a schedule's watch is cold by the time an
 // application with many loops runs that schedule again, and fewer cache
 // lines come back faster.
