@@ -37,10 +37,10 @@
 // count over 8 times. The figures a note quotes (now_s, baseline_s) are
 // worked out only when asked. Sorted windows kept by binary search took
 // 120 ns an add here, as noisy times made every other step mispredict; this
-// takes 35 (cws-micro-bench, slowdown_watch_add). Times are kept as floats (7 significant digits, for a
-// threshold of whole percents): a schedule's watch is cold by the time an
-// application with many loops runs that schedule again, and fewer cache
-// lines come back faster.
+// takes 35 (cws-micro-bench, slowdown_watch_add). Times are kept as floats
+// (7 significant digits, for a threshold of whole percents): a schedule's
+// watch is cold by the time an application with many loops runs that
+// schedule again, and fewer cache lines come back faster.
 
 #include <algorithm>
 #include <array>
@@ -84,9 +84,10 @@ class slowdown_watch {
   double now_s() const noexcept { return verdicts() ? kth_smallest(recent_, recent_quartile) : 0.0; }
   double baseline_s() const noexcept {
     if (!verdicts()) return 0.0;
-    std::array<float, kept - recent> sorted = base_;  // the padding sorts last
-    std::sort(sorted.begin(), sorted.end());
-    return sorted[(baseline_size() - 1) / 4];
+    std::array<float, kept - recent> x = base_;  // the padding sorts last
+    const auto quartile = x.begin() + (baseline_size() - 1) / 4;
+    std::nth_element(x.begin(), quartile, x.end());
+    return *quartile;
   }
   unsigned baseline_runs() const noexcept { return verdicts() ? baseline_size() : 0; }
   unsigned slow_runs() const noexcept { return slow_runs_; }  // consecutive slow verdicts so far
@@ -114,13 +115,14 @@ class slowdown_watch {
 
   // The float f such that, for every time t, t * margin < now (in double)
   // exactly when t < f: the first float where the product reaches now.
-  // From the rounded quotient, a step up when it rounded down, a step down
-  // when the product of the float below it rounds up to now.
+  // From the quotient rounded to a float, a step up while it rounded below
+  // that point. No step down is ever needed: the float below the rounded
+  // quotient is half a float step (2^-25 of it) or more under now / margin,
+  // far more than the double product's rounding (2^-53) can make up.
   static float faster_than(double now, double margin) noexcept {
     const auto faster = [&](float t) { return static_cast<double>(t) * margin < now; };
     float f = static_cast<float>(now / margin);
     while (faster(f)) f = std::nextafter(f, padding);
-    for (float below = std::nextafter(f, -padding); !faster(below); below = std::nextafter(f, -padding)) f = below;
     return f;
   }
 
