@@ -209,6 +209,11 @@ void bench::put_cws_figures(const variant& v, json& e) {
   e["relocalization_s"] = all.relocalization_s + init_sum.relocalization_s;
   e["relocalization_s_per_iter"] = all.relocalization_s / (static_cast<double>(opt_.plan.runs) * iters_);
   cws_apps::put_phase_breakdown(e, v.runner->loops().clock(cg::index(kernel::spmv)), "spmv_");
+  json timelines = json::object();  // --phase-timeline: the parts of every kernel's phases
+  for (std::size_t k = 0; k < cg::kernel_count; ++k)
+    if (const cws_apps::timeline_figures& t = v.runner->loops().clock(k).timeline(); t.calls() > 0)
+      timelines[cg::kernel_name(static_cast<kernel>(k))] = t.to_json();
+  if (!timelines.empty()) e["kernels_phase_timeline"] = std::move(timelines);
   cws_apps::put_summary(e, spmv_lines, v.policy);
   const cg::kernel_log& spmv_log = v.runner->log(kernel::spmv);
   e["spmv_ran_as"] = spmv_log.ran_as.by_token();

@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
                "Test only: damage every sorted output before it is checked (the run must then fail, exit 1)");
   app.add_flag("-q,--quiet", quiet, "No per-sort lines of the cws variants, only the table");
   cws_apps::add_common_options(app, opt);
+  cws_apps::add_phase_timeline_option(app, opt);
   app.remove_option(app.get_option("--policy"));  // the variants name their policies
   app.get_option("--iters")->description(
       "Sorts per measured run, each on a freshly written input; a sample is their mean");

@@ -42,6 +42,14 @@ void add_common_options(CLI::App& app, common_options& o) {
       ->needs("--trace-in");
 }
 
+void add_phase_timeline_option(CLI::App& app, common_options& o) {
+  app.add_flag("--phase-timeline", o.phase_timeline,
+               "Time the parts of every cws phase (runtime::time_phases: setup, fork, first steal, leaves, join, "
+               "helpers out, then collect, locality, observers, policy, relocalization) and add their medians in us "
+               "to the JSON (--json) as a phase_timeline object per loop; each timed phase makes about a dozen more "
+               "clock reads, which the cws times then include");
+}
+
 void add_order_option(CLI::App& app, common_options& o, const std::string& footprint) {
   // A name only: an enum option would also take the enum's numbers.
   run_order& order = o.plan.order;
@@ -80,6 +88,7 @@ std::vector<std::string> policies_option::chosen() const {
 void add_variant_options(CLI::App& app, common_options& o, std::optional<policies_option>& policies,
                          const std::string& policies_help, const std::string& footprint) {
   add_common_options(app, o);
+  add_phase_timeline_option(app, o);
   policies.emplace(app, o, std::vector<std::string>{"random", "stows", "stuws", "relws", "evolve", "user"},
                    policies_help);
   add_order_option(app, o, footprint);
@@ -95,6 +104,7 @@ bench_env::bench_env(const common_options& o, const std::function<void(cws::runt
   if (o.workers != 0) cfg.workers = o.workers;
   if (adjust) adjust(cfg);
   rt_ = std::make_unique<cws::runtime>(cfg);
+  rt_->time_phases(o.phase_timeline);
   // Streamed as the phases complete, so a killed run keeps them; without
   // recording (an app with its own recorders) save_trace(file) writes it.
   if (!trace_out_.empty() && cfg.record) rt_->trace_to(trace_out_);

@@ -42,10 +42,15 @@ struct common_options {
   std::string trace_out;            // --trace-out: stream the recorded steal trees here
   std::string trace_in;             // --trace-in: seed the schedules' templates from this trace file
   bool trace_in_converged = false;  // --trace-in-converged: its settled schedules start converged
+  bool phase_timeline = false;      // --phase-timeline: the runtime times every phase's parts
 };
 
 // --workers, --policy, --iters, --runs, --warmup, --json, --trace-out, --trace-in, --trace-in-converged.
 void add_common_options(CLI::App& app, common_options& o);
+
+// --phase-timeline (o.phase_timeline), for the apps that report the parts of
+// their cws phases (phase_timeline objects in the JSON).
+void add_phase_timeline_option(CLI::App& app, common_options& o);
 
 // --order sequential|interleaved (o.plan.order), for the apps that measure
 // their variants with measure_variants (common/rounds.hpp). `footprint`

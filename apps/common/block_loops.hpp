@@ -86,7 +86,7 @@ class block_loops {
         return seconds_of([&] { body(0, n_); });
       case loop_flavour::cws:
       case loop_flavour::cws_owned: {
-        const double s = clocks_.at(phase).run([&] {
+        const double s = clocks_.at(phase).run([&]() -> const cws::run_report& {
           return env_.rt()
               .run(*schedules_.at(phase),
                    [&] {
@@ -94,8 +94,7 @@ class block_loops {
                        cws::parallel_for_range(0, n_, body, grain_);
                      else
                        cws::parallel_for_range_owned(0, n_, body, blocks());
-                   })
-              .wall_s;
+                   });
         });
         if (lines_[phase]) lines_[phase]->add(env_.rt(), *schedules_[phase]);  // after the timed call
         return s;

@@ -16,6 +16,7 @@ void put_timing(json& entry, const samples& s, const std::string& prefix) {
 void put_phase_breakdown(json& entry, const cws_phase_clock& clock, const std::string& prefix) {
   entry[prefix + "phase_wall_s"] = clock.wall_s();
   entry[prefix + "outside_wall_s"] = clock.outside_wall_s();
+  if (clock.timeline().calls() > 0) entry[prefix + "phase_timeline"] = clock.timeline().to_json();
 }
 
 report::report(std::string app, const bench_env& env, json params) : topology_line_(env.topology_line()) {

@@ -38,7 +38,8 @@ void put_timing(json& entry, const samples& s, const std::string& prefix = "");
 // The breakdown of a cws variant's headline time (the wall clock around
 // rt.run): <prefix>phase_wall_s, the phases' own mean wall_s, and
 // <prefix>outside_wall_s, the mean rest of rt.run (fork, join, locality
-// report, relocalization).
+// report, relocalization); with --phase-timeline, <prefix>phase_timeline,
+// the medians of the timed phases' parts (timeline_figures::to_json).
 void put_phase_breakdown(json& entry, const cws_phase_clock& clock, const std::string& prefix = "");
 
 class report {

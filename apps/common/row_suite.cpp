@@ -37,6 +37,7 @@ void add_row_options(CLI::App& app, row_options& o, const row_help& help) {
       ->delimiter(',');
   o.common.iters = help.iters;
   cws_apps::add_common_options(app, o.common);
+  cws_apps::add_phase_timeline_option(app, o.common);
   cws_apps::add_order_option(app, o.common, help.footprint);
   app.get_option("--iters")->description(help.iters_help);
   o.policy_flag = app.get_option("--policy");

@@ -13,10 +13,15 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include <cws/run_report.hpp>
+
 #include "common/likwid_markers.hpp"
+#include "common/samples.hpp"
+#include "common/timeline_figures.hpp"
 
 namespace cws_apps {
 
@@ -33,16 +38,22 @@ double seconds_of(F&& f) {
 // workers, the join, and what rt.run does after the workers stopped (locality
 // report, relocalization, policy bookkeeping). The phase's own wall_s (from
 // the first task to the last) is kept apart as a breakdown: run(f) calls f,
-// which runs one phase and returns its wall_s, and returns the wall clock.
+// which runs one phase and returns its report (what rt.run returns), and
+// returns the wall clock. When the runtime timed the phase
+// (runtime::time_phases: --phase-timeline), the report's timeline is kept
+// too, part by part (timeline()).
 class cws_phase_clock {
  public:
   template <class RunPhase>
   double run(RunPhase&& run_phase) {
-    double wall = 0;
-    const double outer = seconds_of([&] { wall = run_phase(); });
-    wall_s_ += wall;
-    outside_s_ += outer - wall;
+    static_assert(std::is_same_v<std::invoke_result_t<RunPhase&>, const cws::run_report&>,
+                  "cws_phase_clock::run: the phase must return what rt.run returns (a reference, not a copy)");
+    const cws::run_report* report = nullptr;
+    const double outer = seconds_of([&] { report = &run_phase(); });
+    wall_s_ += report->wall_s;
+    outside_s_ += outer - report->wall_s;
     ++phases_;
+    if (report->timeline) timeline_.add(*report->timeline);
     return outer;
   }
   // Means per phase since the last reset: the phases' own wall_s, and the
@@ -50,24 +61,17 @@ class cws_phase_clock {
   double wall_s() const noexcept { return phases_ ? wall_s_ / phases_ : 0.0; }
   double outside_wall_s() const noexcept { return phases_ ? outside_s_ / phases_ : 0.0; }
   unsigned phases() const noexcept { return phases_; }
-  void reset() noexcept { wall_s_ = 0, outside_s_ = 0, phases_ = 0; }
+  // The parts of the timed phases since the last reset (none unless the runtime timed them).
+  const timeline_figures& timeline() const noexcept { return timeline_; }
+  void reset() {
+    wall_s_ = 0, outside_s_ = 0, phases_ = 0;
+    timeline_ = {};
+  }
 
  private:
   double wall_s_ = 0, outside_s_ = 0;
   unsigned phases_ = 0;
-};
-
-// Seconds of repeated executions of one thing.
-class samples {
- public:
-  void add(double s) { values_.push_back(s); }
-  std::size_t size() const noexcept { return values_.size(); }
-  const std::vector<double>& values() const noexcept { return values_; }
-  double median() const;  // mean of the two middle values for an even count; 0 when empty
-  double min() const;     // 0 when empty
-
- private:
-  std::vector<double> values_;
+  timeline_figures timeline_;
 };
 
 // How the runs of several variants are ordered (common/rounds.hpp).

@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
   cws_apps::add_variants_option(app, chosen,
                                 "Comma-separated variants to run besides serial (always run: the reference)", true);
   cws_apps::add_common_options(app, opt);
+  cws_apps::add_phase_timeline_option(app, opt);
   app.remove_option(app.get_option("--iters"));
   app.remove_option(app.get_option("--policy"));
   cws_apps::add_order_option(app, opt, "about 600 bytes per element per variant (8.5 MiB at -s 16, 19 MiB at -s 32)");

@@ -24,6 +24,7 @@ void put_cws(json& e, const cws_totals& t, unsigned runs) {
   const cws::worker_stats& w = t.work;
   e["phases_per_run"] = static_cast<double>(t.phases) / r;
   e["phase_wall_s"] = t.phase_wall_s / r;
+  if (t.timeline.calls() > 0) e["phase_timeline"] = t.timeline.to_json();
   e["tasks_per_run"] = static_cast<double>(w.tasks) / r;
   e["steals_per_run"] = static_cast<double>(w.steals) / r;
   e["failed_steals_per_run"] = static_cast<double>(w.failed_steals) / r;

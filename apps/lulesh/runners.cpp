@@ -41,6 +41,7 @@ void cws_runner::run(loop_id id, std::size_t n, const hint_target& hint, range_f
   cws_totals& t = totals_;
   ++t.phases;
   t.phase_wall_s += r.wall_s;
+  if (r.timeline) t.timeline.add(*r.timeline);
   cws_apps::add_counts(t.work, r);
   if (r.locality) {
     ++t.locality_phases;

@@ -25,6 +25,7 @@
 
 #include "common/bench_env.hpp"
 #include "common/hinted_recursion.hpp"
+#include "common/timeline_figures.hpp"
 #include "common/ran_as_counts.hpp"
 #include "common/timing.hpp"
 #include "lulesh/loops.hpp"
@@ -45,6 +46,7 @@ struct grain_rule {
 struct cws_totals {
   std::uint64_t phases = 0;
   double phase_wall_s = 0;  // the phases' own wall_s
+  cws_apps::timeline_figures timeline;  // their parts, when the runtime timed them (--phase-timeline)
   cws::worker_stats work;   // summed over workers and phases
   // Locality of the phases that reported it (their hints are declared touches).
   std::uint64_t locality_phases = 0;

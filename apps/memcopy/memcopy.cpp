@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
                    "stows, stuws and relws; off for evolve (whose copy gets its own schedule and relocalized "
                    "pages), random and user");
   cws_apps::add_common_options(app, o.common);
+  cws_apps::add_phase_timeline_option(app, o.common);
   const cws_apps::policies_option policies(
       app, o.common, {"random", "stows", "evolve"},
       "Comma-separated cws policies: random gives cws-random-firsttouch, -prefault and -interleave; evolve gives "

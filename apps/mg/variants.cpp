@@ -65,6 +65,7 @@ void phase_tally::put(cws_apps::json& e) const {
   // relocalization, the policy's bookkeeping).
   e["phase_wall_s"] = phases ? json(phase_wall_s / static_cast<double>(phases)) : json(nullptr);
   e["outside_wall_s"] = phases ? json((run_call_s - phase_wall_s) / static_cast<double>(phases)) : json(nullptr);
+  if (timeline.calls() > 0) e["phase_timeline"] = timeline.to_json();
   json kinds = json::object();
   for (const auto& [kind, n] : ran_as.by_token()) kinds[kind] = n;
   e["ran_as"] = kinds;
@@ -124,6 +125,7 @@ void variant_runner::count(const cws::run_report& r, mg::kernel k, unsigned leve
   ++t.phases;
   t.run_call_s += call_s;
   t.phase_wall_s += r.wall_s;
+  if (r.timeline) t.timeline.add(*r.timeline);
   t.schedules.insert(r.phase.schedule);
   t.ran_as.add(r.ran_as);
   t.diverged += r.diverged();

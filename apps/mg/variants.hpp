@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "common/bench_env.hpp"
+#include "common/timeline_figures.hpp"
 #include "common/block_loops.hpp"
 #include "common/ran_as_counts.hpp"
 #include "common/report.hpp"
@@ -55,6 +56,7 @@ struct phase_tally {
   std::set<std::string> schedules;              // the kernel schedules the phases ran in
   double run_call_s = 0;                        // summed wall clock around rt.run
   double phase_wall_s = 0;                      // summed phase wall_s (first task to last)
+  cws_apps::timeline_figures timeline;          // their parts, when the runtime timed them (--phase-timeline)
   cws_apps::ran_as_counts ran_as;  // phases per cws::ran_as
   std::uint64_t diverged = 0;
   // Locality (phases whose leaves declared touches).

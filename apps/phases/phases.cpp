@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
                "Every leaf declares the bytes of a and b it uses (cws::touch), so cws phases make a locality report "
                "(the other runtimes ignore the declaration)");
   cws_apps::add_common_options(app, opt);
+  cws_apps::add_phase_timeline_option(app, opt);
   app.get_option("--iters")->description(
       "Timed calls per size and run (fewer for large sizes: about 256 MiB of the arrays per size and run, at "
       "least 3); a run's sample is their mean");

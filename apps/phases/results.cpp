@@ -35,7 +35,7 @@ cws_apps::table breakdown_table() {
   cws_apps::table t{"cws rt.run broken down, us (median over as many timed extra calls; phase_timeline)",
                     json::array(),
                     {{"variant", "variant"}, {"size", "size"}}};
-  for (const auto& [title, key] : timeline_figures::table_parts) t.columns.push_back({title, key, 1, 2});
+  for (const auto& [title, key] : cws_apps::timeline_figures::table_parts) t.columns.push_back({title, key, 1, 2});
   return t;
 }
 

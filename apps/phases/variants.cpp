@@ -107,16 +107,17 @@ void variant_set::one_run(variant& v, cws_apps::phase_timer& t) {
 void variant_set::finish(variant& v) {
   for (std::size_t k = 0; k < sizes_.size(); ++k) v.clocks.push_back(v.loops->clock(k));
   if (v.loops->runs_cws_phases()) {  // the breakdown: as many calls again, timed (phase_timeline)
+    const bool timing = rt_.times_phases();  // --phase-timeline: on for the measured calls too
     rt_.time_phases(true);
     for (std::size_t k = 0; k < sizes_.size(); ++k) {
       const leaves body = leaves_of(sizes_[k]);
-      timeline_figures& f = v.timelines.emplace_back();
+      cws_apps::timeline_figures& f = v.timelines.emplace_back();
       for (unsigned c = 0; c < sizes_[k].calls; ++c) {
         v.loops->run(k, body);
         f.add(*v.schedules[k]->last_report()->timeline);
       }
     }
-    rt_.time_phases(false);
+    rt_.time_phases(timing);
   }
   for (std::size_t k = 0; k < sizes_.size(); ++k) {
     const size_case& s = sizes_[k];

@@ -156,6 +156,22 @@ inline void expect_fields(const json& object, const json& fields) {
 
 // The envelope of an app's document: it names the app, and its topology
 // every field of the machine it ran on.
+// A phase_timeline object (--phase-timeline): one sample per timed phase,
+// every part a non-negative median in us, the after-phase part no larger
+// than the whole call, first_steal over the calls in which a helper stole.
+inline void expect_phase_timeline(const json& t, std::size_t calls) {
+  ASSERT_TRUE(t.is_object()) << t.dump();
+  EXPECT_EQ(t["calls"], calls);
+  for (const char* part : {"setup_us", "fork_us", "leaves_us", "join_us", "helpers_out_us", "collect_us",
+                           "locality_us", "observers_us", "policy_us", "relocalize_us", "after_phase_us", "total_us"}) {
+    ASSERT_TRUE(t[part].is_number()) << part << ": " << t.dump();
+    EXPECT_GE(t[part].get<double>(), 0.0) << part;
+  }
+  EXPECT_GT(t["total_us"].get<double>(), 0.0);
+  EXPECT_LE(t["calls_with_steals"].get<std::size_t>(), calls);
+  EXPECT_EQ(t["first_steal_us"].is_null(), t["calls_with_steals"] == 0) << t.dump();
+}
+
 inline void expect_envelope(const json& doc, const std::string& app) {
   EXPECT_EQ(doc["app"], app);
   for (const char* k : {"summary", "source", "synthetic", "numa_nodes", "cores", "pus", "workers"})

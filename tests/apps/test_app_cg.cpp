@@ -158,6 +158,21 @@ TEST(CgJson, EnvelopeParamsAndFields) {
 // matrix ends where spmv's converged template reads it. Evolve never goes
 // back to relws here (CWS_EVOLVE_SLOWDOWN=0): on a loaded machine a slow
 // stows run would restart its learning at a random point.
+// --phase-timeline: the parts of every kernel's measured phases, spmv's
+// also beside its phase_wall_s (25 products an outer iteration).
+TEST(CgJson, PhaseTimelinePerKernel) {
+  const json doc = run_cg_json(
+      {"--class", "S", "--iters", "1", "--runs", "2", "--warmup", "1", "--policies", "stows", "--phase-timeline"});
+  ASSERT_TRUE(doc.contains("results")) << doc.dump();
+  const json& stows = entry(doc, "cws-stows");
+  expect_phase_timeline(stows["spmv_phase_timeline"], 25 * 2);
+  const json& kernels = stows["kernels_phase_timeline"];
+  for (const char* k : {"spmv", "dot", "update", "direction", "residual"}) EXPECT_TRUE(kernels.contains(k)) << k;
+  EXPECT_EQ(kernels["spmv"], stows["spmv_phase_timeline"]);
+  EXPECT_EQ(kernels["dot"]["calls"], 25 * 2);
+  EXPECT_FALSE(entry(doc, "tbb-static").contains("kernels_phase_timeline"));
+}
+
 TEST(CgLocality, EvolveFollowPlacesTheMatrixOnFourSyntheticNodes) {
   env_list env = four_nodes;
   env.emplace_back("CWS_EVOLVE_SLOWDOWN", "0");

@@ -43,6 +43,29 @@ TEST(Floyd, SerialProgramMatchesPolyBenchChecksums) {
   }
 }
 
+// --phase-timeline: every cws variant reports the parts of its measured step
+// phases (one sample per step and run), the baselines nothing; without the
+// flag no variant reports a timeline.
+TEST(Floyd, PhaseTimelineOnRequestOnly) {
+  const unsigned steps = 4, runs = 2;
+  const strings args = {"--size", "48", "--iters", "4", "--runs", "2", "--warmup", "1", "--policies", "random,stows"};
+  strings timed = args;
+  timed.push_back("--phase-timeline");
+  const json doc = floyd_json(timed);
+  ASSERT_TRUE(doc.contains("results")) << doc.dump();
+  for (const json& e : doc["results"]) {
+    SCOPED_TRACE(e["variant"].get<std::string>());
+    if (!is_cws(e)) {
+      EXPECT_FALSE(e.contains("phase_timeline"));
+      continue;
+    }
+    expect_phase_timeline(e["phase_timeline"], steps * runs);
+  }
+  const json plain = floyd_json(args);
+  ASSERT_TRUE(plain.contains("results")) << plain.dump();
+  for (const json& e : plain["results"]) EXPECT_FALSE(e.contains("phase_timeline")) << e["variant"];
+}
+
 TEST(Floyd, EnvelopeAndFields) {
   const unsigned steps = 5, runs = 2, warmup = 1;
   const json doc = floyd_json({"--size", "64", "--iters", "5", "--tile-rows", "8", "--tile-cols", "24", "--runs", "2",

@@ -124,6 +124,16 @@ TEST(LuleshApp, HintedRunsOnTheNodesHoldingItsBlocks) {
   EXPECT_GT(entry(doc, "cws-hinted")["hinted_node"].get<std::uint64_t>(), 0u);
 }
 
+// --phase-timeline: one sample per measured phase of the cws variant.
+TEST(LuleshApp, PhaseTimelineCoversEveryMeasuredPhase) {
+  const json doc = run_lulesh_json({"-s", "5", "--cycles", "3", "--variants", "cws-random-ft", "--runs", "2",
+                                    "--warmup", "0", "--phase-timeline"});
+  ASSERT_TRUE(doc.contains("results")) << doc.dump();
+  const json& e = entry(doc, "cws-random-ft");
+  expect_phase_timeline(e["phase_timeline"], static_cast<std::size_t>(e["phases_per_run"].get<double>() * 2));
+  EXPECT_FALSE(entry(doc, "serial").contains("phase_timeline"));
+}
+
 TEST(LuleshApp, TablePrintsLuleshSummaryAndEveryVariant) {
   const run_result r = run_lulesh({"-s", "4", "--cycles", "3", "--runs", "1", "--warmup", "0"});
   ASSERT_EQ(r.code, 0) << r.dump();

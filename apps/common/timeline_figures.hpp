@@ -1,10 +1,11 @@
 #pragma once
-// The breakdown of cws phases (cws::phase_timeline) as JSON figures: for one
-// phase size, the median of each part over the timed calls.
+// The breakdown of cws phases (cws::phase_timeline) as figures: the median
+// of each part over the phases added, as JSON in microseconds.
 //
-// The timed calls are extra ones, made after a variant's measured runs with
-// runtime::time_phases on, so that the headline times (us_per_phase) carry
-// no clock reads of the breakdown.
+// Only phases run while the runtime timed them (runtime::time_phases) carry
+// a timeline. cws-phases times extra calls after a variant's measured runs,
+// so that its headline times carry no clock reads; the other apps time their
+// measured phases themselves with --phase-timeline (cws_phase_clock).
 
 #include <algorithm>
 #include <cstddef>
@@ -12,12 +13,12 @@
 #include <utility>
 #include <vector>
 
-#include <cws/cws.hpp>
+#include <cws/phase_timeline.hpp>
+#include <nlohmann/json.hpp>
 
-#include "common/report.hpp"
-#include "common/timing.hpp"
+#include "common/samples.hpp"
 
-namespace phases {
+namespace cws_apps {
 
 class timeline_figures {
  public:
@@ -48,8 +49,9 @@ class timeline_figures {
 
   // Microseconds, medians over the calls (each part on its own); first_steal
   // over the calls in which a helper stole (null when none did).
-  cws_apps::json to_json() const {
-    const auto us = [](const cws_apps::samples& s) { return s.size() ? cws_apps::json(s.median() * 1e6) : nullptr; };
+  nlohmann::ordered_json to_json() const {
+    using json = nlohmann::ordered_json;
+    const auto us = [](const samples& s) { return s.size() ? json(s.median() * 1e6) : nullptr; };
     std::vector<std::uint64_t> pages = pages_;
     std::sort(pages.begin(), pages.end());
     return {{"calls", calls()},
@@ -72,9 +74,9 @@ class timeline_figures {
   }
 
  private:
-  cws_apps::samples setup_, fork_, first_steal_, leaves_, join_, helpers_out_, collect_, locality_, observers_, policy_,
+  samples setup_, fork_, first_steal_, leaves_, join_, helpers_out_, collect_, locality_, observers_, policy_,
       relocalize_, after_, total_;
   std::vector<std::uint64_t> pages_;
 };
 
-}  // namespace phases
+}  // namespace cws_apps
