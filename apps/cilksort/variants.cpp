@@ -150,8 +150,9 @@ double sort_once(variant& v, cws_apps::bench_env& env, const problem& p, bool me
       if (measured && !v.measuring) v.clock.reset(), v.measuring = true;
       cws_apps::cws_phase_clock unmeasured;
       cws_apps::cws_phase_clock& clock = measured ? v.clock : unmeasured;
-      const double s = clock.run(
-          [&]() -> const cws::run_report& { return env.rt().run(*v.sort_schedule, [&] { recursion<cws_group>(setup).sort(0, n); }); });
+      const double s = clock.run([&]() -> const cws::run_report& {
+        return env.rt().run(*v.sort_schedule, [&] { recursion<cws_group>(setup).sort(0, n); });
+      });
       const cws::run_report& report = *v.sort_schedule->last_report();
       v.sort_lines->add(env.rt(), *v.sort_schedule);
       if (measured) v.counters.add(report);

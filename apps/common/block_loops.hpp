@@ -14,7 +14,8 @@
 //     wall clock around rt.run, as the baselines' is around their call; the
 //     phase's own wall_s (which leaves out waking the workers, the join, the
 //     locality report and any relocalization) is kept per phase as a
-//     breakdown by a cws_phase_clock (JSON phase_wall_s, outside_wall_s).
+//     breakdown by a cws_phase_clock (JSON phase_wall_s, outside_wall_s;
+//     phase_timeline when the runtime times its phases, --phase-timeline).
 //     On request (keep_lines) it also keeps each cws phase's iteration line
 //     as the run happens: a schedule's history holds only its last
 //     CWS_HISTORY runs, fewer than a benchmark makes.
@@ -87,14 +88,12 @@ class block_loops {
       case loop_flavour::cws:
       case loop_flavour::cws_owned: {
         const double s = clocks_.at(phase).run([&]() -> const cws::run_report& {
-          return env_.rt()
-              .run(*schedules_.at(phase),
-                   [&] {
-                     if (flavour_ == loop_flavour::cws)
-                       cws::parallel_for_range(0, n_, body, grain_);
-                     else
-                       cws::parallel_for_range_owned(0, n_, body, blocks());
-                   });
+          return env_.rt().run(*schedules_.at(phase), [&] {
+            if (flavour_ == loop_flavour::cws)
+              cws::parallel_for_range(0, n_, body, grain_);
+            else
+              cws::parallel_for_range_owned(0, n_, body, blocks());
+          });
         });
         if (lines_[phase]) lines_[phase]->add(env_.rt(), *schedules_[phase]);  // after the timed call
         return s;

@@ -111,8 +111,8 @@ class row_loops {
         return cws_apps::seconds_of([&] { body(lo, hi); });
       case runner::cws:
         return clocks_.at(phase).run([&]() -> const cws::run_report& {
-          return env_.rt()
-              .run(*schedules_.at(phase), [&] { cws_apps::hinted_for(shape_, lo, hi, tile, hint_of, body); });
+          return env_.rt().run(*schedules_.at(phase),
+                               [&] { cws_apps::hinted_for(shape_, lo, hi, tile, hint_of, body); });
         });
       case runner::tbb_simple:
         return cws_apps::seconds_of([&] {

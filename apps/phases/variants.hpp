@@ -51,7 +51,7 @@ struct variant {
   std::vector<cws_apps::samples> gap_cpu{}, gap_phase{};
   // After the runs (finish):
   std::vector<cws_apps::cws_phase_clock> clocks{};  // per size: wall_s breakdown of the measured cws phases
-  std::vector<cws_apps::timeline_figures> timelines{};        // per size: the parts of timed extra calls (cws variants)
+  std::vector<cws_apps::timeline_figures> timelines{};  // per size: the parts of timed extra calls (cws variants)
   std::vector<double> checksums{};
   std::vector<bool> verified{};
 };

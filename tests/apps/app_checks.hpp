@@ -162,8 +162,8 @@ inline void expect_fields(const json& object, const json& fields) {
 inline void expect_phase_timeline(const json& t, std::size_t calls) {
   ASSERT_TRUE(t.is_object()) << t.dump();
   EXPECT_EQ(t["calls"], calls);
-  for (const char* part : {"setup_us", "fork_us", "leaves_us", "join_us", "helpers_out_us", "collect_us",
-                           "locality_us", "observers_us", "policy_us", "relocalize_us", "after_phase_us", "total_us"}) {
+  for (const char* part : {"setup_us", "fork_us", "leaves_us", "join_us", "helpers_out_us", "collect_us", "locality_us",
+                           "observers_us", "policy_us", "relocalize_us", "after_phase_us", "total_us"}) {
     ASSERT_TRUE(t[part].is_number()) << part << ": " << t.dump();
     EXPECT_GE(t[part].get<double>(), 0.0) << part;
   }

@@ -126,8 +126,8 @@ TEST(LuleshApp, HintedRunsOnTheNodesHoldingItsBlocks) {
 
 // --phase-timeline: one sample per measured phase of the cws variant.
 TEST(LuleshApp, PhaseTimelineCoversEveryMeasuredPhase) {
-  const json doc = run_lulesh_json({"-s", "5", "--cycles", "3", "--variants", "cws-random-ft", "--runs", "2",
-                                    "--warmup", "0", "--phase-timeline"});
+  const json doc = run_lulesh_json(
+      {"-s", "5", "--cycles", "3", "--variants", "cws-random-ft", "--runs", "2", "--warmup", "0", "--phase-timeline"});
   ASSERT_TRUE(doc.contains("results")) << doc.dump();
   const json& e = entry(doc, "cws-random-ft");
   expect_phase_timeline(e["phase_timeline"], static_cast<std::size_t>(e["phases_per_run"].get<double>() * 2));
