@@ -556,8 +556,8 @@ void replay_policy::pick_template(run_report& r, const std::shared_ptr<const ste
   // A helper absent while there was work to steal (the phase spawned: more
   // than its root ran) is the machine's timing, not the phase's balance --
   // unless the phase was too short for any helper to join (template_pick.hpp).
-  const bool helper_absent = r.workers_joined < r.per_worker.size() && r.tasks() > 1 &&
-                             r.wall_s >= detail::template_pick::helper_join_s;
+  const bool helper_absent =
+      detail::template_pick::helper_absent(r.workers_joined, r.per_worker.size(), r.tasks(), r.wall_s);
   // A balanced run with steals it does not need is offered pruned (template_pick.hpp).
   std::shared_ptr<const steal_tree::tree> offered = fresh;
   if (bound > 1 && balanced && detail::template_pick::extra_steals_of(*fresh) > 0)

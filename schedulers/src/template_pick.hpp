@@ -57,6 +57,7 @@
 // the policy's own random runs. Used between phases, on the thread that calls
 // runtime::run.
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -98,6 +99,13 @@ class template_pick {
   // recording under random at about twice random's cost (the notes and the
   // pick's bookkeeping of every uncounted run).
   static constexpr double helper_join_s = 2e-6;
+  // Whether a run had a helper absent in the sense above: fewer than all
+  // `workers` joined, the phase spawned (`tasks` > 1: work a helper could
+  // have stolen), and it lasted at least helper_join_s.
+  static constexpr bool helper_absent(std::size_t joined, std::size_t workers, std::uint64_t tasks,
+                                      double wall_s) noexcept {
+    return joined < workers && tasks > 1 && wall_s >= helper_join_s;
+  }
 
   // The tree of random run `run` with its balance. `balanced` is the balance
   // rule's verdict on it, `helper_absent` whether a helper was absent while

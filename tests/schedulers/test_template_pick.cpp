@@ -178,6 +178,18 @@ TEST(template_pick, runs_with_a_helper_absent_count_as_tries_only_past_the_allow
   EXPECT_FALSE(pick.picking());
 }
 
+// The rule the policy applies to a run's report: a helper is absent when
+// one did not join a phase that spawned and lasted long enough to join.
+TEST(template_pick, a_helper_is_absent_only_from_a_spawning_phase_long_enough_to_join) {
+  constexpr double long_enough = template_pick::helper_join_s, too_short = template_pick::helper_join_s / 2;
+  EXPECT_TRUE(template_pick::helper_absent(1, 2, 2, long_enough));
+  EXPECT_TRUE(template_pick::helper_absent(3, 4, 100, 1.0));
+  EXPECT_FALSE(template_pick::helper_absent(1, 2, 2, too_short)) << "too short for any helper to join";
+  EXPECT_FALSE(template_pick::helper_absent(2, 2, 2, long_enough)) << "every worker joined";
+  EXPECT_FALSE(template_pick::helper_absent(1, 2, 1, long_enough)) << "nothing spawned: nothing to steal";
+  EXPECT_FALSE(template_pick::helper_absent(1, 1, 8, 1.0)) << "one worker";
+}
+
 TEST(template_pick, a_bound_of_one_adopts_the_first_run_even_with_a_helper_absent) {
   template_pick pick;
   const auto absent = a_tree();
