@@ -553,9 +553,7 @@ void replay_policy::pick_template(run_report& r, const std::shared_ptr<const ste
   const unsigned bound = template_tries();
   const bool balanced =
       fresh->workers <= 1 || knobs_->replay.balanced(r.balance.idle_workers, r.balance.max_over_fair);
-  // A helper absent while there was work to steal (the phase spawned: more
-  // than its root ran) is the machine's timing, not the phase's balance --
-  // unless the phase was too short for any helper to join (template_pick.hpp).
+  // An absent helper is the machine's timing, not the phase's balance (template_pick.hpp).
   const bool helper_absent =
       detail::template_pick::helper_absent(r.workers_joined, r.per_worker.size(), r.tasks(), r.wall_s);
   // A balanced run with steals it does not need is offered pruned (template_pick.hpp).
