@@ -113,9 +113,10 @@ class touch_log {
 
   // Replaces `out` by the phase's ranges, sorted and merged (sealing them
   // first if the worker did not); the log is empty afterwards. The two
-  // exchange their storage: no copy, and no allocation in steady state.
+  // exchange their storage: no copy, and no allocation in steady state. An
+  // empty log (a phase that declared nothing) has nothing to sort.
   void take(std::vector<byte_range>& out) {
-    if (!sealed_) seal();
+    if (!sealed_ && !empty()) seal();
     out.swap(ranges_);
     ranges_.clear();
     sealed_ = false;  // the tables keep stale slots: each is checked before use
