@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "block_window.hpp"
 #include "cws/detail/clock.hpp"
 #include "cws/detail/entry.hpp"
 #include "cws/error.hpp"
@@ -104,22 +105,21 @@ void scheduler::thread_main(unsigned id) {
 }
 
 // Waits for the next phase (epoch_ != seen): the block-time window of spinning
-// and yielding first, then parked on the epoch word (protocol in the header).
+// and yielding first, kept open by the caller's alone phases (block_window.hpp),
+// then parked on the epoch word (protocol in the header).
 bool scheduler::await_phase(std::uint32_t& seen) {
-  using clock = std::chrono::steady_clock;  // vDSO: reading it is no system call
   auto next = [&] { return epoch_.load(std::memory_order_acquire) != seen; };
-  const auto window = std::chrono::microseconds(config_.blocktime_us);
-  if (window.count() > 0) {
-    const auto t0 = clock::now();
-    const auto spin_until = t0 + window / 2, yield_until = t0 + window;
+  if (config_.blocktime_us > 0) {
+    block_window window(now_ns(), std::uint64_t{config_.blocktime_us} * 1000,
+                        keepalive_.load(std::memory_order_relaxed));
     for (unsigned round = 0; !next(); ++round) {
-      if (round % 64 != 63) {
+      if (round % 64 != 63) {  // the clock (vDSO) and the keep-alive word once every 64 polls
         cpu_relax();
         continue;
       }
-      const auto now = clock::now();
-      if (now >= yield_until) break;
-      if (now >= spin_until) std::this_thread::yield();
+      const block_window::stage at = window.at(now_ns(), keepalive_.load(std::memory_order_relaxed));
+      if (at == block_window::stage::over) break;
+      if (at == block_window::stage::yield) std::this_thread::yield();
     }
   }
   if (!next()) {
@@ -148,6 +148,15 @@ void scheduler::leave_phase() noexcept {
   if ((joined_.fetch_sub(1, std::memory_order_seq_cst) & helpers_in) == 1 &&
       caller_parked_.load(std::memory_order_seq_cst))
     joined_.notify_one();
+}
+
+// The caller's half of block_window.hpp: a phase run alone bumps the
+// keep-alive word when a quarter window has passed since it last did (or
+// since the last shared phase ended). Only the caller writes it.
+void scheduler::keep_helpers_waiting(std::uint64_t now) noexcept {
+  if (!block_window::keepalive_due(now, keepalive_last_ns_, std::uint64_t{config_.blocktime_us} * 1000)) return;
+  keepalive_.store(keepalive_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  keepalive_last_ns_ = now;
 }
 
 void scheduler::wake_helpers() {
@@ -211,6 +220,8 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   if (!alone) {
     joined_.store((std::uint64_t{epoch} << 32) | phase_open, std::memory_order_release);
     wake_helpers();
+  } else if (workers_.size() > 1) {
+    keep_helpers_waiting(ns_of(t0));
   }
 
   tls_worker = &w0;
@@ -235,6 +246,7 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
   if (joined) await_helpers();
   const auto t1 = clock::now();
   caller_.leave();
+  if (!alone) keepalive_last_ns_ = ns_of(t1);  // the helpers' windows open about now
 
   // After the phase (phase_timeline): each step's end is a clock read, in
   // timed phases only.

@@ -6,7 +6,8 @@
 // Between phases a helper first spins (then yields) on epoch_ for the block
 // time (runtime_config::blocktime_us), then parks on it (futex). A phase that
 // starts inside the window costs no system call; only parked helpers are
-// woken, and only when parked_ says there are some.
+// woken, and only when parked_ says there are some. Phases the caller runs
+// alone (below) keep the window open through keepalive_ (block_window.hpp).
 //
 //   helper (park):  parked_ += 1 (seq_cst);  while epoch_ == seen: wait(epoch_)
 //   run()  (wake):  epoch_ += 1 (seq_cst);   if parked_ != 0: notify_all(epoch_)
@@ -33,6 +34,9 @@
 // closed, so none wakes or joins, and the caller neither closes it nor waits
 // for anyone. Worker 0 still arms itself with the phase's epoch (epoch_ + 1):
 // no helper holds that value until the next opened phase, which reuses it.
+// It bumps keepalive_ at most once a quarter block time, so that helpers
+// waiting for the next shared phase keep spinning through a run of alone
+// ones instead of parking in the middle of it (block_window.hpp).
 //
 // End. When the root returns every task of the phase has finished (implicit
 // syncs); run() closes the phase (clears the open bit, seq_cst: no helper
@@ -168,11 +172,12 @@ class scheduler {
 
  private:
   void thread_main(unsigned id);
-  bool await_phase(std::uint32_t& seen);  // false: shut down
+  bool await_phase(std::uint32_t& seen);          // false: shut down
   bool join_phase(std::uint32_t epoch) noexcept;  // false: that phase closed (or a later one began)
   void leave_phase() noexcept;
   void await_helpers();
   void wake_helpers();
+  void keep_helpers_waiting(std::uint64_t now) noexcept;
   void fill_phase_times(phase_timeline& t, std::chrono::steady_clock::time_point called,
                         std::chrono::steady_clock::time_point woken, std::chrono::steady_clock::time_point root_done,
                         std::chrono::steady_clock::time_point helpers_out) const;
@@ -194,6 +199,10 @@ class scheduler {
   std::mutex run_mutex_;                             // one phase at a time
   alignas(64) std::atomic<std::uint32_t> epoch_{0};  // a 32-bit word: futex-waitable directly
   std::atomic<unsigned> parked_{0};                  // helpers sleeping (or about to) on epoch_
+  // Bumped by the caller's alone phases so that a waiting helper's window
+  // starts over (block_window.hpp); a hint, relaxed on both sides.
+  alignas(64) std::atomic<std::uint64_t> keepalive_{0};
+  std::uint64_t keepalive_last_ns_ = 0;  // the caller's: when it last bumped keepalive_ (or a shared phase ended)
   alignas(64) std::atomic<bool> active_{false};
   std::atomic<bool> shutdown_{false};
   // The phase helpers may join (see Joining): bits 32..63 its epoch, bit 31
