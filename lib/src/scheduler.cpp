@@ -110,8 +110,7 @@ void scheduler::thread_main(unsigned id) {
 bool scheduler::await_phase(std::uint32_t& seen) {
   auto next = [&] { return epoch_.load(std::memory_order_acquire) != seen; };
   if (config_.blocktime_us > 0) {
-    block_window window(now_ns(), std::uint64_t{config_.blocktime_us} * 1000,
-                        keepalive_.load(std::memory_order_relaxed));
+    block_window window(now_ns(), block_ns(), keepalive_.load(std::memory_order_relaxed));
     for (unsigned round = 0; !next(); ++round) {
       if (round % 64 != 63) {  // the clock (vDSO) and the keep-alive word once every 64 polls
         cpu_relax();
@@ -154,7 +153,7 @@ void scheduler::leave_phase() noexcept {
 // keep-alive word when a quarter window has passed since it last did (or
 // since the last shared phase ended). Only the caller writes it.
 void scheduler::keep_helpers_waiting(std::uint64_t now) noexcept {
-  if (!block_window::keepalive_due(now, keepalive_last_ns_, std::uint64_t{config_.blocktime_us} * 1000)) return;
+  if (!block_window::keepalive_due(now, keepalive_last_ns_, block_ns())) return;
   keepalive_.store(keepalive_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   keepalive_last_ns_ = now;
 }

@@ -178,6 +178,7 @@ class scheduler {
   void await_helpers();
   void wake_helpers();
   void keep_helpers_waiting(std::uint64_t now) noexcept;
+  std::uint64_t block_ns() const noexcept { return std::uint64_t{config_.blocktime_us} * 1000; }
   void fill_phase_times(phase_timeline& t, std::chrono::steady_clock::time_point called,
                         std::chrono::steady_clock::time_point woken, std::chrono::steady_clock::time_point root_done,
                         std::chrono::steady_clock::time_point helpers_out) const;
