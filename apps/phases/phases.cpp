@@ -56,6 +56,11 @@ int main(int argc, char** argv) {
                                "Size of the phases between the gaps, KiB per array (0: empty phases); large enough by "
                                "default that every runtime hands leaves to its threads",
                                std::size_t{0}, std::size_t{1} << 22);
+  cws_apps::add_bounded_option(app, "--skew", o.skew_pct,
+                               "Leaves of unequal work: leaf j of B gets 1 + S/100 x j/(B-1) shares of the elements, "
+                               "the last one S % more than the first (0: equal leaves); an equal count of leaves per "
+                               "worker is then not an equal share of the work",
+                               0u, 1000u);
   app.add_flag("--no-gaps", o.no_gaps, "Leave out the CPU-in-gaps figure");
   app.add_flag("--touches", o.declare_touches,
                "Every leaf declares the bytes of a and b it uses (cws::touch), so cws phases make a locality report "

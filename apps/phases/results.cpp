@@ -80,6 +80,7 @@ json run_params(const variant_set& set, const options& o, const cws_apps::common
                                      {"gaps_ms", set.gaps_ms()},
                                      {"gap_kib", o.gap_kib},
                                      {"touches", o.declare_touches},
+                                     {"skew_pct", o.skew_pct},
                                      {"gap_wait", "busy"},
                                      {"gap_cycles", gap_cycles_per_run(set)},
                                      {"cws_blocktime_us", c.cws_blocktime_us},
@@ -170,6 +171,12 @@ std::vector<std::string> table_notes(const variant_set& set, const options& o, c
       fmt::format("load average at start: {:.2f} (other processes stretch the phases that wait for a preempted "
                   "thread)",
                   c.load_average)};
+  if (o.skew_pct != 0 && set.blocks() > 1)
+    notes.insert(notes.begin() + 1,
+                 fmt::format("leaves of unequal work (--skew {}): leaf j of {} covers 1 + {:.2f} x j/{} shares of "
+                             "the elements, leaves {} and up (a bisection's later half) {:.0f} % of them;",
+                             o.skew_pct, set.blocks(), o.skew_pct / 100.0, set.blocks() - 1, set.blocks() / 2,
+                             100.0 * (1.0 - work_before(set.blocks() / 2, set.blocks(), o.skew_pct / 100.0))));
   if (!set.gaps_ms().empty())
     notes.push_back(fmt::format(
         "gaps: a phase of {} KiB, then the caller busy-waits the gap, {} times per run; CPU of every other thread "

@@ -27,6 +27,7 @@ variant_set::variant_set(cws_apps::bench_env& env, const options& o, const std::
       blocks_(o.blocks == 0 ? env.workers() : o.blocks),
       gaps_ms_(o.no_gaps ? std::vector<double>{} : o.gaps_ms),
       declare_touches_(o.declare_touches),
+      skew_(o.skew_pct / 100.0),
       sizes_(size_cases(o.sizes_kib, iters)),
       gap_size_(gap_case(o.gap_kib)),
       gap_phase_(sizes_.size()),
@@ -69,7 +70,7 @@ variant_set::variant_set(cws_apps::bench_env& env, const options& o, const std::
 }
 
 leaves variant_set::leaves_of(const size_case& s, unsigned* visits) {
-  return leaves{a_.data(), b_.data(), s.elements, blocks_, declare_touches_, visits};
+  return leaves{a_.data(), b_.data(), s.elements, blocks_, declare_touches_, visits, skew_};
 }
 
 std::vector<cws_apps::phase_timer> variant_set::measure(const cws_apps::run_plan& plan) {
@@ -106,7 +107,7 @@ void variant_set::one_run(variant& v, cws_apps::phase_timer& t) {
 // equal the serial loop's.
 void variant_set::finish(variant& v) {
   for (std::size_t k = 0; k < sizes_.size(); ++k) v.clocks.push_back(v.loops->clock(k));
-  if (v.loops->runs_cws_phases()) {  // the breakdown: as many calls again, timed (phase_timeline)
+  if (v.loops->runs_cws_phases()) {          // the breakdown: as many calls again, timed (phase_timeline)
     const bool timing = rt_.times_phases();  // --phase-timeline: on for the measured calls too
     rt_.time_phases(true);
     for (std::size_t k = 0; k < sizes_.size(); ++k) {

@@ -33,6 +33,7 @@ struct options {
   std::size_t gap_kib = 64;
   bool no_gaps = false;
   bool declare_touches = false;
+  unsigned skew_pct = 0;  // --skew: the last leaf this many % larger than the first (leaves.hpp)
 };
 
 // Calls made by the verification of each size: enough that a leaf run twice
@@ -50,7 +51,7 @@ struct variant {
   // threads' CPU and the phases' wall time, as shares of the gaps' time.
   std::vector<cws_apps::samples> gap_cpu{}, gap_phase{};
   // After the runs (finish):
-  std::vector<cws_apps::cws_phase_clock> clocks{};  // per size: wall_s breakdown of the measured cws phases
+  std::vector<cws_apps::cws_phase_clock> clocks{};      // per size: wall_s breakdown of the measured cws phases
   std::vector<cws_apps::timeline_figures> timelines{};  // per size: the parts of timed extra calls (cws variants)
   std::vector<double> checksums{};
   std::vector<bool> verified{};
@@ -83,6 +84,7 @@ class variant_set {
   std::size_t blocks_;
   std::vector<double> gaps_ms_;
   bool declare_touches_;
+  double skew_;  // leaves::skew
   std::vector<size_case> sizes_;
   size_case gap_size_;
   std::size_t gap_phase_;  // the loop index of the gaps' phases
