@@ -56,16 +56,21 @@ std::string ran_as_label(ran_as r, ran_as planned, std::string_view reason) {
   }
 }
 
-load_balance balance_of(std::span<const worker_stats> per_worker) noexcept {
+load_balance balance_of(std::span<const worker_stats> per_worker, double wall_s) noexcept {
   load_balance b;
   std::uint64_t total = 0, most = 0;
+  double busy_total = 0, busiest = 0;
   for (const worker_stats& w : per_worker) {
     total += w.tasks;
     most = std::max(most, w.tasks);
     b.idle_workers += w.tasks == 0;
+    const double busy = w.segments == 0 ? 0.0 : std::max(0.0, wall_s - w.idle_s);
+    busy_total += busy;
+    busiest = std::max(busiest, busy);
   }
-  if (total > 0)
-    b.max_over_fair = static_cast<double>(most) * static_cast<double>(per_worker.size()) / static_cast<double>(total);
+  const auto workers = static_cast<double>(per_worker.size());
+  if (total > 0) b.max_over_fair = static_cast<double>(most) * workers / static_cast<double>(total);
+  if (busy_total > 0) b.busy_over_fair = busiest * workers / busy_total;
   return b;
 }
 

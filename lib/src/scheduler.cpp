@@ -271,13 +271,16 @@ std::exception_ptr scheduler::run(const phase_info& info, scheduling_policy& pol
     }
     took_part_.push_back(static_cast<unsigned>(i));
     stats.per_worker[i] = workers_[i]->stats();
-    if (const std::uint64_t left = workers_[i]->marks().left_ns; left != 0)  // out before the end: idle since
-      stats.per_worker[i].idle_s += seconds_between(left, ns_of(t1));
+    const worker::phase_marks& m = workers_[i]->marks();
+    if (m.left_ns != 0)  // out before the end: idle since
+      stats.per_worker[i].idle_s += seconds_between(m.left_ns, ns_of(t1));
+    if (i > 0)  // a helper that joined late did nothing before (load_balance::busy_over_fair)
+      stats.per_worker[i].idle_s += seconds_between(ns_of(t0), m.entered_ns);
     workers_[i]->take_touches(touches.per_worker[i]);
     touched |= !touches.per_worker[i].empty();
   }
   stats.workers_joined = static_cast<unsigned>(took_part_.size());
-  stats.balance = balance_of(stats);  // O(workers)
+  stats.balance = balance_of(stats);  // O(workers), after the idle times are complete
   lap(times.collect_s);
   if (touched)
     times.locality_pages = data_.measure(touches, memo, stats.locality);

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include "cws/steal_tree/tree.hpp"
@@ -33,5 +34,25 @@ struct balanced_cut {
 std::vector<balanced_cut> balanced_cuts(const steal_tree::tree& t, const std::vector<std::uint32_t>& levels,
                                         const replay_knobs& knobs,
                                         std::size_t limit = std::numeric_limits<std::size_t>::max());
+
+// Per worker, the busy seconds a cut of `t` below `level` (coarsen's
+// max_level) would have had in the run `t` was recorded in: `busy` (that
+// run's, per worker: run_report's wall_s less idle_s) with the span of each
+// segment the cut drops moved from its worker to the worker of the kept
+// segment its tasks fall back to. An estimate from the run's own times (a
+// replay repeats the tasks, and so their costs): a dropped segment's span
+// also counts its waits in syncs, so it errs toward keeping a steal. Empty
+// when `t` is not in pre-order (a parent after its child) or `busy` has
+// fewer entries than `t` has workers.
+std::vector<double> busy_after_cut(const steal_tree::tree& t, std::uint32_t level, std::span<const double> busy);
+
+// The cuts of `t` below each of `levels` but the deepest, shallowest first,
+// that give every worker a task and whose estimated busiest worker
+// (busy_after_cut) takes at most `slack` x the mean busy time longer than
+// the run's own busiest: balanced in time, with no regard to task counts
+// (the way to prune a run of tasks of unequal cost, whose balanced split is
+// not an even count).
+std::vector<balanced_cut> cuts_balanced_in_time(const steal_tree::tree& t, const std::vector<std::uint32_t>& levels,
+                                                std::span<const double> busy, double slack);
 
 }  // namespace cws::schedulers::detail

@@ -21,6 +21,7 @@
 #include "cws/schedulers/knobs.hpp"
 #include "cws/schedulers/policies.hpp"
 #include "cws/schedulers/schedule_store.hpp"
+#include "cws/steal_tree/balance.hpp"
 #include "cws/steal_tree/coarsen.hpp"
 #include "cws/steal_tree/recorder.hpp"
 #include "alone_trial.hpp"
@@ -51,22 +52,13 @@ const std::shared_ptr<const steal_tree::tree> no_tree;
 const std::shared_ptr<const detail::template_plan> no_plan;
 
 // The workers' busy time in a run, summed (alone_trial's estimate of what
-// the caller alone would take): the caller's wall time less its idle time
-// (its waits in syncs), and each other worker's segments, from their
-// recorded spans (its idle time would count the time before it joined the
-// phase as busy), at most its own wall less idle time. 0 without a record.
-// One pass over the segments, summed per worker (a scan per worker would
-// cost P x segments, and a fine-grained run records thousands); a segment of
-// a worker the report does not list counts for none.
-double busy_time(const run_report& r, const steal_tree::phase_record* record) {
-  if (record == nullptr || r.per_worker.empty()) return 0;
-  std::vector<std::uint64_t> span_ns(r.per_worker.size());
-  for (const steal_tree::segment& g : record->steals.segments)
-    if (g.worker < span_ns.size()) span_ns[g.worker] += g.end_ns - g.start_ns;
-  double busy = std::max(0.0, r.wall_s - r.per_worker[0].idle_s);
-  for (std::size_t w = 1; w < r.per_worker.size(); ++w)
-    if (r.per_worker[w].segments != 0)
-      busy += std::min(static_cast<double>(span_ns[w]) * 1e-9, std::max(0.0, r.wall_s - r.per_worker[w].idle_s));
+// the caller alone would take): each worker's wall time less its idle time
+// (its steal loop, its waits in syncs, and for a helper the time before it
+// joined: stats.hpp), 0 for one that started no segment. O(workers).
+double busy_time(const run_report& r) {
+  double busy = 0;
+  for (const worker_stats& w : r.per_worker)
+    if (w.segments != 0) busy += std::max(0.0, r.wall_s - w.idle_s);
   return busy;
 }
 
@@ -195,8 +187,8 @@ class replay_policy final : public scheduling_policy {
   // caller alone, and the plan of its alone runs (the template without its
   // steals: every spawn a call), compiled once per template. Not coarsen:
   // its search times the pruned templates themselves.
-  const bool times_alone_ = picks_template_ || kind_.kind == replay_kind::evolve ||
-                            kind_.kind == replay_kind::evolve_hinted;
+  const bool times_alone_ =
+      picks_template_ || kind_.kind == replay_kind::evolve || kind_.kind == replay_kind::evolve_hinted;
   detail::alone_trial alone_trial_;
   std::shared_ptr<const detail::template_plan> alone_plan_;
   bool timed_ = false;  // this run is one the trial decided (a strict replay of a template)
@@ -278,8 +270,11 @@ void replay_policy::begin_phase(const phase_info& info) {
   const bool elide = kind_.traits.elides && knobs_->replay.elide && !cfg.audit && !auditing;
   timed_ = times_alone_ && detail::is_strict(mode) && !auditing && (!evolve_ || state_->converged);
   alone_ = timed_ && run_alone(chosen);
-  engine_.prepare(mode, mode == replay_mode::random ? no_plan : alone_ ? alone_plan_ : plan_, info.workers,
-                  knobs_->replay.stall_ms, elide, knobs_->replay.grace_us);
+  engine_.prepare(mode,
+                  mode == replay_mode::random ? no_plan
+                  : alone_                    ? alone_plan_
+                                              : plan_,
+                  info.workers, knobs_->replay.stall_ms, elide, knobs_->replay.grace_us);
 }
 
 bool replay_policy::run_alone(const std::shared_ptr<const steal_tree::tree>& chosen) {
@@ -394,7 +389,7 @@ void replay_policy::end_phase(run_report& r) {
   if (r.diverged()) report_divergence(r);
   // Only the runs the trial decided count: not evolve's probes (random), nor its audit.
   if (timed_ && !r.diverged() &&
-      alone_trial_.after_run(alone_, r.wall_s, alone_trial_.wants_busy_time(r.wall_s) ? busy_time(r, record) : 0))
+      alone_trial_.after_run(alone_, r.wall_s, alone_trial_.wants_busy_time(r.wall_s) ? busy_time(r) : 0))
     r.note = alone_trial_.decision();
   // A replay that took its template's steals again (most runs once a
   // schedule settled) is at distance 0 from the previous run: said without
@@ -551,22 +546,29 @@ void replay_policy::start_over(run_report& r, const std::shared_ptr<const steal_
 void replay_policy::pick_template(run_report& r, const std::shared_ptr<const steal_tree::tree>& fresh) {
   schedule_state& s = *state_;
   const unsigned bound = template_tries();
+  // Balanced in time; the task counts decide only whether it is adopted at once (template_pick.hpp).
   const bool balanced =
-      fresh->workers <= 1 || knobs_->replay.balanced(r.balance.idle_workers, r.balance.max_over_fair);
+      fresh->workers <= 1 || knobs_->replay.balanced(r.balance.idle_workers, r.balance.busy_over_fair);
   // An absent helper is the machine's timing, not the phase's balance (template_pick.hpp).
   const bool helper_absent =
       detail::template_pick::helper_absent(r.workers_joined, r.per_worker.size(), r.tasks(), r.wall_s);
   // A balanced run with steals it does not need is offered pruned (template_pick.hpp).
   std::shared_ptr<const steal_tree::tree> offered = fresh;
   if (bound > 1 && balanced && detail::template_pick::extra_steals_of(*fresh) > 0)
-    if (std::optional<steal_tree::tree> fewer = detail::template_pick::fewer_steals(*fresh, knobs_->replay))
+    if (std::optional<steal_tree::tree> fewer =
+            detail::template_pick::fewer_steals(*fresh, knobs_->replay, detail::template_pick::busy_of(r)))
       offered = store_->share(*fewer);
-  const detail::template_pick::verdict v = pick_.offer(offered, r.balance, balanced, helper_absent, r.phase.iteration,
-                                                       bound, detail::template_pick::steals_of(*fresh));
+  const steal_tree::balance counts = steal_tree::balance_of(*offered);
+  const bool counts_balanced =
+      offered->workers <= 1 || knobs_->replay.balanced(counts.idle_workers, counts.max_share_ratio);
+  const detail::template_pick::verdict v =
+      pick_.offer(offered, r.balance, balanced, counts_balanced, helper_absent, r.phase.iteration, bound,
+                  detail::template_pick::steals_of(*fresh));
   if (!v.adopt) {
     s.templ = nullptr;
     if (balanced)
-      format_into(s.template_from, "none (run #{} balanced, with more steals than it needs)", r.phase.iteration);
+      format_into(s.template_from, "none (run #{} balanced, with more steals than it needs or uneven tasks)",
+                  r.phase.iteration);
     else
       format_into(s.template_from, "none (run #{} not balanced enough)", r.phase.iteration);
     if (!v.counted) {
@@ -576,17 +578,25 @@ void replay_policy::pick_template(run_report& r, const std::shared_ptr<const ste
                   pick_.absent_uncounted(), detail::template_pick::absent_allowance);
       return;
     }
-    if (balanced) {
+    if (balanced && detail::template_pick::extra_steals_of(*offered) > 0) {
       format_into(r.note,
                   "not a template yet: balanced, but {} steal(s) more than the {} a balanced tree needs; recording "
                   "again under random ({} of {}, CWS_TEMPLATE_TRIES)",
-                  detail::template_pick::extra_steals_of(*fresh), fresh->workers - 1, pick_.tries(), bound);
+                  detail::template_pick::extra_steals_of(*offered), fresh->workers - 1, pick_.tries(), bound);
+      return;
+    }
+    if (balanced) {
+      format_into(r.note,
+                  "not a template yet: balanced in time but not in tasks (busiest worker x{:.2f} of the tasks' "
+                  "fair share; a worker may have lost its core); recording again under random ({} of {}, "
+                  "CWS_TEMPLATE_TRIES)",
+                  counts.max_share_ratio, pick_.tries(), bound);
       return;
     }
     format_into(r.note,
-                "not a template: busiest worker x{:.2f} of its fair share, {} idle (CWS_EVOLVE_BALANCE); "
-                "recording again under random ({} of {}, CWS_TEMPLATE_TRIES)",
-                r.balance.max_over_fair, r.balance.idle_workers, pick_.tries(), bound);
+                "not a template: busiest worker x{:.2f} of its fair share of the busy time, {} idle "
+                "(CWS_EVOLVE_BALANCE); recording again under random ({} of {}, CWS_TEMPLATE_TRIES)",
+                r.balance.busy_over_fair, r.balance.idle_workers, pick_.tries(), bound);
     return;
   }
   s.templ = v.adopt;
@@ -602,14 +612,17 @@ void replay_policy::pick_template(run_report& r, const std::shared_ptr<const ste
   if (v.balanced) {
     format_into(s.template_from, "recorded run #{}{}, the balanced one with the fewest steals of {} random runs", v.run,
                 pruned, bound);
-    format_into(r.note, "no balanced random run with only the steals it needs in {}: run #{} ({} more) is the template",
-                bound, v.run, v.extra_steals);
+    format_into(r.note,
+                "no random run balanced in time and in tasks with only the steals it needs in {}: run #{} ({} more, "
+                "busiest worker x{:.2f} of the busy time's fair share) is the template",
+                bound, v.run, v.extra_steals, v.balance.busy_over_fair);
     return;
   }
   format_into(s.template_from, "recorded run #{}, the most balanced of {} random runs", v.run, bound);
   format_into(r.note,
-              "no random run balanced in {}: run #{} (busiest worker x{:.2f} of its fair share) is the template", bound,
-              v.run, v.balance.max_over_fair);
+              "no random run balanced in {}: run #{} (busiest worker x{:.2f} of the busy time's fair share) is the "
+              "template",
+              bound, v.run, v.balance.busy_over_fair);
 }
 
 // Under stows every run replays the same tree, so the touches repeat with the

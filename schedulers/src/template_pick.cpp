@@ -1,5 +1,6 @@
 #include "template_pick.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "cws/schedulers/knobs.hpp"
@@ -13,11 +14,14 @@ std::uint64_t template_pick::extra_steals_of(const steal_tree::tree& t) noexcept
   return steals > needed ? steals - needed : 0;
 }
 
-std::optional<steal_tree::tree> template_pick::fewer_steals(const steal_tree::tree& t, const replay_knobs& knobs) {
+std::optional<steal_tree::tree> template_pick::fewer_steals(const steal_tree::tree& t, const replay_knobs& knobs,
+                                                            std::span<const double> busy) {
   // Strictly fewer: of cuts with as many steals, the shallowest (listed first) stays.
   std::optional<steal_tree::tree> best;
   std::uint64_t fewest = steals_of(t);
-  for (balanced_cut& c : balanced_cuts(t, steal_levels(t), knobs))
+  const std::vector<std::uint32_t> levels = steal_levels(t);
+  for (balanced_cut& c :
+       busy.empty() ? balanced_cuts(t, levels, knobs) : cuts_balanced_in_time(t, levels, busy, prune_slack))
     if (const std::uint64_t n = steals_of(c.tree); n < fewest) {
       fewest = n;
       best = std::move(c.tree);
@@ -25,12 +29,19 @@ std::optional<steal_tree::tree> template_pick::fewer_steals(const steal_tree::tr
   return best;
 }
 
+std::vector<double> template_pick::busy_of(const phase_stats& r) {
+  std::vector<double> busy(r.per_worker.size());
+  for (std::size_t w = 0; w < busy.size(); ++w)
+    if (r.per_worker[w].segments != 0) busy[w] = std::max(0.0, r.wall_s - r.per_worker[w].idle_s);
+  return busy;
+}
+
 template_pick::verdict template_pick::offer(std::shared_ptr<const steal_tree::tree> fresh, const load_balance& balance,
-                                            bool balanced, bool helper_absent, std::uint64_t run,
+                                            bool balanced, bool counts_balanced, bool helper_absent, std::uint64_t run,
                                             unsigned bound, std::uint64_t recorded_steals) {
   const std::uint64_t extra = balanced && fresh ? extra_steals_of(*fresh) : 0;
   if (fresh && recorded_steals == 0) recorded_steals = steals_of(*fresh);
-  if (bound <= 1 || (balanced && extra == 0)) {
+  if (bound <= 1 || (balanced && counts_balanced && extra == 0)) {
     reset();
     return {std::move(fresh), run, balance, false, true, balanced, extra, recorded_steals};
   }
@@ -57,9 +68,12 @@ template_pick::verdict template_pick::offer(std::shared_ptr<const steal_tree::tr
 bool template_pick::beats_best(bool balanced, std::uint64_t extra, const load_balance& balance) const noexcept {
   if (!best_tree_) return true;
   if (balanced != best_balanced_) return balanced;
-  if (balanced) return extra < extra_steals_of(*best_tree_);
-  return replay_knobs::more_balanced(balance.idle_workers, balance.max_over_fair, best_.idle_workers,
-                                     best_.max_over_fair);
+  if (balanced) {
+    const std::uint64_t best_extra = extra_steals_of(*best_tree_);
+    if (extra != best_extra) return extra < best_extra;
+  }
+  return replay_knobs::more_balanced(balance.idle_workers, balance.busy_over_fair, best_.idle_workers,
+                                     best_.busy_over_fair);
 }
 
 void template_pick::reset() noexcept {

@@ -22,6 +22,21 @@
 // diverged from its template is adopted as it is (the divergence warning
 // says so).
 //
+// Balanced means balanced in time: every worker ran a task and the busiest
+// one's share of the busy time (load_balance::busy_over_fair: each worker's
+// wall time less its idle time) is within the tolerance. A replay repeats
+// the run's tasks on the same workers, and so their costs: a run balanced
+// in time makes a template balanced in time, whatever its task counts. A
+// loop whose later rows hold more work (a sparse matrix's, a triangular
+// loop) is balanced by a split that gives one worker more rows, which a rule
+// on task counts rejects while it accepts the even split, under which the
+// other worker waits at the join (cws-phases --skew 100, 64 leaves: the
+// even split's join was 26 us of a 100 us phase). Task counts still count
+// once: a balanced run is adopted at once only if its counts are balanced
+// too, since a worker that lost its core for part of a run looks busy in
+// time while it ran fewer tasks; a run whose two measures disagree waits for
+// the bound, as a candidate.
+//
 // Of balanced runs, the one with the fewest steals: every steal of a
 // template is a hand-over its replay pays in every phase (a cross-core
 // wake-up, a mailbox line, the join), and a balanced run of a fine-grained
@@ -44,8 +59,10 @@
 //
 // A balanced run with more steals than it needs is first pruned
 // (fewer_steals): of its coarsenings (steal_tree::coarsen, cut below each
-// steal level it uses), the one with the fewest steals that still passes the
-// balance rule is offered in its place. A helper that came late makes such
+// steal level it uses), the one with the fewest steals that is as balanced
+// in time as the run (its busiest worker, estimated from the run's segment
+// times, at most prune_slack of the mean busy time longer) is offered in
+// its place. A helper that came late makes such
 // runs: the caller had begun the half the helper would have taken, and the
 // two then stole pieces back and forth (cws-fdtd, 32 blocks: a 3-steal run
 // whose level-1 cut is the even 1-steal split). Only with a bound above 1:
@@ -61,7 +78,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "cws/run_report.hpp"
 #include "cws/steal_tree/tree.hpp"
@@ -99,6 +118,10 @@ class template_pick {
   // recording under random at about twice random's cost (the notes and the
   // pick's bookkeeping of every uncounted run).
   static constexpr double helper_join_s = 2e-6;
+  // How much longer a pruned template's busiest worker may be estimated to
+  // take than the run's busiest, as a share of the mean busy time: a steal
+  // saved is a hand-over (a microsecond or so), not worth a phase's percent.
+  static constexpr double prune_slack = 0.02;
   // Whether a run had a helper absent in the sense above: fewer than all
   // `workers` joined, the phase spawned (`tasks` > 1: work a helper could
   // have stolen), and it lasted at least helper_join_s.
@@ -108,17 +131,26 @@ class template_pick {
   }
 
   // The tree of random run `run` with its balance. `balanced` is the balance
-  // rule's verdict on it, `helper_absent` whether a helper was absent while
-  // there was work to steal, and `bound` how many runs may be tried (>= 1).
-  // `recorded_steals`: the run's steals as recorded, when `fresh` is its
-  // pruned tree (fewer_steals); 0: fresh's own.
+  // rule's verdict on the run in time, `counts_balanced` the rule's verdict
+  // on `fresh`'s task counts, `helper_absent` whether a helper was absent
+  // while there was work to steal, and `bound` how many runs may be tried
+  // (>= 1). `recorded_steals`: the run's steals as recorded, when `fresh` is
+  // its pruned tree (fewer_steals); 0: fresh's own.
   verdict offer(std::shared_ptr<const steal_tree::tree> fresh, const load_balance& balance, bool balanced,
-                bool helper_absent, std::uint64_t run, unsigned bound, std::uint64_t recorded_steals = 0);
-  // Of `t`'s balanced cuts (balanced_cuts.hpp: coarsened below a level `t`
-  // steals at, every worker busy, `knobs`' balance rule on task counts), the
-  // one with the fewest steals, the shallowest of equals; empty when none has
-  // fewer steals than `t`. O(levels x segments).
-  static std::optional<steal_tree::tree> fewer_steals(const steal_tree::tree& t, const replay_knobs& knobs);
+                bool counts_balanced, bool helper_absent, std::uint64_t run, unsigned bound,
+                std::uint64_t recorded_steals = 0);
+  // Of `t`'s cuts below a level it steals at that give every worker a task,
+  // the one with the fewest steals (the shallowest of equals) that is
+  // balanced: with `busy` (the run's busy seconds per worker, busy_of) as
+  // balanced in time as the run (cuts_balanced_in_time, prune_slack);
+  // without, by `knobs`' rule on task counts (balanced_cuts, for a tree
+  // with no run's times). Empty when none has fewer steals than `t`.
+  // O(levels x segments).
+  static std::optional<steal_tree::tree> fewer_steals(const steal_tree::tree& t, const replay_knobs& knobs,
+                                                      std::span<const double> busy = {});
+  // A run's busy seconds per worker: wall_s less idle_s, 0 for a worker that
+  // started no segment (load_balance::busy_over_fair's terms).
+  static std::vector<double> busy_of(const phase_stats& r);
   static std::uint64_t steals_of(const steal_tree::tree& t) noexcept {
     return t.segments.empty() ? 0 : t.segments.size() - 1;
   }
@@ -136,8 +168,9 @@ class template_pick {
 
  private:
   // Whether an offered run beats the best candidate: balanced beats
-  // unbalanced; of balanced runs the fewer extra steals, of the others the
-  // more balanced; of equals, the one offered first.
+  // unbalanced; of balanced runs the fewer extra steals, then the more
+  // balanced in time; of the others the more balanced in time; of equals,
+  // the one offered first.
   bool beats_best(bool balanced, std::uint64_t extra, const load_balance& balance) const noexcept;
 
   std::shared_ptr<const steal_tree::tree> best_tree_;

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -92,12 +93,37 @@ TEST(absent_helper_pick, runs_without_the_helper_count_as_tries_only_past_the_al
             fmt::format("no balanced run yet: 1 of 3 tried, {} more with a helper absent", allowance));
   EXPECT_NE(notes[0].find("not a template: a helper had not joined when the phase ended"), std::string::npos)
       << notes[0];
-  EXPECT_NE(notes[allowance].find("not a template: busiest worker x2.00 of its fair share, 1 idle"),
+  EXPECT_NE(notes[allowance].find("not a template: busiest worker x2.00 of its fair share of the busy time, 1 idle"),
             std::string::npos)
       << notes[allowance];
-  EXPECT_NE(notes[recorded - 1].find("no random run balanced in 3: run #0"), std::string::npos)
-      << notes[recorded - 1];
+  EXPECT_NE(notes[recorded - 1].find("no random run balanced in 3: run #0"), std::string::npos) << notes[recorded - 1];
   EXPECT_EQ(cs::store_of(rt).at("step").template_from, "recorded run #0, the most balanced of 3 random runs");
+}
+
+// A helper that joins a phase late counts the time before it joined as idle
+// (stats.hpp), so that wall_s less idle_s is the time it worked: held while
+// the phase starts and let go 2 ms into it, it then runs the one child the
+// caller waits for and nothing else.
+TEST(absent_helper_pick, a_helper_that_joins_late_counts_the_time_before_as_idle) {
+  cws::runtime rt(cws::test::config(2));
+  held_helper helper;
+  ASSERT_NO_FATAL_FAILURE(hold_the_helper(rt, helper));
+  std::atomic<bool> started{false};
+  bool came = false;
+  const cws::run_report& r = rt.run(rt.schedule("late", cws::policy::random), [&] {
+    cws::spawn([&] { started = true; });
+    (void)cws::test::spin_for(std::chrono::milliseconds(2), 1);
+    held_helper::release();
+    came = cws::test::wait_for([&] { return started.load(); });  // only the helper can start it
+    cws::sync();
+  });
+  ASSERT_FALSE(helper.watchdog_fired());
+  ASSERT_TRUE(came) << "the helper never took the child";
+  ASSERT_EQ(r.workers_joined, 2u);
+  ASSERT_GE(r.per_worker[1].segments, 1u);
+  EXPECT_GE(r.per_worker[1].idle_s, 2e-3) << "held through the phase's first 2 ms";
+  EXPECT_LE(r.per_worker[1].idle_s, r.wall_s);
+  EXPECT_GT(r.balance.busy_over_fair, 1.5) << "the caller was busy throughout, the helper for one empty task";
 }
 
 // A phase shorter than template_pick::helper_join_s that the helper missed

@@ -216,6 +216,25 @@ TEST(run_report, balance_from_per_worker_tasks) {
   EXPECT_EQ(b.idle_workers, 2u);
 }
 
+// The same in time: each worker's wall time less its idle time, a worker
+// that started no segment not busy at all.
+TEST(run_report, balance_in_busy_time) {
+  cws::phase_stats st;
+  st.per_worker.resize(3);
+  st.wall_s = 10e-6;
+  EXPECT_EQ(cws::balance_of(st).busy_over_fair, 1.0);               // nobody started a segment: nothing to compare
+  st.per_worker[0] = {.tasks = 8, .segments = 1, .idle_s = 0};      // busy 10 us
+  st.per_worker[1] = {.tasks = 2, .segments = 2, .idle_s = 5e-6};   // busy 5 us
+  st.per_worker[2] = {.tasks = 0, .segments = 0, .idle_s = 10e-6};  // in the phase, found nothing
+  const cws::load_balance b = cws::balance_of(st);
+  EXPECT_DOUBLE_EQ(b.busy_over_fair, 10.0 * 3 / 15.0);  // 10 of 15 us, fair share 1/3
+  EXPECT_DOUBLE_EQ(b.max_over_fair, 8.0 * 3 / 10.0);
+  EXPECT_EQ(b.idle_workers, 1u);
+  EXPECT_EQ(cws::balance_of(st.per_worker).busy_over_fair, 1.0) << "no wall time given: not known";
+  st.per_worker[1].idle_s = 20e-6;  // more idle than the phase lasted (clock skew): not busy, not negative
+  EXPECT_DOUBLE_EQ(cws::balance_of(st).busy_over_fair, 3.0);
+}
+
 TEST(runtime, too_many_workers_is_refused_up_front) {
   try {
     cws::runtime rt(config(9, cws::test::eight_cores));

@@ -63,17 +63,28 @@ std::optional<ran_as> ran_as_from_string(std::string_view s) noexcept;
 // yet)" or "random (diverged from stows)". Prose: for people, not for tests.
 std::string ran_as_label(ran_as r, ran_as planned, std::string_view reason);
 
-// How evenly the run's tasks spread over the workers (from per-worker task
-// counts: O(workers)).
+// How evenly the run's work spread over the workers, in tasks and in time
+// (O(workers)). The two differ when tasks differ in cost: a loop whose later
+// rows hold more nonzeros is balanced in time by a split that gives one
+// worker more rows, and a split of the rows in equal counts leaves the other
+// waiting at the join.
 struct load_balance {
   // The busiest worker's share of the tasks over the fair share 1/P: 1 is
   // perfect, P means one worker ran everything. 1 for a phase of no task.
   double max_over_fair = 1;
   unsigned idle_workers = 0;  // workers that ran no task
+  // The same in time: the busiest worker's share of the summed busy time
+  // (each worker's wall_s less its idle_s; 0 for one that started no
+  // segment) over 1/P. 1 when the wall time is not known or nobody was busy.
+  // A worker that lost its core for part of the phase counts that part as
+  // busy: one run's figure is the machine's as much as the phase's.
+  double busy_over_fair = 1;
   friend bool operator==(const load_balance&, const load_balance&) = default;
 };
-load_balance balance_of(std::span<const worker_stats> per_worker) noexcept;
-inline load_balance balance_of(const phase_stats& stats) noexcept { return balance_of(stats.per_worker); }
+// `wall_s`: the phase's wall time (phase_stats::wall_s); 0 leaves
+// busy_over_fair at 1.
+load_balance balance_of(std::span<const worker_stats> per_worker, double wall_s = 0) noexcept;
+inline load_balance balance_of(const phase_stats& stats) noexcept { return balance_of(stats.per_worker, stats.wall_s); }
 
 struct run_report : phase_stats {
   // --- filled by the policy (scheduling_policy::end_phase) ---

@@ -17,10 +17,14 @@ struct worker_stats {
   std::uint64_t steals = 0;           // successful steals from other workers' deques or mailboxes
   std::uint64_t failed_steals = 0;    // steal attempts that found nothing
   std::uint64_t nested_segments = 0;  // segments started while blocked in sync
-  double idle_s = 0;                  // time inside the phase spent looking for work or waiting
-  std::uint64_t designated = 0;       // of `steals`: tasks taken from this worker's mailbox (routed to it)
-  std::uint64_t taken_back = 0;       // tasks this worker routed away, then ran itself (RELWS)
-  std::uint64_t elided = 0;           // spawns run as plain calls under serial elision (no task; in `tasks`)
+  // Time inside the phase spent looking for work or waiting: in the steal
+  // loop, blocked in a sync, out of the phase before its end, and for a
+  // helper the time from the phase's start until it joined. The phase's
+  // wall time less idle_s is the time the worker ran tasks.
+  double idle_s = 0;
+  std::uint64_t designated = 0;  // of `steals`: tasks taken from this worker's mailbox (routed to it)
+  std::uint64_t taken_back = 0;  // tasks this worker routed away, then ran itself (RELWS)
+  std::uint64_t elided = 0;      // spawns run as plain calls under serial elision (no task; in `tasks`)
   // Hinted policies (place_tree.hpp): where find_place sent this worker's
   // hinted spawns, and what became of them.
   std::uint64_t hinted_leaf = 0;   // to its own leaf: pushed on its deque, or inlined by HET

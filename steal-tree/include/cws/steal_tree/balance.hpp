@@ -2,7 +2,9 @@
 // Load balance of a recorded steal tree: how evenly its tasks spread over the
 // workers. Deterministic (a count of tasks, not a time), so a template can be
 // judged from its record alone: evolve's convergence rule, the planner's goal
-// and `cws-trace info` all use it.
+// and `cws-trace info` all use it. (A strict replay picks its template from
+// its own runs by their busy times, cws::load_balance::busy_over_fair: tasks
+// of unequal cost are balanced in time by uneven counts.)
 //
 //   const cws::steal_tree::balance b = cws::steal_tree::balance_of(record.steals);
 //   if (!cws::steal_tree::is_balanced(b, 1.10)) ...   // a worker idle, or one > 1.10 x 1/P
