@@ -64,7 +64,7 @@ load_balance balance_of(std::span<const worker_stats> per_worker, double wall_s)
     total += w.tasks;
     most = std::max(most, w.tasks);
     b.idle_workers += w.tasks == 0;
-    const double busy = w.segments == 0 ? 0.0 : std::max(0.0, wall_s - w.idle_s);
+    const double busy = busy_s(w, wall_s);
     busy_total += busy;
     busiest = std::max(busiest, busy);
   }

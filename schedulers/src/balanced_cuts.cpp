@@ -1,6 +1,7 @@
 #include "balanced_cuts.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <utility>
 
 #include "cws/schedulers/knobs.hpp"
@@ -66,8 +67,7 @@ std::vector<balanced_cut> cuts_balanced_in_time(const steal_tree::tree& t, const
   std::vector<balanced_cut> cuts;
   if (busy.empty()) return cuts;
   const double busiest = *std::max_element(busy.begin(), busy.end());
-  double total = 0;
-  for (const double b : busy) total += b;
+  const double total = std::accumulate(busy.begin(), busy.end(), 0.0);
   const double allowed = busiest + slack * total / static_cast<double>(busy.size());
   for (std::size_t i = 0; i + 1 < levels.size(); ++i) {
     const std::vector<double> after = busy_after_cut(t, levels[i], busy);

@@ -57,8 +57,7 @@ const std::shared_ptr<const detail::template_plan> no_plan;
 // joined: stats.hpp), 0 for one that started no segment. O(workers).
 double busy_time(const run_report& r) {
   double busy = 0;
-  for (const worker_stats& w : r.per_worker)
-    if (w.segments != 0) busy += std::max(0.0, r.wall_s - w.idle_s);
+  for (const worker_stats& w : r.per_worker) busy += busy_s(w, r.wall_s);
   return busy;
 }
 

@@ -31,8 +31,7 @@ std::optional<steal_tree::tree> template_pick::fewer_steals(const steal_tree::tr
 
 std::vector<double> template_pick::busy_of(const phase_stats& r) {
   std::vector<double> busy(r.per_worker.size());
-  for (std::size_t w = 0; w < busy.size(); ++w)
-    if (r.per_worker[w].segments != 0) busy[w] = std::max(0.0, r.wall_s - r.per_worker[w].idle_s);
+  for (std::size_t w = 0; w < busy.size(); ++w) busy[w] = busy_s(r.per_worker[w], r.wall_s);
   return busy;
 }
 

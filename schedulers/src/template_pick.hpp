@@ -148,8 +148,7 @@ class template_pick {
   // O(levels x segments).
   static std::optional<steal_tree::tree> fewer_steals(const steal_tree::tree& t, const replay_knobs& knobs,
                                                       std::span<const double> busy = {});
-  // A run's busy seconds per worker: wall_s less idle_s, 0 for a worker that
-  // started no segment (load_balance::busy_over_fair's terms).
+  // A run's busy seconds per worker (cws::busy_s of each).
   static std::vector<double> busy_of(const phase_stats& r);
   static std::uint64_t steals_of(const steal_tree::tree& t) noexcept {
     return t.segments.empty() ? 0 : t.segments.size() - 1;

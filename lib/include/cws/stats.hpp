@@ -2,6 +2,7 @@
 // Per-phase statistics, gathered per worker without sharing and summed after
 // the phase.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,6 +36,13 @@ struct worker_stats {
   std::uint64_t reclaimed = 0;     // tasks it placed on a node or the root place, then ran itself
   friend bool operator==(const worker_stats&, const worker_stats&) = default;
 };
+
+// The time worker `w` ran tasks in a phase of `wall_s`: the wall time less
+// its idle time, 0 for a worker that started no segment (it was absent, or
+// found nothing). load_balance::busy_over_fair is made of these.
+inline double busy_s(const worker_stats& w, double wall_s) noexcept {
+  return w.segments == 0 ? 0.0 : std::max(0.0, wall_s - w.idle_s);
+}
 
 struct phase_info {
   std::string schedule;         // name of the schedule slot
