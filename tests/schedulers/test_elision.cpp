@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -164,6 +165,72 @@ TEST(elision, fine_grained_loop_matches_serial) {
     EXPECT_LE(r.tasks() - r.elided(), path_bound(templ));
     EXPECT_GT(r.elided(), n / 2);
   }
+}
+
+// parallel_for leaves a right half whose spawn a replay elides for later, as
+// the deque would (parallel_for.hpp): each worker then runs its leaves from
+// the lowest index up within every range it runs, so a worker's order
+// descends at most twice per segment it ran (into a segment nested in a sync
+// and back). Run as the call at the spawn, the right halves of a range ran
+// before its left ones: 11 descents per 4 096-leaf segment (its 12 levels).
+TEST(elision, a_worker_runs_its_elided_leaves_left_to_right) {
+  cws::runtime rt(config(4, cws::test::four_cores));
+  constexpr std::size_t n = 4096;
+  std::vector<std::vector<std::size_t>> order(4);
+  auto body = [&] {
+    for (auto& o : order) o.clear();
+    cws::parallel_for(
+        std::size_t{0}, n, [&](std::size_t i) { order[cws::this_worker()].push_back(i); }, 1);
+  };
+  const st::tree templ = record_with_steals(rt, "probe", body);
+  cws::schedulers::store_of(rt).seed("loop", templ, "probe");
+  auto& s = rt.schedule("loop", cws::policy::stows);
+  for (int it = 0; it < 5; ++it) {
+    const cws::run_report& r = rt.run(s, body);
+    ASSERT_FALSE(r.diverged()) << r.reason;
+    EXPECT_GT(r.elided(), n / 2);
+    std::vector<std::size_t> all;
+    for (unsigned w = 0; w < 4; ++w) {
+      std::size_t descents = 0;
+      for (std::size_t k = 1; k < order[w].size(); ++k) descents += order[w][k] < order[w][k - 1];
+      EXPECT_LE(descents, 2 * r.per_worker[w].segments) << "worker " << w << ", run " << it;
+      all.insert(all.end(), order[w].begin(), order[w].end());
+    }
+    std::sort(all.begin(), all.end());
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(all[i], i) << "every leaf once";
+  }
+}
+
+// A leaf that throws in a replay whose right halves wait as elided calls:
+// rt.run rethrows, no leaf ran twice (the halves still waiting are dropped),
+// and the next run of the same template runs every leaf once.
+TEST(elision, a_leaf_throwing_before_the_elided_halves_ran_reaches_rt_run) {
+  cws::runtime rt(config(4, cws::test::four_cores));
+  constexpr std::size_t n = 1024;
+  std::vector<std::atomic<unsigned>> ran(n);
+  std::size_t throw_at = n;  // none
+  struct boom {};
+  auto body = [&] {
+    cws::parallel_for(
+        std::size_t{0}, n,
+        [&](std::size_t i) {
+          if (i == throw_at) throw boom{};
+          ran[i].fetch_add(1, std::memory_order_relaxed);
+        },
+        1);
+  };
+  const st::tree templ = record_with_steals(rt, "probe", body);
+  cws::schedulers::store_of(rt).seed("loop", templ, "probe");
+  auto& s = rt.schedule("loop", cws::policy::stows);
+  throw_at = 0;  // the first leaf of the root's range: every right half of it still waits
+  for (auto& r : ran) r.store(0);
+  EXPECT_THROW(rt.run(s, body), boom);
+  for (std::size_t i = 0; i < n; ++i) ASSERT_LE(ran[i].load(), 1u) << i;
+  throw_at = n;
+  for (auto& r : ran) r.store(0);
+  const cws::run_report& r = rt.run(s, body);
+  EXPECT_FALSE(r.diverged()) << r.reason;
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(ran[i].load(), 1u) << i;
 }
 
 // A template of fib(20) that hands the root task's sixth spawn, fib(9), to

@@ -99,8 +99,9 @@ TEST(plan_replay, loop_leaves_form_one_contiguous_range_per_worker) {
   EXPECT_DOUBLE_EQ(summary.after.max_share_ratio, 1.0);  // 64 tasks, 16 each
   EXPECT_TRUE(summary.balanced);
 
-  // The root's worker keeps the top range (the root runs the last row); the
-  // others take the ranges below it, in node order.
+  // The root's worker keeps the bottom range (the root runs the first row:
+  // parallel_for keeps the left half); the others take the ranges above it,
+  // in node order.
   std::vector<std::uint32_t> chunk_owner{0};
   for (const std::uint32_t w : by_node(rt))
     if (w != 0) chunk_owner.push_back(w);
@@ -108,7 +109,7 @@ TEST(plan_replay, loop_leaves_form_one_contiguous_range_per_worker) {
     replay_and_check(rt, s, serial, step);
     reference.serial_step();
     EXPECT_EQ(grid.a, reference.a);
-    for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(owner[i].load(), chunk_owner[(n - 1 - i) / 16]) << "row " << i;
+    for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(owner[i].load(), chunk_owner[i / 16]) << "row " << i;
     EXPECT_LE(st::balance_of(st::recorder_of(rt)->latest("heat")->steals).max_share_ratio,
               st::default_balance_tolerance);
   }

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <numeric>
@@ -211,6 +212,60 @@ TEST(spawn_outside_phase, is_the_serial_elision) {
   EXPECT_EQ(cws::this_worker(), 0u);
   EXPECT_EQ(cws::num_workers(), 1u);
   EXPECT_EQ(cws::test::fib(12), cws::test::serial_fib(12));
+}
+
+// The leaves parallel_for_range(0, n, ..., 1) gave each worker, in the order it ran them.
+std::vector<std::vector<std::size_t>> leaf_order(std::size_t n, unsigned workers) {
+  std::vector<std::vector<std::size_t>> order(workers);
+  cws::parallel_for_range(
+      0, n,
+      [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t i = lo; i < hi; ++i) order[cws::this_worker()].push_back(i);  // each its own worker's
+      },
+      1);
+  return order;
+}
+std::vector<std::size_t> ascending(std::size_t n) {
+  std::vector<std::size_t> v(n);
+  std::iota(v.begin(), v.end(), std::size_t{0});
+  return v;
+}
+
+// A worker runs the leaves it keeps from the lowest index up, as a serial
+// loop does (parallel_for.hpp): its unstolen right halves run newest first.
+// The old split (left half spawned) ran one worker's 100 leaves from 99 down.
+TEST(parallel_for_order, one_worker_runs_the_leaves_left_to_right) {
+  cws::runtime rt(config(1));
+  std::vector<std::vector<std::size_t>> order;
+  rt.run([&] { order = leaf_order(100, 1); });
+  EXPECT_EQ(order.at(0), ascending(100));
+}
+
+// Outside a phase spawn is a call that runs the child first, which would
+// visit each right half before its left one; the leaves still run in order.
+TEST(parallel_for_order, outside_a_phase_the_leaves_run_left_to_right) {
+  EXPECT_EQ(leaf_order(100, 1).at(0), ascending(100));
+}
+
+// Every leaf once, and each worker's share in ascending order as long as it
+// runs one stolen range at a time: on two workers, every worker's leaves
+// form at most one ascending run per range it took (its own and each steal).
+TEST(parallel_for_order, each_worker_runs_its_leaves_left_to_right_between_steals) {
+  cws::runtime rt(config(2));
+  for (int round = 0; round < 50; ++round) {
+    std::vector<std::vector<std::size_t>> order;
+    const cws::run_report& r = rt.run([&] { order = leaf_order(256, 2); });
+    std::vector<std::size_t> all;
+    for (unsigned w = 0; w < 2; ++w) {
+      std::size_t descents = 0;
+      for (std::size_t k = 1; k < order[w].size(); ++k) descents += order[w][k] < order[w][k - 1];
+      // A range taken while the worker waited in a sync interrupts an ascending run: it adds two.
+      EXPECT_LE(descents, 2 * r.per_worker[w].segments) << "worker " << w << ", round " << round;
+      all.insert(all.end(), order[w].begin(), order[w].end());
+    }
+    std::sort(all.begin(), all.end());
+    ASSERT_EQ(all, ascending(256));
+  }
 }
 
 TEST(spawn_storage, large_captures_are_boxed_and_destroyed) {

@@ -47,6 +47,38 @@
 
 namespace cws {
 
+namespace detail {
+// f as the call a replay elided a spawn into, on worker w (not inside another
+// elided call): everything f spawns is a call too, and an exception it throws
+// goes to the spawner's next sync.
+template <class F>
+void run_elided(worker& w, F&& f) {
+  tls_elided_calls = 1;
+  std::exception_ptr error;
+  try {
+    std::forward<F>(f)();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  elided_call_done(w, std::exchange(tls_elided_calls, 0), std::move(error));
+}
+
+// A spawn inside a phase (not inside an elided call) that leaves an elided
+// one to its caller: true when the replay elides it, f not run (the caller
+// runs it later with run_elided; the spawn's rank is taken either way), else
+// false with f spawned. For parallel_for, which runs its elided halves where
+// their tasks would have run, after the part it keeps.
+template <class F>
+bool spawn_unless_elided(F&& f) {
+  worker* w = tls_worker;
+  if (tls_elides && elide_next_spawn(*w)) return true;
+  task* t = tls_pool->allocate();
+  t->emplace(std::forward<F>(f));
+  submit(*w, t);
+  return false;
+}
+}  // namespace detail
+
 template <class F>
 void spawn(F&& f) {
   static_assert(std::is_invocable_v<std::decay_t<F>&>, "cws::spawn needs a callable taking no arguments");
@@ -62,14 +94,7 @@ void spawn(F&& f) {
       return;
     }
     if (detail::elide_next_spawn(*w)) {
-      detail::tls_elided_calls = 1;
-      std::exception_ptr error;
-      try {
-        std::forward<F>(f)();
-      } catch (...) {
-        error = std::current_exception();
-      }
-      detail::elided_call_done(*w, std::exchange(detail::tls_elided_calls, 0), std::move(error));
+      detail::run_elided(*w, std::forward<F>(f));
       return;
     }
   }
