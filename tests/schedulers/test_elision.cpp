@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "schedulers/replay_support.hpp"
+#include "support/leaf_order.hpp"
 #include "support/steal_tree_builders.hpp"
 
 namespace {
@@ -189,15 +190,8 @@ TEST(elision, a_worker_runs_its_elided_leaves_left_to_right) {
     const cws::run_report& r = rt.run(s, body);
     ASSERT_FALSE(r.diverged()) << r.reason;
     EXPECT_GT(r.elided(), n / 2);
-    std::vector<std::size_t> all;
-    for (unsigned w = 0; w < 4; ++w) {
-      std::size_t descents = 0;
-      for (std::size_t k = 1; k < order[w].size(); ++k) descents += order[w][k] < order[w][k - 1];
-      EXPECT_LE(descents, 2 * r.per_worker[w].segments) << "worker " << w << ", run " << it;
-      all.insert(all.end(), order[w].begin(), order[w].end());
-    }
-    std::sort(all.begin(), all.end());
-    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(all[i], i) << "every leaf once";
+    SCOPED_TRACE("run " + std::to_string(it));
+    cws::test::expect_left_to_right(order, r, n);
   }
 }
 

@@ -8,9 +8,11 @@
 #include <atomic>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cws/cws.hpp"
+#include "support/leaf_order.hpp"
 #include "support/runtime_fixture.hpp"
 
 namespace {
@@ -247,24 +249,15 @@ TEST(parallel_for_order, outside_a_phase_the_leaves_run_left_to_right) {
   EXPECT_EQ(leaf_order(100, 1).at(0), ascending(100));
 }
 
-// Every leaf once, and each worker's share in ascending order as long as it
-// runs one stolen range at a time: on two workers, every worker's leaves
-// form at most one ascending run per range it took (its own and each steal).
+// Two workers: each runs the leaves of every range it took from the lowest
+// index up (support/leaf_order.hpp), and every leaf runs once.
 TEST(parallel_for_order, each_worker_runs_its_leaves_left_to_right_between_steals) {
   cws::runtime rt(config(2));
   for (int round = 0; round < 50; ++round) {
     std::vector<std::vector<std::size_t>> order;
     const cws::run_report& r = rt.run([&] { order = leaf_order(256, 2); });
-    std::vector<std::size_t> all;
-    for (unsigned w = 0; w < 2; ++w) {
-      std::size_t descents = 0;
-      for (std::size_t k = 1; k < order[w].size(); ++k) descents += order[w][k] < order[w][k - 1];
-      // A range taken while the worker waited in a sync interrupts an ascending run: it adds two.
-      EXPECT_LE(descents, 2 * r.per_worker[w].segments) << "worker " << w << ", round " << round;
-      all.insert(all.end(), order[w].begin(), order[w].end());
-    }
-    std::sort(all.begin(), all.end());
-    ASSERT_EQ(all, ascending(256));
+    SCOPED_TRACE("round " + std::to_string(round));
+    cws::test::expect_left_to_right(order, r, 256);
   }
 }
 
