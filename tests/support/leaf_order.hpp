@@ -14,6 +14,13 @@
 
 namespace cws::test {
 
+// 0, 1, ..., n - 1: the order of a serial loop over n leaves.
+inline std::vector<std::size_t> ascending(std::size_t n) {
+  std::vector<std::size_t> v(n);
+  std::iota(v.begin(), v.end(), std::size_t{0});
+  return v;
+}
+
 // `order[w]`: the leaf indices worker w ran, in the order it ran them. Each
 // worker runs the leaves of a range from the lowest index up, so its order
 // goes down only where a range starts, or ends inside another it waited in
@@ -29,9 +36,7 @@ inline void expect_left_to_right(const std::vector<std::vector<std::size_t>>& or
     all.insert(all.end(), order[w].begin(), order[w].end());
   }
   std::sort(all.begin(), all.end());
-  std::vector<std::size_t> each(n);
-  std::iota(each.begin(), each.end(), std::size_t{0});
-  EXPECT_EQ(all, each) << "every leaf once";
+  EXPECT_EQ(all, ascending(n)) << "every leaf once";
 }
 
 }  // namespace cws::test

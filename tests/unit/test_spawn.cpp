@@ -227,11 +227,6 @@ std::vector<std::vector<std::size_t>> leaf_order(std::size_t n, unsigned workers
       1);
   return order;
 }
-std::vector<std::size_t> ascending(std::size_t n) {
-  std::vector<std::size_t> v(n);
-  std::iota(v.begin(), v.end(), std::size_t{0});
-  return v;
-}
 
 // A worker runs the leaves it keeps from the lowest index up, as a serial
 // loop does (parallel_for.hpp): its unstolen right halves run newest first.
@@ -240,13 +235,13 @@ TEST(parallel_for_order, one_worker_runs_the_leaves_left_to_right) {
   cws::runtime rt(config(1));
   std::vector<std::vector<std::size_t>> order;
   rt.run([&] { order = leaf_order(100, 1); });
-  EXPECT_EQ(order.at(0), ascending(100));
+  EXPECT_EQ(order.at(0), cws::test::ascending(100));
 }
 
 // Outside a phase spawn is a call that runs the child first, which would
 // visit each right half before its left one; the leaves still run in order.
 TEST(parallel_for_order, outside_a_phase_the_leaves_run_left_to_right) {
-  EXPECT_EQ(leaf_order(100, 1).at(0), ascending(100));
+  EXPECT_EQ(leaf_order(100, 1).at(0), cws::test::ascending(100));
 }
 
 // Two workers: each runs the leaves of every range it took from the lowest

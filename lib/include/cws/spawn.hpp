@@ -63,6 +63,14 @@ void run_elided(worker& w, F&& f) {
   elided_call_done(w, std::exchange(tls_elided_calls, 0), std::move(error));
 }
 
+// f as a task of worker w: pushed on its deque, or routed by the policy.
+template <class F>
+void spawn_task(worker& w, F&& f) {
+  task* t = tls_pool->allocate();
+  t->emplace(std::forward<F>(f));
+  submit(w, t);
+}
+
 // A spawn inside a phase (not inside an elided call) that leaves an elided
 // one to its caller: true when the replay elides it, f not run (the caller
 // runs it later with run_elided; the spawn's rank is taken either way), else
@@ -70,11 +78,9 @@ void run_elided(worker& w, F&& f) {
 // their tasks would have run, after the part it keeps.
 template <class F>
 bool spawn_unless_elided(F&& f) {
-  worker* w = tls_worker;
-  if (tls_elides && elide_next_spawn(*w)) return true;
-  task* t = tls_pool->allocate();
-  t->emplace(std::forward<F>(f));
-  submit(*w, t);
+  worker& w = *tls_worker;
+  if (tls_elides && elide_next_spawn(w)) return true;
+  spawn_task(w, std::forward<F>(f));
   return false;
 }
 }  // namespace detail
@@ -98,9 +104,7 @@ void spawn(F&& f) {
       return;
     }
   }
-  detail::task* t = detail::tls_pool->allocate();
-  t->emplace(std::forward<F>(f));
-  detail::submit(*w, t);
+  detail::spawn_task(*w, std::forward<F>(f));
 }
 
 inline void sync() {
