@@ -123,6 +123,7 @@ allocation::allocation(std::size_t bytes, placement p, const topology& topo) {
     }
   } guard{r->begin_, r->pages_ * r->page_size_};
   r->kernel_placed_ = k.placed;
+  r->huge_pages_ = k.huge_pages;
   r->kernel_note_ = std::move(k.note);
   r->kernel_nodes_ = std::move(k.bound);
 
@@ -171,8 +172,9 @@ const region* find_region(const void* p) noexcept {
 std::string describe(const region& r) {
   std::string layout = fmt::format("{} over {} node{}", to_string(r.where()), r.nodes(), r.nodes() == 1 ? "" : "s");
   if (r.where().kind == placement_kind::block_cyclic) layout += fmt::format(" ({} pages per block)", r.block_pages());
-  return fmt::format("{}: {} bytes at {}, {} page{} of {} bytes; kernel: {}", layout, r.bytes(), r.begin(), r.pages(),
-                     r.pages() == 1 ? "" : "s", r.page_size(), r.kernel_note());
+  return fmt::format("{}: {} bytes at {}, {} page{} of {} bytes; kernel: {}{}", layout, r.bytes(), r.begin(), r.pages(),
+                     r.pages() == 1 ? "" : "s", r.page_size(), r.kernel_note(),
+                     r.huge_pages() ? "; transparent huge pages (one kernel node)" : "");
 }
 
 void prefault_zero(void* p, std::size_t bytes) {

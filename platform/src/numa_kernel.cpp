@@ -12,7 +12,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <fstream>
 
 #include "cws/error.hpp"
 #include "cws/topology.hpp"
@@ -41,6 +43,13 @@ const kernel_numa& kernel() {
   return k;
 }
 
+// One kernel node (or no NUMA support): the process cannot put a page on
+// another node, so placement and moves have nothing to do at any granularity.
+bool huge_pages_here() {
+  const kernel_numa& k = kernel();
+  return !k.available || k.allowed.size() == 1;
+}
+
 // The kernel node of each virtual node, or -1 where there is none. A real
 // topology maps to its own node numbers; a synthetic one round-robin onto the
 // kernel's nodes (so a 4-node description on a 2-node machine still spreads).
@@ -59,15 +68,39 @@ std::vector<int> kernel_map(const topology& topo) {
   return map;
 }
 
+// The size of a transparent huge page (PMD size), 2 MiB when sysfs does not say.
+std::size_t huge_page_size() {
+  static const std::size_t size = [] {
+    std::size_t bytes = 0;
+    std::ifstream("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size") >> bytes;
+    return bytes > 0 && (bytes & (bytes - 1)) == 0 ? bytes : std::size_t{2} << 20;
+  }();
+  return size;
+}
+
+// Fresh pages, never touched. Where no page can have a home other than the
+// one node (huge_pages_here), huge-page aligned and asking for transparent
+// huge pages; elsewhere asking for none, because page homes are tracked,
+// first-touched and moved per base page (page_homes.hpp) and a huge page
+// would make 512 of them land and move together (interleave would go 2 MiB
+// at a time). Both requests are best effort: the kernel's THP setting has the
+// last word, and the data is right either way.
 void* map_fresh(std::size_t len) {
-  void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  const bool huge = huge_pages_here();
+  const std::size_t align = huge && len >= huge_page_size() ? huge_page_size() : 0;
+  const std::size_t mapped = len + align;  // room to slide to an aligned start
+  void* p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw error(fmt::format("numa::allocate: cannot map {} bytes: {}", len, std::strerror(errno)));
-  // No transparent huge pages: page homes are tracked, first-touched and moved
-  // per base page (page_homes.hpp), and a 2 MiB huge page would make 512 of
-  // them land and move together (interleave would go 2 MiB at a time).
-  // Best effort: without it placement is still right at huge-page granularity.
-  (void)::madvise(p, len, MADV_NOHUGEPAGE);
-  return p;
+  char* begin = static_cast<char*>(p);
+  if (align > 0) {
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    const std::size_t head = (align - at % align) % align;
+    if (head > 0) ::munmap(p, head);
+    begin += head;
+    if (const std::size_t tail = align - head; tail > 0) ::munmap(begin + len, tail);
+  }
+  (void)::madvise(begin, len, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+  return begin;
 }
 
 std::string join(const std::vector<int>& v) {
@@ -134,8 +167,10 @@ int mbind_nodes(void* addr, std::size_t len, int mode, const std::vector<int>& n
   return mbind(addr, len, mode, mask.data(), mask.size() * bits + 1, flags) == 0 ? 0 : errno;
 }
 
-kernel_layout map_placed(std::size_t pages, std::size_t page_size, std::size_t block_pages, placement p,
-                         const topology& topo) {
+namespace {
+
+kernel_layout place(std::size_t pages, std::size_t page_size, std::size_t block_pages, placement p,
+                    const topology& topo) {
   const std::size_t len = pages * page_size;
   const std::vector<int> map = kernel_map(topo);
   const bool mapped = std::none_of(map.begin(), map.end(), [](int k) { return k < 0; });
@@ -195,6 +230,15 @@ kernel_layout map_placed(std::size_t pages, std::size_t page_size, std::size_t b
   out.note =
       fmt::format("{}{} kernel node{} {}", topo.is_synthetic() ? "synthetic topology (virtual layout kept): " : "",
                   what, used.size() == 1 ? "" : "s", join(used));
+  return out;
+}
+
+}  // namespace
+
+kernel_layout map_placed(std::size_t pages, std::size_t page_size, std::size_t block_pages, placement p,
+                         const topology& topo) {
+  kernel_layout out = place(pages, page_size, block_pages, p, topo);
+  out.huge_pages = huge_pages_here();
   return out;
 }
 

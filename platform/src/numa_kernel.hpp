@@ -17,10 +17,11 @@ namespace cws::numa::detail {
 
 // A fresh mapping and what the kernel was told about it.
 struct kernel_layout {
-  void* begin = nullptr;   // start of the pages * page_size bytes the region owns
-  bool placed = false;     // the kernel realises the virtual layout exactly
-  std::string note;        // how it was bound, or why not
-  std::vector<int> bound;  // kernel node per virtual node, -1 where not bound
+  void* begin = nullptr;    // start of the pages * page_size bytes the region owns
+  bool placed = false;      // the kernel realises the virtual layout exactly
+  std::string note;         // how it was bound, or why not
+  std::vector<int> bound;   // kernel node per virtual node, -1 where not bound
+  bool huge_pages = false;  // asked for transparent huge pages (one kernel node)
 };
 
 // Maps `pages` fresh pages (not touched) and binds them for placement `p`

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "cws/page_homes.hpp"
 #include "cws/topology.hpp"
 #include "support/error_of.hpp"
+#include "support/huge_pages.hpp"
 
 namespace numa = cws::numa;
 
@@ -83,6 +85,22 @@ TEST(NumaVmPlacement, EveryPageWhereNodeOfPageSays) {
         ADD_FAILURE() << numa::describe(r) << ": page " << p << " on kernel node " << got[p] << ", expected "
                       << kernel_number(r.node_of_page(p));
     EXPECT_EQ(wrong, 0u) << numa::to_string(where);
+  }
+}
+
+// With pages that can live on different nodes, every placement maps base
+// pages: homes are tracked and moved a page at a time, and a huge page would
+// take 512 of them along. (One node: test_numa's NumaHugePages.)
+TEST(NumaVmPlacement, NoHugePagesWherePagesCanBeOnDifferentNodes) {
+  REQUIRE_NUMA_NODES();
+  std::vector<numa::placement> all = placements();
+  all.push_back(numa::first_touch);
+  for (const numa::placement& p : all) {
+    auto a = numa::allocate<char>(2 * cws::test::thp_size() + page, p, machine());
+    EXPECT_FALSE(a.memory()->huge_pages()) << numa::to_string(p);
+    EXPECT_EQ(numa::describe(*a.memory()).find("huge"), std::string::npos) << numa::describe(*a.memory());
+    if (const std::optional<int> eligible = cws::test::thp_eligible(a.data()))
+      EXPECT_EQ(*eligible, 0) << numa::to_string(p);
   }
 }
 

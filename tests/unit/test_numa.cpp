@@ -27,6 +27,7 @@
 #include "cws/topology.hpp"
 #include "support/env_guard.hpp"
 #include "support/error_of.hpp"
+#include "support/huge_pages.hpp"
 
 namespace numa = cws::numa;
 
@@ -392,6 +393,44 @@ TEST(NumaKernel, SyntheticTopologyRecordsIntent) {
       << bc.memory()->kernel_note();
   for (int k : bc.memory()->kernel_nodes()) EXPECT_GE(k, 0);
   EXPECT_EQ(bc.node_of(7 * per_page), 3);
+}
+
+// Nodes this process may allocate on, counted with libnuma here rather than
+// through cws (0: no NUMA support, which means one node too).
+std::size_t allowed_kernel_nodes() {
+  if (numa_available() < 0) return 0;
+  bitmask* mems = numa_get_mems_allowed();
+  const std::size_t n = mems ? numa_bitmask_weight(mems) : 0;
+  if (mems) numa_free_nodemask(mems);
+  return n;
+}
+
+// Transparent huge pages exactly where no page could be homed elsewhere: one
+// allowed kernel node. Holds on any node count (numa-vm runs the many-node
+// side in test_numa_kernel). The region is huge-page aligned, so a huge page
+// fits from its first byte, and the kernel sees the request (THPeligible).
+TEST(NumaHugePages, OnlyWhereThisProcessHasOneKernelNode) {
+  const std::size_t huge = cws::test::thp_size();
+  auto a = numa::allocate<char>(2 * huge + page, numa::first_touch, this_machine());
+  const bool one_node = allowed_kernel_nodes() <= 1;
+  EXPECT_EQ(a.memory()->huge_pages(), one_node);
+  EXPECT_EQ(numa::describe(*a.memory()).find("transparent huge pages") != std::string::npos, one_node)
+      << numa::describe(*a.memory());
+  if (one_node) EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a.data()) % huge, 0u);
+  // A synthetic topology does not change what the kernel can do.
+  auto synthetic = numa::allocate<char>(huge, numa::block_cyclic, four_nodes());
+  EXPECT_EQ(synthetic.memory()->huge_pages(), one_node);
+  // Small regions too: the request is the same, whether one fits or not.
+  auto small = numa::allocate<char>(page, numa::first_touch, this_machine());
+  EXPECT_EQ(small.memory()->huge_pages(), one_node);
+
+  const std::string mode = cws::test::thp_mode();
+  const std::optional<int> eligible = cws::test::thp_eligible(a.data());
+  if (mode.empty() || mode == "never" || !eligible) GTEST_SKIP() << "THP mode '" << mode << "': nothing to observe";
+  EXPECT_EQ(*eligible, one_node ? 1 : 0);
+  // The data is right either way: every byte written reads back.
+  for (std::size_t i = 0; i < a.size(); i += 4093) a[i] = static_cast<char>(i % 127);
+  for (std::size_t i = 0; i < a.size(); i += 4093) ASSERT_EQ(a[i], static_cast<char>(i % 127)) << i;
 }
 
 TEST(NumaPrefault, UnalignedRangesAndFailures) {

@@ -79,6 +79,13 @@ class region {
   bool kernel_placed() const noexcept { return kernel_placed_; }
   // Why kernel_placed() is what it is, e.g. "synthetic topology: intent only".
   const std::string& kernel_note() const noexcept { return kernel_note_; }
+  // True when the mapping asked the kernel for transparent huge pages: only
+  // where this process can allocate on one kernel node, so no page has
+  // another node to go to. Elsewhere cws maps base pages, the unit that homes
+  // are tracked and moved in. A huge page makes one TLB entry cover 512 base
+  // pages (docs/data-placement.md has what that was worth). Whether the kernel
+  // grants them is its THP setting's call (madvise, always: yes; never: no).
+  bool huge_pages() const noexcept { return huge_pages_; }
   // Kernel node each virtual node was bound to (-1: not bound), one entry per node.
   const std::vector<int>& kernel_nodes() const noexcept { return kernel_nodes_; }
   // Unique for the process's lifetime (never reused, unlike addresses): lets a
@@ -125,6 +132,7 @@ class region {
   std::size_t pages_ = 0;
   std::size_t block_pages_ = 0;
   bool kernel_placed_ = false;
+  bool huge_pages_ = false;
   std::uint64_t serial_ = 0;
   std::string kernel_note_;
   std::vector<int> kernel_nodes_;
