@@ -99,8 +99,9 @@ TEST(NumaVmPlacement, NoHugePagesWherePagesCanBeOnDifferentNodes) {
     auto a = numa::allocate<char>(2 * cws::test::thp_size() + page, p, machine());
     EXPECT_FALSE(a.memory()->huge_pages()) << numa::to_string(p);
     EXPECT_EQ(numa::describe(*a.memory()).find("huge"), std::string::npos) << numa::describe(*a.memory());
-    if (const std::optional<int> eligible = cws::test::thp_eligible(a.data()))
+    if (const std::optional<int> eligible = cws::test::thp_eligible(a.data())) {
       EXPECT_EQ(*eligible, 0) << numa::to_string(p);
+    }
   }
 }
 

@@ -416,7 +416,9 @@ TEST(NumaHugePages, OnlyWhereThisProcessHasOneKernelNode) {
   EXPECT_EQ(a.memory()->huge_pages(), one_node);
   EXPECT_EQ(numa::describe(*a.memory()).find("transparent huge pages") != std::string::npos, one_node)
       << numa::describe(*a.memory());
-  if (one_node) EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a.data()) % huge, 0u);
+  if (one_node) {
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a.data()) % huge, 0u);
+  }
   // A synthetic topology does not change what the kernel can do.
   auto synthetic = numa::allocate<char>(huge, numa::block_cyclic, four_nodes());
   EXPECT_EQ(synthetic.memory()->huge_pages(), one_node);
